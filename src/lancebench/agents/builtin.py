@@ -1,0 +1,94 @@
+"""Built-in agents that need no model: ``oracle`` (applies the reference solution), ``nop`` (does
+nothing), ``script:PATH`` (runs a user's shell script as the agent) and ``random`` (picks a
+proposal uniformly at random, seeded, for choice tasks)."""
+
+from __future__ import annotations
+
+import json
+import random
+import tempfile
+import time
+from pathlib import Path
+
+from lancebench.agents.base import AgentContext, AgentOutcome
+from lancebench.errors import AgentError, ConfigError
+
+
+def _remaining(ctx: AgentContext) -> float:
+    return max(ctx.deadline - time.monotonic(), 1.0)
+
+
+async def _run_script(ctx: AgentContext, script_inside: str, log_name: str) -> AgentOutcome:
+    res = await ctx.sandbox.exec(["bash", script_inside], cwd=ctx.workdir, timeout=_remaining(ctx),
+                                 env={"LANCEBENCH_INSTRUCTION": "/tmp/lancebench/instruction.md",
+                                      "LANCEBENCH_TIMEOUT_SEC": str(int(ctx.timeout_sec))})
+    (ctx.logs_dir / log_name).write_text(f"exit code: {res.exit_code}\n--- stdout\n{res.stdout}\n--- stderr\n{res.stderr}")
+    if res.timed_out:
+        return AgentOutcome(exit="timeout", message="script timed out")
+    return AgentOutcome(exit="completed" if res.exit_code == 0 else "error", message=f"script exit code {res.exit_code}")
+
+
+async def _put_text(ctx: AgentContext, text: str, dest: str) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "f"
+        path.write_text(text)
+        await ctx.sandbox.put(path, dest)
+
+
+class OracleAgent:
+    """Runs the task's ``solution/solve.sh`` in the agent sandbox (the solution folder is copied to
+    ``/solution`` for the run). Validates tasks: the oracle must resolve every task.
+    Raises :class:`AgentError` when the task has no solution."""
+
+    name = "oracle"
+
+    async def run(self, ctx: AgentContext) -> AgentOutcome:
+        if ctx.solution_dir is None or not (ctx.solution_dir / "solve.sh").is_file():
+            raise AgentError(f"{ctx.task_name}: no solution/solve.sh, so the oracle cannot run")
+        await ctx.sandbox.put(ctx.solution_dir, "/solution")
+        await _put_text(ctx, ctx.instruction, "/tmp/lancebench/instruction.md")
+        return await _run_script(ctx, "/solution/solve.sh", "oracle.log")
+
+
+class NopAgent:
+    """Does nothing: no task should be resolved by it."""
+
+    name = "nop"
+
+    async def run(self, ctx: AgentContext) -> AgentOutcome:
+        return AgentOutcome(exit="completed", message="nop")
+
+
+class ScriptAgent:
+    """Runs a user's shell script in the agent sandbox as the agent (baselines, replays). The
+    script runs with cwd at the workdir; ``$LANCEBENCH_INSTRUCTION`` is the path of the
+    instruction inside the sandbox. Raises :class:`ConfigError` if the script does not exist."""
+
+    def __init__(self, path: str):
+        self.path = Path(path).resolve()
+        if not self.path.is_file():
+            raise ConfigError(f"agent script {path} not found; pass script:PATH to an existing shell script")
+        self.name = f"script:{self.path.name}"
+
+    async def run(self, ctx: AgentContext) -> AgentOutcome:
+        await ctx.sandbox.put(self.path, "/tmp/lancebench/agent.sh")
+        await _put_text(ctx, ctx.instruction, "/tmp/lancebench/instruction.md")
+        return await _run_script(ctx, "/tmp/lancebench/agent.sh", "script.log")
+
+
+class RandomChoiceAgent:
+    """For choice tasks: picks one proposal id uniformly at random, seeded by ``seed`` and the task
+    name (reproducible per task), and writes it to the answer file. Does nothing on code tasks."""
+
+    name = "random"
+
+    def __init__(self, seed: int = 0):
+        self.seed = seed
+
+    async def run(self, ctx: AgentContext) -> AgentOutcome:
+        if ctx.kind != "choice" or not ctx.proposal_ids:
+            return AgentOutcome(message="random: not a choice task")
+        rng = random.Random(f"{self.seed}:{ctx.task_name}")
+        pick = rng.choice(sorted(ctx.proposal_ids))
+        await _put_text(ctx, json.dumps({"selected_proposal_id": pick}), f"{ctx.workdir}/{ctx.answer_file}")
+        return AgentOutcome(choice=pick, message=f"random pick {pick}")

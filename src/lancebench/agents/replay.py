@@ -1,0 +1,67 @@
+"""Grading given patches (SWE-bench's predictions format) through the normal trial flow: the
+"agent" applies the prediction's patch in its sandbox, then capture and grading run as usual.
+
+A predictions file is JSON (a list of objects, or an object keyed by instance id) or JSONL, each
+record with ``instance_id``, ``model_name_or_path`` and ``model_patch``.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+from lancebench.agents.base import AgentContext, AgentOutcome
+from lancebench.errors import ConfigError
+
+REQUIRED = ("instance_id", "model_name_or_path", "model_patch")
+
+
+def read_predictions(path: Path) -> list[dict]:
+    """Records of a predictions file. Raises :class:`ConfigError` naming the file, the record and
+    the missing field."""
+    text = Path(path).read_text(encoding="utf-8")
+    try:
+        data = json.loads(text)
+        records = list(data.values()) if isinstance(data, dict) else data
+    except ValueError:
+        records = []
+        for n, line in enumerate(text.splitlines(), 1):
+            if line.strip():
+                try:
+                    records.append(json.loads(line))
+                except ValueError as exc:
+                    raise ConfigError(f"{path}: line {n} is not JSON ({exc}); use JSON or JSONL") from None
+    if not isinstance(records, list):
+        raise ConfigError(f"{path}: expected a list of predictions")
+    for i, rec in enumerate(records):
+        missing = [k for k in REQUIRED if not isinstance(rec, dict) or k not in rec]
+        if missing:
+            raise ConfigError(f"{path}: prediction {i} lacks {', '.join(missing)} (each needs {', '.join(REQUIRED)})")
+        if rec["model_patch"] is None:
+            rec["model_patch"] = ""
+    return records
+
+
+class PatchAgent:
+    """Applies ``patches[task_name]`` with ``git apply`` in the agent sandbox (no patch: does nothing)."""
+
+    name = "predictions"
+
+    def __init__(self, patches: dict[str, str]):
+        self.patches = patches
+
+    async def run(self, ctx: AgentContext) -> AgentOutcome:
+        patch = self.patches.get(ctx.task_name, "")
+        if not patch.strip():
+            return AgentOutcome(message="empty prediction")
+        with tempfile.TemporaryDirectory() as tmp:
+            p = Path(tmp) / "prediction.diff"
+            p.write_text(patch if patch.endswith("\n") else patch + "\n")
+            await ctx.sandbox.put(p, "/tmp/lancebench/prediction.diff")
+        res = await ctx.sandbox.exec(["git", "apply", "--binary", "--whitespace=nowarn", "/tmp/lancebench/prediction.diff"],
+                                     cwd=ctx.workdir, timeout=300)
+        (ctx.logs_dir / "apply.log").write_text(res.output)
+        if not res.ok:
+            return AgentOutcome(exit="error", message=f"prediction did not apply: {res.stderr[-500:]}")
+        return AgentOutcome(message="prediction applied")

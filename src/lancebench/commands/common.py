@@ -1,0 +1,59 @@
+"""Helpers shared by commands: selecting tasks, printing errors, running async code."""
+
+from __future__ import annotations
+
+import asyncio
+import fnmatch
+import re
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+from lancebench.datasets.registry import load_dataset
+from lancebench.errors import ConfigError, TaskError
+from lancebench.task.load import load_tasks
+from lancebench.task.model import Task
+
+console = Console(stderr=True)
+out = Console()
+
+
+def select_tasks(paths: list[Path] | None, dataset: str | None, globs: list[str] | None, limit: int | None,
+                 source: Path | None = None) -> tuple[list[Task], list[TaskError], str]:
+    """Tasks from ``-p`` paths or ``-d`` dataset, filtered by ``-t`` globs and ``-l`` limit.
+    Returns (tasks, task errors, a short label of the source). Raises ConfigError."""
+    if bool(paths) == bool(dataset):
+        raise ConfigError("pass exactly one of -p PATH (a task folder or a folder of tasks) or -d DATASET")
+    if dataset:
+        tasks, errors = load_dataset(dataset, source=source)
+        label = dataset
+    else:
+        tasks, errors = load_tasks(list(paths))
+        label = "+".join(Path(p).resolve().name for p in paths)
+    if globs:
+        tasks = [t for t in tasks if any(fnmatch.fnmatch(t.name, g) for g in globs)]
+        errors = [e for e in errors if any(fnmatch.fnmatch(e.path.parent.name, g) or fnmatch.fnmatch(e.path.name, g)
+                                           for g in globs)]
+    tasks = sorted(tasks, key=lambda t: t.name)
+    if limit is not None:
+        tasks = tasks[:limit]
+    return tasks, errors, label
+
+
+def print_task_errors(errors: list[TaskError]) -> None:
+    for e in errors:
+        console.print(f"[red]task error[/red] {e}", highlight=False, soft_wrap=True)
+
+
+def slug(*parts: str | None) -> str:
+    return "__".join(re.sub(r"[^A-Za-z0-9_.-]+", "-", p).strip("-") for p in parts if p)
+
+
+def run_async(coro):
+    """Run a coroutine; Ctrl-C cancels it (so sandboxes are stopped) and exits 130."""
+    try:
+        return asyncio.run(coro)
+    except KeyboardInterrupt:
+        console.print("[yellow]interrupted: finished trials are kept; run the same command to resume[/yellow]")
+        raise typer.Exit(130)

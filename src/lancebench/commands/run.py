@@ -1,0 +1,199 @@
+"""``lancebench run``, ``show`` and ``grade``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from lancebench.commands.common import console, out, print_task_errors, run_async, select_tasks, slug
+from lancebench.errors import ConfigError, LancebenchError, ModelAuthError
+from lancebench.runner.executor import AgentRecipe
+from lancebench.runner.job import JobOptions, run_job
+from lancebench.runner.models import TrialResult
+from lancebench.runner.paths import JobPaths
+from lancebench.runner.store import read_results, write_json
+
+STATUS_STYLE = {"resolved": "green", "unresolved": "red", "invalid": "yellow"}
+
+
+def summarize(results: list[TrialResult]) -> dict:
+    """The job summary (see :func:`lancebench.metrics.summarize`)."""
+    from lancebench.metrics import summarize as metrics_summarize
+    return metrics_summarize(results)
+
+
+def results_table(results: list[TrialResult], title: str) -> Table:
+    table = Table(title=title)
+    for col in ("task", "try", "status", "reward", "USD", "time", "reason"):
+        table.add_column(col, overflow="fold")
+    for r in sorted(results, key=lambda r: (r.task, r.attempt)):
+        cost = "?" if r.usage.cost_usd is None else f"{r.usage.cost_usd:.4f}"
+        table.add_row(r.task, str(r.attempt), f"[{STATUS_STYLE[r.status]}]{r.status}[/]",
+                      f"{r.rewards.get('reward', 0):g}" if r.rewards else "-", cost, f"{r.timings.total_sec:.1f}s",
+                      (r.reason or "")[:120])
+    return table
+
+
+def print_summary(summary: dict) -> None:
+    keys = ("trials", "resolved", "unresolved", "invalid", "pass_at_1", "earned_usd", "available_usd", "earn_rate", "cost_usd")
+    parts = []
+    for k in keys:
+        v = summary.get(k)
+        parts.append(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}")
+    out.print("  ".join(parts), highlight=False)
+
+
+def _finish(job_paths: JobPaths, results: list[TrialResult]) -> dict:
+    summary = summarize(results)
+    write_json(job_paths.summary, summary)
+    out.print(results_table(results, f"job {job_paths.root.name}"))
+    print_summary(summary)
+    out.print(f"results: {job_paths.root}")
+    return summary
+
+
+async def _run(tasks, opts: JobOptions, errors) -> list[TrialResult]:
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=console, transient=False) as progress:
+        bar = progress.add_task(f"{opts.name}", total=len(tasks) * opts.attempts)
+        from lancebench.runner.job import plan
+        _, kept = plan(tasks, opts)
+        progress.update(bar, advance=len(kept))
+
+        def on_result(r: TrialResult) -> None:
+            progress.update(bar, advance=1)
+            progress.console.print(f"  {r.task} #{r.attempt}: [{STATUS_STYLE[r.status]}]{r.status}[/]"
+                                   + (f" ({r.reason[:100]})" if r.reason else ""), highlight=False)
+
+        return await run_job(tasks, opts, on_result=on_result, task_errors=errors)
+
+
+def run(
+    path: Optional[list[Path]] = typer.Option(None, "-p", "--path", help="A task folder or a folder of tasks (repeatable)."),
+    dataset: Optional[str] = typer.Option(None, "-d", "--dataset", help="A dataset name, e.g. mini, mini:public, swelancer:manager."),
+    agent: Optional[str] = typer.Option(None, "-a", "--agent", help="oracle, nop, random, script:PATH, mini-swe-agent, or module:Class."),
+    model: Optional[str] = typer.Option(None, "-m", "--model", help="Model for LLM agents: provider/name, or local[:/path.gguf]."),
+    api_base: Optional[str] = typer.Option(None, "--api-base", help="Base URL of an OpenAI-compatible server."),
+    attempts: int = typer.Option(1, "-k", "--attempts", min=1, help="Attempts per task (for pass@k)."),
+    concurrency: int = typer.Option(1, "-n", "--concurrency", min=1, help="Trials at once."),
+    jobs_dir: Path = typer.Option(Path("jobs"), "-o", "--jobs-dir", help="Where job folders go."),
+    job_name: Optional[str] = typer.Option(None, "--job-name", help="Job folder name (default: from source, agent, model)."),
+    task_glob: Optional[list[str]] = typer.Option(None, "-t", "--task", help="Only tasks whose name matches (glob, repeatable)."),
+    limit: Optional[int] = typer.Option(None, "-l", "--limit", min=1, help="At most this many tasks."),
+    backend: str = typer.Option("local", "--backend", help="Sandbox backend: local (bubblewrap) or docker."),
+    executor: str = typer.Option("local", "--executor", help="local (this process) or ray."),
+    ray_address: Optional[str] = typer.Option(None, "--ray-address", help="Ray cluster address (with --executor ray)."),
+    retry_invalid: bool = typer.Option(False, "--retry-invalid", help="Rerun trials recorded as invalid."),
+    agent_timeout: Optional[float] = typer.Option(None, "--agent-timeout", help="Agent wall-time budget in seconds (default: task.toml)."),
+    max_steps: Optional[int] = typer.Option(None, "--max-steps", help="LLM agents: step limit."),
+    max_cost: Optional[float] = typer.Option(None, "--max-cost", help="LLM agents: cost limit per trial (USD)."),
+    seed: int = typer.Option(0, "--seed", help="Seed for the random agent."),
+    source: Optional[Path] = typer.Option(None, "--source", help="Adapter input (e.g. the SWE-Lancer CSV)."),
+) -> None:
+    """Run an agent on tasks; one results folder per job. Running the same command again resumes.
+
+    Examples:
+      lancebench run -d mini -a oracle
+      lancebench run -d mini -m local --max-steps 10
+      lancebench run -p tests/fixtures/tasks/calc -a script:my_agent.sh -k 3 -n 2
+    """
+    try:
+        if agent is None:
+            if model is None:
+                raise ConfigError("pass -a AGENT (oracle, nop, script:PATH, ...) or -m MODEL (runs mini-swe-agent)")
+            agent = "mini-swe-agent"
+        tasks, errors, label = select_tasks(path, dataset, task_glob, limit, source)
+        print_task_errors(errors)
+        if not tasks:
+            raise ConfigError("no tasks selected" + (" (every task had errors)" if errors else ""))
+        options = {k: v for k, v in {"max_steps": max_steps, "max_cost": max_cost}.items() if v is not None}
+        if agent == "random":
+            options["seed"] = seed
+        opts = JobOptions(name=job_name or slug(label, agent, model), jobs_dir=jobs_dir,
+                          agent=AgentRecipe(agent, model=model, api_base=api_base, options=options),
+                          attempts=attempts, concurrency=concurrency, backend=backend, executor=executor,
+                          executor_options={"address": ray_address} if ray_address else {},
+                          retry_invalid=retry_invalid, agent_timeout_sec=agent_timeout,
+                          sources=[str(p) for p in path or []] + ([dataset] if dataset else []),
+                          task_filters=list(task_glob or []), limit=limit)
+        opts.agent.build()  # fail on a bad agent name before any sandbox is built
+        from lancebench.runner.model_session import model_session
+        with model_session(opts) as opts:
+            results = run_async(_run(tasks, opts, errors))
+    except ModelAuthError as exc:
+        console.print(f"[red]stopped:[/red] {exc}", highlight=False)
+        raise typer.Exit(3)
+    except LancebenchError as exc:
+        console.print(f"[red]error:[/red] {exc}", highlight=False)
+        raise typer.Exit(2)
+    _finish(JobPaths(opts.jobs_dir / opts.name), results)
+    if errors:
+        raise typer.Exit(1)
+
+
+def show(job_dir: Path = typer.Argument(..., help="A job folder made by `lancebench run`."),
+         as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON.")) -> None:
+    """Print a job's summary and trials.
+
+    Example: lancebench show jobs/mini__oracle --json
+    """
+    try:
+        results = read_results(job_dir)
+    except LancebenchError as exc:
+        console.print(f"[red]error:[/red] {exc}", highlight=False)
+        raise typer.Exit(2)
+    summary = summarize(results)
+    if as_json:
+        print(json.dumps(summary, indent=2))
+        return
+    out.print(results_table(results, f"job {job_dir.name}"))
+    print_summary(summary)
+
+
+def grade(
+    path: list[Path] = typer.Option(..., "-p", "--path", help="Task folders (instance_id = task folder name)."),
+    predictions: Path = typer.Option(..., "--predictions", help="SWE-bench predictions: JSON or JSONL."),
+    jobs_dir: Path = typer.Option(Path("jobs"), "-o", "--jobs-dir"),
+    job_name: Optional[str] = typer.Option(None, "--job-name"),
+    concurrency: int = typer.Option(1, "-n", "--concurrency", min=1),
+    backend: str = typer.Option("local", "--backend"),
+) -> None:
+    """Grade given patches (SWE-bench predictions format) exactly as agent trials are graded.
+
+    Example: lancebench grade -p tasks/ --predictions preds.jsonl
+    """
+    from lancebench.agents.replay import PatchAgent, read_predictions
+    try:
+        records = read_predictions(predictions)
+        tasks, errors, label = select_tasks(path, None, None, None)
+        print_task_errors(errors)
+        by_model: dict[str, dict[str, str]] = {}
+        for rec in records:
+            by_model.setdefault(str(rec["model_name_or_path"]), {})[str(rec["instance_id"])] = rec["model_patch"]
+        known = {t.name for t in tasks}
+        all_results = []
+        for model_name, patches in by_model.items():
+            unknown = sorted(set(patches) - known)
+            if unknown:
+                console.print(f"[yellow]warning:[/yellow] predictions for unknown tasks skipped: {', '.join(unknown[:10])}")
+            chosen = [t for t in tasks if t.name in patches]
+            opts = JobOptions(name=job_name or slug(label, "predictions", model_name), jobs_dir=jobs_dir,
+                              agent=AgentRecipe("predictions", model=model_name, instance=PatchAgent(patches)),
+                              concurrency=concurrency, backend=backend, sources=[str(predictions)])
+            results = run_async(_run(chosen, opts, errors))
+            _finish(JobPaths(jobs_dir / opts.name), results)
+            all_results += results
+    except LancebenchError as exc:
+        console.print(f"[red]error:[/red] {exc}", highlight=False)
+        raise typer.Exit(2)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("run")(run)
+    app.command("show")(show)
+    app.command("grade")(grade)

@@ -1,0 +1,31 @@
+"""``lancebench tasks validate PATH...``: report every problem of every task."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from lancebench.commands.common import out, print_task_errors
+from lancebench.task.load import load_tasks
+
+tasks_app = typer.Typer(help="Inspect and validate task folders.", no_args_is_help=True)
+
+
+@tasks_app.command("validate")
+def validate(paths: list[Path] = typer.Argument(..., help="Task folders or folders of tasks.")) -> None:
+    """Check task folders (task.toml, instruction, tests) and report every problem.
+
+    Example: lancebench tasks validate tests/fixtures/tasks
+    """
+    tasks, errors = load_tasks(list(paths))
+    for t in tasks:
+        out.print(f"[green]ok[/green] {t.name} ({t.kind}, ${t.price_usd:,.0f}, {t.split})")
+    print_task_errors(errors)
+    out.print(f"{len(tasks)} valid, {len(errors)} problem(s)")
+    if errors:
+        raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(tasks_app, name="tasks")

@@ -1,0 +1,1 @@
+"""Datasets: the registry of named task sets, the bundled ``mini``, and adapters."""

@@ -1,0 +1,68 @@
+"""The registry of named datasets. A dataset yields task folders (Harbor layout); adapters write
+theirs into a cache first. ``NAME:FILTER`` selects part of one: ``public``/``private`` (split),
+``code``/``choice`` (kind), or a filter the adapter knows (``swelancer:manager``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from lancebench.errors import DatasetError, TaskError
+from lancebench.sandbox.backend import load_object
+from lancebench.task.load import load_tasks
+from lancebench.task.model import Task
+
+MINI_DIR = Path(__file__).parent / "mini" / "tasks"
+GENERIC_FILTERS = {"public": ("split", "public"), "private": ("split", "private"),
+                   "code": ("kind", "code"), "choice": ("kind", "choice")}
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """A named dataset. ``folders(filter, source)`` returns its task folders; adapter filters
+    it does not know raise :class:`DatasetError`. ``filters`` lists the adapter's own filters."""
+
+    name: str
+    description: str
+    folders: Callable[[str | None, Path | None], list[Path]]
+    filters: tuple[str, ...] = ()
+
+
+def _mini_folders(filt: str | None, source: Path | None) -> list[Path]:
+    if filt and filt not in GENERIC_FILTERS:
+        raise DatasetError(f"dataset 'mini' has no filter '{filt}'; use one of {', '.join(GENERIC_FILTERS)}")
+    return sorted(p for p in MINI_DIR.iterdir() if p.is_dir() and not p.name.startswith(("_", "."))) if MINI_DIR.is_dir() else []
+
+
+def _adapter(spec: str) -> Callable[[str | None, Path | None], list[Path]]:
+    def folders(filt: str | None, source: Path | None) -> list[Path]:
+        return load_object(spec, "dataset adapter")(filt, source)
+    return folders
+
+
+DATASETS: dict[str, Dataset] = {
+    "mini": Dataset("mini", "bundled: real bugs and features in PyPI projects, browser tasks, manager tasks", _mini_folders),
+    "swelancer": Dataset("swelancer", "SWE-Lancer Diamond (manager tasks run anywhere; IC tasks need the official images)",
+                         _adapter("lancebench.datasets.swelancer:task_folders"), ("manager", "ic")),
+}
+
+
+def parse_name(name: str) -> tuple[str, str | None]:
+    base, _, filt = name.partition(":")
+    return base, (filt or None)
+
+
+def load_dataset(name: str, *, source: Path | None = None) -> tuple[list[Task], list[TaskError]]:
+    """Load the tasks of ``NAME[:FILTER]``. Returns (tasks, task errors). Raises
+    :class:`DatasetError` for an unknown name or filter."""
+    base, filt = parse_name(name)
+    if base not in DATASETS:
+        raise DatasetError(f"unknown dataset '{base}'; known: {', '.join(DATASETS)} (or pass -p PATH)")
+    ds = DATASETS[base]
+    folders = ds.folders(filt, source)
+    tasks, errors = load_tasks(folders, dataset=base) if folders else ([], [])
+    if filt in GENERIC_FILTERS:
+        field, value = GENERIC_FILTERS[filt]
+        tasks = [t for t in tasks if getattr(t, field) == value]
+    return tasks, errors

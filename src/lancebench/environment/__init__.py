@@ -1,0 +1,1 @@
+"""Environment builds: a task's environment made once per content digest and cached."""

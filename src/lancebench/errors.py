@@ -1,0 +1,64 @@
+"""One exception family for lancebench. Every message says what was wrong, where, and what to do."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class LancebenchError(Exception):
+    """Base of every error lancebench raises on purpose."""
+
+
+class TaskError(LancebenchError):
+    """A task folder is broken.
+
+    Attributes: ``path`` (the file at fault), ``key`` (the TOML key or field, or None),
+    ``problem`` (what is wrong) and ``fix`` (what to do). ``str()`` joins them in one line.
+    """
+
+    def __init__(self, path: Path | str, problem: str, *, key: str | None = None, fix: str | None = None):
+        self.path = Path(path)
+        self.key = key
+        self.problem = problem
+        self.fix = fix
+        where = f"{self.path}" + (f": key '{key}'" if key else "")
+        msg = f"{where}: {problem}"
+        if fix:
+            msg += f" ({fix})"
+        super().__init__(msg)
+
+
+class TaskErrors(LancebenchError):
+    """Several problems found in one or more task folders; ``errors`` holds each TaskError."""
+
+    def __init__(self, errors: list[TaskError]):
+        self.errors = errors
+        super().__init__("\n".join(str(e) for e in errors))
+
+
+class ConfigError(LancebenchError):
+    """A command-line option or configuration value is wrong."""
+
+
+class SandboxError(LancebenchError):
+    """The sandbox backend failed (not the code running inside it). Trials that hit it are invalid."""
+
+
+class EnvironmentBuildError(SandboxError):
+    """Building a task's environment failed; the message ends with the tail of the build log."""
+
+
+class AgentError(LancebenchError):
+    """The agent could not run for a reason outside the model's control (a broken agent, not a wrong answer)."""
+
+
+class ModelError(LancebenchError):
+    """A model call failed after retries (outage, server errors): the trial is invalid, not failed."""
+
+
+class ModelAuthError(ModelError):
+    """The model provider refused the credentials. Stops the job early; never retried."""
+
+
+class DatasetError(LancebenchError):
+    """A dataset name or source is unknown or unreadable."""

@@ -1,0 +1,1 @@
+"""Grading: patch filtering and application, test verifiers, JUnit, rewards, choices, outcomes."""

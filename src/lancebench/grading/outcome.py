@@ -1,0 +1,82 @@
+"""From what a verifier run left behind to a trial status (pure functions).
+
+Definitions (DESIGN.md, "status"):
+
+- With F2P/P2P ids and a JUnit report, a run *passes* when every listed test ``passed`` (a
+  missing test counts as not passed, as in SWE-bench's grading) and the reward file, if any,
+  says ``reward >= 1``.
+- Without ids, a run passes when its main reward is >= 1 (``reward``, or the smallest value
+  when the file has several keys and no ``reward``).
+- A run that timed out, or left neither rewards nor a usable JUnit report, is *broken*: the
+  caller decides whether the grader or the patch broke it (see ``runner.trial``), and only a
+  broken grader makes the trial ``invalid``.
+- Several runs combine by ``pass_if``: ``any`` (SWE-Lancer: a task passes when any of its runs
+  passes) or ``all``. Broken runs are left out; all runs broken means broken.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from lancebench.grading.junit import select
+
+
+@dataclass
+class RunOutcome:
+    """One verifier run: ``passed`` (bool), or ``broken`` with ``reason``; ``rewards`` and the
+    selected ``tests`` outcomes."""
+
+    passed: bool = False
+    broken: bool = False
+    reason: str | None = None
+    rewards: dict[str, float] = field(default_factory=dict)
+    tests: dict[str, str] = field(default_factory=dict)
+
+
+def main_reward(rewards: dict[str, float]) -> float:
+    """``reward`` if present, else the smallest value (0.0 for an empty map)."""
+    if "reward" in rewards:
+        return rewards["reward"]
+    return min(rewards.values()) if rewards else 0.0
+
+
+def judge_run(*, exit_code: int | None, timed_out: bool, rewards: dict[str, float] | None,
+              junit: dict[str, str] | None, f2p: list[str], p2p: list[str], reward_error: str | None = None) -> RunOutcome:
+    """Judge one verifier run (see the module docstring)."""
+    if timed_out:
+        return RunOutcome(broken=True, reason="verifier timed out")
+    if reward_error:
+        return RunOutcome(broken=True, reason=reward_error)
+    listed = f2p + p2p
+    if listed and junit is not None:
+        tests = select(junit, listed)
+        out = dict(rewards or {})
+        out["f2p"] = sum(tests[t] == "passed" for t in f2p) / len(f2p) if f2p else 1.0
+        out["p2p"] = sum(tests[t] == "passed" for t in p2p) / len(p2p) if p2p else 1.0
+        all_pass = all(v == "passed" for v in tests.values())
+        reward_ok = rewards is None or main_reward(rewards) >= 1.0
+        if all(v == "missing" for v in tests.values()) and rewards is None:
+            return RunOutcome(broken=True, reason="the JUnit report holds none of the task's F2P/P2P tests", tests=tests)
+        failed = [t for t, v in tests.items() if v != "passed"]
+        reason = None if all_pass and reward_ok else (
+            f"tests not passing: {', '.join(failed[:5])}" + (" ..." if len(failed) > 5 else "") if failed
+            else f"reward {main_reward(rewards or {}):g} < 1")
+        return RunOutcome(passed=all_pass and reward_ok, reason=reason, rewards=out, tests=tests)
+    if rewards is None:
+        return RunOutcome(broken=True, reason=f"verifier wrote no reward (exit code {exit_code})")
+    value = main_reward(rewards)
+    return RunOutcome(passed=value >= 1.0, rewards=rewards, reason=None if value >= 1.0 else f"reward {value:g} < 1")
+
+
+def combine_runs(runs: list[RunOutcome], pass_if: str = "all") -> RunOutcome:
+    """Combine repeated runs of one verifier (``pass_if`` ``any`` or ``all``)."""
+    good = [r for r in runs if not r.broken]
+    if not good:
+        return runs[-1] if runs else RunOutcome(broken=True, reason="verifier did not run")
+    chosen = (any if pass_if == "any" else all)(r.passed for r in good)
+    pick = next((r for r in good if r.passed == chosen), good[-1])
+    out = RunOutcome(passed=chosen, reason=pick.reason, rewards=dict(pick.rewards), tests=dict(pick.tests))
+    if len(runs) > 1:
+        out.rewards["runs_passed"] = float(sum(r.passed for r in good))
+        out.rewards["runs"] = float(len(runs))
+    return out

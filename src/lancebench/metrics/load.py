@@ -1,0 +1,93 @@
+"""Read a job's results folder: ``job.json`` (JobConfig) and every ``trials/*/result.json`` (TrialResult).
+
+Nothing is skipped silently: a trial folder without ``result.json`` is a trial still running or
+never finished and is reported in :attr:`JobResults.unfinished`; a ``result.json`` that cannot be
+read or validated is an error naming the file."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from lancebench.metrics.errors import ResultsError
+from lancebench.runner.models import JobConfig, TrialResult
+
+
+@dataclass
+class JobResults:
+    """One job folder: ``path``, its ``config`` (None when ``job.json`` is absent), its ``results``
+    (sorted by trial id) and ``unfinished`` (trial folders without a ``result.json``)."""
+
+    path: Path
+    config: JobConfig | None
+    results: list[TrialResult] = field(default_factory=list)
+    unfinished: list[Path] = field(default_factory=list)
+
+
+def _read_json(path: Path) -> object:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ResultsError(path, f"cannot be read: {exc.strerror or exc}", "check the file's permissions") from exc
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ResultsError(path, f"is not valid JSON: {exc}",
+                           "the file is corrupt; delete this trial's folder and resume the job to re-run it") from exc
+
+
+def load_result(path: Path | str) -> TrialResult:
+    """Read and validate one ``result.json``; raises :class:`ResultsError` naming the file."""
+    path = Path(path)
+    data = _read_json(path)
+    try:
+        return TrialResult.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or '(root)'}: {e['msg']}" for e in exc.errors())
+        raise ResultsError(path, f"is not a valid trial result ({problems})",
+                           "it was written by another lancebench version or edited by hand; re-run the trial "
+                           "by deleting its folder and resuming the job") from exc
+
+
+def load_job(job_dir: Path | str) -> JobResults:
+    """Read ``job_dir/job.json`` (optional) and every ``job_dir/trials/*/result.json``.
+
+    Raises :class:`ResultsError` when ``job_dir`` has no ``trials/`` folder (not a job folder), or
+    when ``job.json`` or any ``result.json`` cannot be read or validated."""
+    job_dir = Path(job_dir)
+    trials = job_dir / "trials"
+    if not job_dir.is_dir():
+        raise ResultsError(job_dir, "is not a folder", "pass a job folder such as jobs/<job>")
+    if not trials.is_dir():
+        raise ResultsError(job_dir, "has no trials/ folder, so it is not a job folder",
+                           "pass a job folder (one holding job.json and trials/), such as jobs/<job>")
+    config = None
+    job_json = job_dir / "job.json"
+    if job_json.exists():
+        try:
+            config = JobConfig.model_validate(_read_json(job_json))
+        except ValidationError as exc:
+            raise ResultsError(job_json, f"is not a valid job config ({exc.error_count()} problem(s): "
+                                         f"{exc.errors()[0]['msg']})", "fix or restore job.json") from exc
+    out = JobResults(path=job_dir, config=config)
+    for trial_dir in sorted(p for p in trials.iterdir() if p.is_dir()):
+        result = trial_dir / "result.json"
+        if result.exists():
+            out.results.append(load_result(result))
+        else:
+            out.unfinished.append(trial_dir)
+    return out
+
+
+def load_jobs(job_dirs: list[Path | str]) -> list[JobResults]:
+    """:func:`load_job` for each folder; the same folder given twice is read once."""
+    seen: set[Path] = set()
+    jobs = []
+    for d in job_dirs:
+        real = Path(d).resolve()
+        if real in seen:
+            continue
+        seen.add(real)
+        jobs.append(load_job(d))
+    return jobs

@@ -1,0 +1,202 @@
+"""All metrics of one set of trials (one report row, or one job for ``lancebench show --json``).
+
+Conventions (docs/metrics.md):
+- Invalid trials are left out of every rate's numerator and denominator and counted in ``invalid``.
+- Rates (pass@k, pass^k, cost savings, quality) average over tasks with at least one valid trial
+  (for k tries: at least k valid attempts; ``pass_at_k_tasks`` says how many tasks each k used).
+- A task with no valid trial is counted in ``tasks_without_valid_trial``; it earns nothing and stays
+  in ``available_usd`` (so ``earn_rate`` is conservative), and is left out of the rates.
+- ``cost_usd`` sums the recorded cost of every trial, invalid ones included (what was spent); it is
+  ``None`` when any trial has no price, and ``cost_unknown_trials`` counts those trials.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Iterable
+
+import numpy as np
+
+from lancebench.metrics.economics import ai_first_table, api_cost_share, earnings_per_api_usd, per_task_ai_first
+from lancebench.metrics.intervals import (
+    bootstrap_mean_interval, bootstrap_ratio_interval, bootstrap_sum_interval, bootstrap_weights,
+    closed_form_interval,
+)
+from lancebench.metrics.money import available_usd, earn_rate, earned_usd
+from lancebench.metrics.passk import pass_at_k_table, pass_hat_k_table
+from lancebench.metrics.quality import per_task_mean, tasteful_solve
+from lancebench.metrics.table import TrialTable
+from lancebench.runner.models import TrialResult
+
+CI_METHOD = ("percentile bootstrap over tasks (Efron 1979), seeded; closed form: Wilson score interval when "
+             "every per-task value is 0 or 1, else the normal approximation over tasks")
+
+
+def _num(x) -> float | None:
+    """A JSON-safe number: NaN and infinities become None."""
+    if x is None:
+        return None
+    x = float(x)
+    return None if math.isnan(x) or math.isinf(x) else x
+
+
+def _pair(lo, hi) -> list[float | None] | None:
+    lo, hi = _num(lo), _num(hi)
+    return None if lo is None or hi is None else [lo, hi]
+
+
+def _by_k(values) -> dict[str, float | None]:
+    return {str(k + 1): _num(v) for k, v in enumerate(values)}
+
+
+def _by_k_ci(lo, hi) -> dict[str, list | None]:
+    return {str(k + 1): _pair(a, b) for k, (a, b) in enumerate(zip(lo, hi))}
+
+
+def compute_metrics(table: TrialTable, *, kmax: int | None = None, intervals: bool = True,
+                    confidence: float = 0.95, n_boot: int = 1000, seed: int = 0) -> dict[str, Any]:
+    """Every metric of ``table`` as a JSON-ready dict (see module docstring for the conventions).
+
+    Counts: ``tasks``, ``tasks_without_valid_trial``, ``trials``, ``resolved``, ``unresolved``,
+    ``invalid``, ``attempts_min``/``attempts_max`` (valid attempts per task with any).
+    Success (fractions, keys "1".."kmax"): ``pass_at_1``, ``pass_at_k``, ``pass_hat_k``
+    (Chen et al. 2021; Yao et al. 2024), ``pass_at_k_tasks``.
+    Money (USD): ``earned_usd``, ``available_usd``, ``earn_rate`` (SWE-Lancer section 3).
+    Usage: ``cost_usd`` (USD or None), ``cost_unknown_trials``, ``input_tokens``, ``output_tokens``,
+    ``cached_tokens`` (tokens, all trials).
+    Economics (SWE-Lancer section 3.6): ``cost_savings`` and ``contribution_ratio`` by k,
+    ``model_cost_usd`` (expected, one try per task), ``earnings_per_api_usd``, ``api_cost_share``.
+    Quality: ``tasteful_solve_rate``, ``quality_scores`` (name -> mean), ``quality_missing``.
+    With ``intervals``: ``*_ci`` (bootstrap, ``n_boot`` resamples of tasks, ``seed``) and
+    ``*_ci_closed`` beside each rate, each ``[lo, hi]`` at ``confidence``; ``notes`` explain every
+    None. ``kmax`` defaults to the most valid attempts of any task."""
+    n, c = table.counts()
+    T = table.n_tasks
+    has_valid = n > 0
+    notes: list[str] = []
+    out: dict[str, Any] = {}
+
+    # counts
+    n_invalid = int((~table.valid).sum())
+    n_resolved = int((table.valid & table.success).sum())
+    out.update(tasks=T, tasks_without_valid_trial=int((~has_valid).sum()), trials=table.n_trials,
+               resolved=n_resolved, unresolved=int(table.valid.sum()) - n_resolved, invalid=n_invalid,
+               attempts_min=int(n[has_valid].min()) if has_valid.any() else 0,
+               attempts_max=int(n.max()) if T else 0)
+    if out["tasks_without_valid_trial"]:
+        notes.append(f"{out['tasks_without_valid_trial']} task(s) have no valid trial: they earn nothing, stay in "
+                     f"available_usd and are left out of the rates")
+    if kmax is None:
+        kmax = max(out["attempts_max"], 1)
+
+    # success
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rate = np.where(has_valid, c / np.where(has_valid, n, 1), np.nan)
+    pak = pass_at_k_table(n, c, kmax)
+    phk = pass_hat_k_table(n, c, kmax)
+    counted = (~np.isnan(pak)).sum(axis=0)
+
+    def col_mean(m: np.ndarray) -> np.ndarray:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(counted > 0, np.nansum(m, axis=0) / counted, np.nan)
+
+    out["pass_at_1"] = _num(col_mean(pak)[0])
+    out["pass_at_k"] = _by_k(col_mean(pak))
+    out["pass_hat_k"] = _by_k(col_mean(phk))
+    out["pass_at_k_tasks"] = {str(k + 1): int(v) for k, v in enumerate(counted)}
+    if has_valid.any() and (counted < has_valid.sum()).any():
+        short = [str(k + 1) for k in range(kmax) if counted[k] < has_valid.sum()]
+        notes.append(f"some tasks have fewer valid attempts than k: pass@k for k in {{{', '.join(short)}}} "
+                     f"averages only the tasks with at least k (see pass_at_k_tasks)")
+
+    # money
+    earned = earned_usd(table.price, rate)
+    avail = available_usd(table.price)
+    out.update(earned_usd=earned, available_usd=avail, earn_rate=_num(earn_rate(earned, avail)))
+
+    # usage
+    unknown_cost = np.isnan(table.cost)
+    out["cost_unknown_trials"] = int(unknown_cost.sum())
+    out["cost_usd"] = None if unknown_cost.any() else float(table.cost.sum())
+    out.update(input_tokens=int(table.input_tokens.sum()), output_tokens=int(table.output_tokens.sum()),
+               cached_tokens=int(table.cached_tokens.sum()))
+    if unknown_cost.any():
+        notes.append(f"{out['cost_unknown_trials']} trial(s) have no price (usage.cost_usd is null): cost_usd is "
+                     f"unknown (null), not computed from zero")
+
+    # economics: mean model cost per valid attempt of each task (NaN when any valid trial is unpriced)
+    v = table.valid
+    cost_sum = np.bincount(table.task_index[v], weights=np.nan_to_num(table.cost[v]), minlength=T)
+    unpriced = np.bincount(table.task_index[v & unknown_cost], minlength=T) > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        attempt_cost = np.where(unpriced | ~has_valid, np.nan, cost_sum / np.where(has_valid, n, 1))
+    eco = ai_first_table(table.price, n, c, attempt_cost, kmax)
+    out["cost_savings"] = _by_k(eco.cost_savings)
+    out["contribution_ratio"] = _by_k(eco.contribution_ratio)
+    model_cost_1 = float(eco.model_cost[0])
+    out["model_cost_usd"] = _num(model_cost_1)
+    out["earnings_per_api_usd"] = earnings_per_api_usd(float(eco.solved_payout[0]), model_cost_1)
+    out["api_cost_share"] = api_cost_share(model_cost_1, float(eco.freelancer_all[0]))
+    if np.isnan(model_cost_1) and has_valid.any():
+        notes.append("model cost is unknown for some valid trial: cost savings, contribution ratio, earnings per "
+                     "API dollar and API cost share are null")
+    elif model_cost_1 == 0.0 and has_valid.any():
+        notes.append("model cost is 0 (a free local model): earnings per API dollar is unbounded, reported as null")
+    if float(eco.freelancer_all[0]) <= 0 and has_valid.any():
+        notes.append("no task has a price: cost savings and API cost share are null")
+
+    # quality
+    ts = tasteful_solve(table.valid, table.success, table.tasteful)
+    has_quality = bool((~np.isnan(table.tasteful) & table.valid).any())
+    ts_task, _ = per_task_mean(table.task_index, ts, T)
+    out["tasteful_solve_rate"] = _num(np.nanmean(ts_task)) if has_quality else None
+    out["quality_missing"] = int((table.valid & table.success & np.isnan(table.tasteful)).sum()) if has_quality else 0
+    score_task = {name: per_task_mean(table.task_index, np.where(table.valid, col, np.nan), T)[0]
+                  for name, col in sorted(table.scores.items())}
+    out["quality_scores"] = {name: _num(np.nanmean(m)) if (~np.isnan(m)).any() else None
+                             for name, m in score_task.items()}
+    if has_quality and out["quality_missing"]:
+        notes.append(f"{out['quality_missing']} resolved trial(s) have no tasteful flag (judge skipped or failed): "
+                     f"left out of tasteful_solve_rate")
+
+    if intervals:
+        W = bootstrap_weights(T, n_boot, seed)
+        for name, m in (("pass_at_k", pak), ("pass_hat_k", phk)):
+            lo, hi = bootstrap_mean_interval(m, W, confidence)
+            out[f"{name}_ci"] = _by_k_ci(lo, hi)
+            lo, hi = closed_form_interval(m, confidence)
+            out[f"{name}_ci_closed"] = _by_k_ci(lo, hi)
+        out["pass_at_1_ci"] = out["pass_at_k_ci"]["1"]
+        out["pass_at_1_ci_closed"] = out["pass_at_k_ci_closed"]["1"]
+        earned_t = table.price * np.nan_to_num(rate)
+        out["earned_usd_ci"] = _pair(*bootstrap_sum_interval(earned_t, W, confidence))
+        out["earn_rate_ci"] = _pair(*bootstrap_ratio_interval(earned_t, table.price, W, confidence))
+        terms = per_task_ai_first(table.price, n, c, attempt_cost, kmax)
+        # uncounted tasks add 0; a counted task with an unknown cost keeps NaN, so that k's interval is unknown
+        spend = np.where(terms["counted"] > 0, terms["model_cost"] + terms["fallback"], 0.0)
+        lo, hi = bootstrap_ratio_interval(spend, np.nan_to_num(terms["price"]), W, confidence)
+        out["cost_savings_ci"] = _by_k_ci(1.0 - hi, 1.0 - lo)
+        if has_quality:
+            lo, hi = bootstrap_mean_interval(ts_task, W, confidence)
+            out["tasteful_solve_rate_ci"] = _pair(lo[0], hi[0])
+            lo, hi = closed_form_interval(ts_task, confidence)
+            out["tasteful_solve_rate_ci_closed"] = _pair(lo[0], hi[0])
+        else:
+            out["tasteful_solve_rate_ci"] = out["tasteful_solve_rate_ci_closed"] = None
+        out["quality_scores_ci"] = {}
+        for name, m in score_task.items():
+            lo, hi = bootstrap_mean_interval(m, W, confidence)
+            out["quality_scores_ci"][name] = _pair(lo[0], hi[0])
+    out["notes"] = notes
+    return out
+
+
+def summarize(results: Iterable[TrialResult]) -> dict[str, Any]:
+    """Summary of one job's trials for ``lancebench show --json``: :func:`compute_metrics` without
+    intervals. Keys include ``trials``, ``resolved``, ``unresolved``, ``invalid``, ``tasks``,
+    ``tasks_without_valid_trial``, ``pass_at_1`` (fraction), ``earned_usd``, ``available_usd`` (USD),
+    ``earn_rate``, ``cost_usd`` (USD, None when any trial's price is unknown), ``input_tokens``,
+    ``output_tokens``, ``cached_tokens`` (tokens) and ``notes``. Tasks are ``(dataset, task,
+    task_digest)``; earned = sum over tasks of price x mean success over valid attempts
+    (SWE-Lancer, arXiv 2502.12115)."""
+    return compute_metrics(TrialTable.from_results(results), intervals=False)

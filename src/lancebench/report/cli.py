@@ -1,0 +1,83 @@
+"""``lancebench report``: pass@k, pass^k, dollars, cost savings and quality across job folders."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+
+from lancebench.errors import ConfigError, LancebenchError
+from lancebench.metrics.load import load_jobs
+from lancebench.report.build import ReportOptions, build_report
+from lancebench.report.render import check_format, render_table, to_csv, to_json, write_parquet
+
+EXAMPLES = """Examples:
+
+  lancebench report jobs/run-1
+
+  lancebench report jobs/gpt-a jobs/gpt-b jobs/local --format json --out report.json
+
+  lancebench report jobs/* --by price --format csv
+
+  lancebench report jobs/swelancer --by variant --k 3 --format parquet --out report.parquet
+
+One row per (agent, model, dataset) across all the job folders; --by FIELD breaks each row down by a
+task field (kind, split, price, task, variant, or a taxonomy key). Definitions: docs/metrics.md."""
+
+
+def report(
+    job_dirs: list[Path] = typer.Argument(..., metavar="JOB_DIR...",
+                                          help="Job folders (each holds job.json and trials/)."),
+    fmt: str = typer.Option("table", "--format", "-f", help="table, json, csv or parquet (needs pyarrow and --out)."),
+    by: Optional[str] = typer.Option(None, "--by", help="Break rows down by a task field: kind, split, price, "
+                                                        "task, variant or a taxonomy key."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write to this file instead of standard output."),
+    k: Optional[int] = typer.Option(None, "--k", min=1, help="Largest k for pass@k, pass^k and cost savings "
+                                                             "(default: the most valid attempts of a task)."),
+    confidence: float = typer.Option(0.95, "--confidence", help="Confidence level of the intervals."),
+    bootstrap: int = typer.Option(1000, "--bootstrap", min=1, help="Bootstrap resamples (over tasks)."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap."),
+) -> None:
+    """Report pass@k, pass^k, dollars earned, cost savings and quality, with confidence intervals."""
+    try:
+        check_format(fmt, out)
+        if not 0.0 < confidence < 1.0:
+            raise ConfigError(f"--confidence {confidence}: give a level between 0 and 1, such as 0.95")
+        jobs = load_jobs(job_dirs)
+        if not any(j.results for j in jobs):
+            raise ConfigError("no finished trial (trials/*/result.json) in "
+                              + ", ".join(str(j.path) for j in jobs) + ": run or resume the job first")
+        data = build_report(jobs, ReportOptions(by=by, kmax=k, confidence=confidence, n_boot=bootstrap, seed=seed))
+        _write(data, fmt, out)
+    except LancebenchError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(code=1) from exc
+
+
+def _write(data: dict, fmt: str, out: Path | None) -> None:
+    try:
+        if fmt == "parquet":
+            write_parquet(data, out)
+        elif fmt == "table":
+            if out is not None:
+                with out.open("w", encoding="utf-8") as fh:
+                    render_table(data, Console(file=fh, width=200, color_system=None))
+            else:
+                render_table(data, Console(width=None if sys.stdout.isatty() else 200))
+        else:
+            text = to_json(data) if fmt == "json" else to_csv(data)
+            if out is not None:
+                out.write_text(text, encoding="utf-8")
+            else:
+                sys.stdout.write(text)
+    except OSError as exc:
+        raise ConfigError(f"--out {out}: cannot write the report: {exc.strerror or exc} "
+                          f"(check that the folder exists and is writable)") from exc
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``report`` command to the ``lancebench`` app."""
+    app.command("report", epilog=EXAMPLES, help=report.__doc__)(report)

@@ -1,0 +1,1 @@
+"""Job and trial orchestration, the results store, resume and executors."""

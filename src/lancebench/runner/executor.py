@@ -1,0 +1,86 @@
+"""Executors run a job's trials: ``local`` (asyncio tasks in this process, bounded by the job's
+concurrency) or ``ray`` (each trial a Ray task; see :mod:`lancebench.runner.ray_executor`).
+
+An executor receives :class:`TrialSpec` objects plus the *names* of the agent and backend, so a
+remote worker can rebuild them: :func:`execute_trial` is the whole unit of work.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Awaitable, Callable, Protocol
+
+from lancebench.agents.registry import make_agent
+from lancebench.runner.models import TrialResult
+from lancebench.runner.trial import TrialSpec, run_trial
+from lancebench.sandbox.backend import make_backend
+
+
+@dataclass(frozen=True)
+class AgentRecipe:
+    """How to build the agent anywhere: its registry name, model, api base and options."""
+
+    spec: str
+    model: str | None = None
+    api_base: str | None = None
+    options: dict = field(default_factory=dict)
+    instance: object = None  # a ready agent object (in-process executors only)
+    resolved_model: str | None = None  # the name the model client uses (``model`` stays the label)
+
+    def build(self):
+        if self.instance is not None:
+            return self.instance
+        return make_agent(self.spec, model=self.resolved_model or self.model, api_base=self.api_base, **self.options)
+
+
+async def execute_trial(spec: TrialSpec, agent: AgentRecipe, backend: str) -> TrialResult:
+    """Build the agent and the backend by name and run one trial (writes its result.json)."""
+    return await run_trial(spec, agent.build(), make_backend(backend))
+
+
+OnResult = Callable[[TrialResult], None]
+
+
+class Executor(Protocol):
+    """Runs every spec (at most ``concurrency`` at once) and calls ``on_result`` per finished trial.
+    Must let :class:`lancebench.errors.ModelAuthError` propagate (the job stops)."""
+
+    async def run(self, specs: list[TrialSpec], agent: AgentRecipe, backend: str, concurrency: int,
+                  on_result: OnResult) -> None: ...
+
+
+class LocalExecutor:
+    """Trials as asyncio tasks in this process; one semaphore bounds concurrency. On an error that
+    stops the job (or Ctrl-C), the trials in flight are cancelled and their sandboxes stopped."""
+
+    def __init__(self, runner: Callable[[TrialSpec, AgentRecipe, str], Awaitable[TrialResult]] = execute_trial):
+        self.runner = runner
+
+    async def run(self, specs: list[TrialSpec], agent: AgentRecipe, backend: str, concurrency: int,
+                  on_result: OnResult) -> None:
+        sem = asyncio.Semaphore(max(concurrency, 1))
+
+        async def one(spec: TrialSpec) -> None:
+            async with sem:
+                on_result(await self.runner(spec, agent, backend))
+
+        tasks = [asyncio.create_task(one(s)) for s in specs]
+        try:
+            for fut in asyncio.as_completed(tasks):
+                await fut
+        finally:
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def make_executor(name: str, **options) -> Executor:
+    """``local`` or ``ray`` (options: ``address``). Raises ConfigError for other names."""
+    from lancebench.errors import ConfigError
+    if name == "local":
+        return LocalExecutor()
+    if name == "ray":
+        from lancebench.runner.ray_executor import RayExecutor
+        return RayExecutor(**options)
+    raise ConfigError(f"unknown executor '{name}'; choose local or ray")

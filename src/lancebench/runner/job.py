@@ -1,0 +1,104 @@
+"""A job: many trials (tasks x attempts for one agent and model), one results folder, resumable.
+
+Running the same job again keeps finished trials (those with a ``result.json``) and reruns the
+others; ``retry_invalid`` also reruns ``invalid`` ones. A trial's identity is its task's content
+digest, agent, model and attempt (:func:`lancebench.runner.store.trial_key`), not the whole job
+configuration, so unrelated option changes don't block a resume.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from lancebench import __version__
+from lancebench.environment.cache import sub
+from lancebench.errors import TaskError
+from lancebench.runner.executor import AgentRecipe, make_executor
+from lancebench.runner.models import JobConfig, TrialResult
+from lancebench.runner.paths import JobPaths
+from lancebench.runner.store import atomic_write, read_result, trial_id, write_json
+from lancebench.runner.trial import TrialSpec
+from lancebench.task.model import Task
+
+
+@dataclass
+class JobOptions:
+    """Options of ``lancebench run``: ``attempts`` per task (k), ``concurrency`` (trials at once),
+    ``agent_timeout_sec`` overriding task.toml's, agent ``options`` (``max_steps``, ...)."""
+
+    name: str
+    jobs_dir: Path
+    agent: AgentRecipe
+    attempts: int = 1
+    concurrency: int = 1
+    backend: str = "local"
+    executor: str = "local"
+    executor_options: dict = field(default_factory=dict)
+    retry_invalid: bool = False
+    agent_timeout_sec: float | None = None
+    sources: list[str] = field(default_factory=list)
+    task_filters: list[str] = field(default_factory=list)
+    limit: int | None = None
+
+    @property
+    def agent_label(self) -> str:
+        return self.agent.spec
+
+
+def plan(tasks: list[Task], opts: JobOptions) -> tuple[list[TrialSpec], list[TrialResult]]:
+    """(trials to run, results already recorded and kept) for this job."""
+    paths = JobPaths(opts.jobs_dir / opts.name)
+    scratch = sub("scratch") / hashlib.sha256(str(paths.root.resolve()).encode()).hexdigest()[:12]
+    todo, kept = [], []
+    for task in tasks:
+        for attempt in range(opts.attempts):
+            tid = trial_id(task.name, task.digest, opts.agent_label, opts.agent.model, attempt)
+            tp = paths.trial(tid)
+            if tp.result.is_file():
+                old = read_result(tp.result)
+                if not (opts.retry_invalid and old.status == "invalid"):
+                    kept.append(old)
+                    continue
+            todo.append(TrialSpec(task=task, agent_name=opts.agent_label, model=opts.agent.model, attempt=attempt,
+                                  job=opts.name, trial_id=tid, paths=tp, scratch=scratch / tid,
+                                  options=dict(opts.agent.options), agent_timeout_sec=opts.agent_timeout_sec))
+    return todo, kept
+
+
+def write_job_config(opts: JobOptions, task_errors: list[TaskError]) -> JobPaths:
+    """Create the job folder and write ``job.json`` (first run) and ``task_errors.json``."""
+    paths = JobPaths(opts.jobs_dir / opts.name)
+    paths.trials.mkdir(parents=True, exist_ok=True)
+    if not paths.job.is_file():
+        cfg = JobConfig(name=opts.name, agent=opts.agent_label, model=opts.agent.model, attempts=opts.attempts,
+                        concurrency=opts.concurrency, backend=opts.backend, sources=opts.sources,
+                        task_filters=opts.task_filters, limit=opts.limit, agent_options=opts.agent.options,
+                        lancebench_version=__version__)
+        atomic_write(paths.job, cfg.model_dump_json(indent=2))
+    write_json(paths.task_errors, [{"path": str(e.path), "key": e.key, "problem": e.problem, "fix": e.fix}
+                                   for e in task_errors])
+    return paths
+
+
+async def run_job(tasks: list[Task], opts: JobOptions, *, on_result: Callable[[TrialResult], None] | None = None,
+                  task_errors: list[TaskError] | None = None) -> list[TrialResult]:
+    """Run every planned trial and return all results of the job (kept and new).
+
+    Raises :class:`lancebench.errors.ModelAuthError` when the model refuses the credentials
+    (trials already recorded stay recorded).
+    """
+    write_job_config(opts, task_errors or [])
+    todo, kept = plan(tasks, opts)
+    results = list(kept)
+
+    def record(r: TrialResult) -> None:
+        results.append(r)
+        if on_result:
+            on_result(r)
+
+    executor = make_executor(opts.executor, **opts.executor_options)
+    await executor.run(todo, opts.agent, opts.backend, opts.concurrency, record)
+    return results

@@ -1,0 +1,122 @@
+"""File formats of a job's results folder (pydantic v2, strict: unknown keys are errors).
+
+Layout (see :class:`lancebench.runner.paths.JobPaths`)::
+
+    JOBS_DIR/<job>/job.json            JobConfig
+    JOBS_DIR/<job>/summary.json        written by ``lancebench show`` / at the end of a run
+    JOBS_DIR/<job>/trials/<trial_id>/result.json   TrialResult (written atomically, last)
+                                    patch.diff, trajectory.json, agent/, verifier/
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Status = Literal["resolved", "unresolved", "invalid"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Usage(_Strict):
+    """Model usage of one trial (or a sum of trials).
+
+    Tokens are counts; ``cost_usd`` is in USD, or ``None`` when some call's price is unknown
+    (never silently 0). ``calls`` counts model requests, ``retries`` the retried ones."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_tokens: int = 0
+    cost_usd: float | None = 0.0
+    calls: int = 0
+    retries: int = 0
+
+    def __add__(self, other: "Usage") -> "Usage":
+        cost = None if self.cost_usd is None or other.cost_usd is None else self.cost_usd + other.cost_usd
+        return Usage(input_tokens=self.input_tokens + other.input_tokens,
+                     output_tokens=self.output_tokens + other.output_tokens,
+                     cached_tokens=self.cached_tokens + other.cached_tokens, cost_usd=cost,
+                     calls=self.calls + other.calls, retries=self.retries + other.retries)
+
+
+class Timings(_Strict):
+    """Wall seconds per phase of a trial."""
+
+    environment_sec: float = 0.0
+    agent_sec: float = 0.0
+    capture_sec: float = 0.0
+    grading_sec: float = 0.0
+    total_sec: float = 0.0
+
+
+def utcnow() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+class TrialResult(_Strict):
+    """The outcome of one trial: one attempt of one agent on one task.
+
+    - ``trial_id``: stable id from (task digest, agent, model, attempt) — see ``trial_key``.
+    - ``status``: ``resolved`` | ``unresolved`` | ``invalid``; ``reason`` says why for the
+      latter two (``invalid`` means the harness, the model service or the grader failed: the trial
+      is excluded from rates and counted apart, never scored 0).
+    - ``rewards``: flat map of floats read from the verifier (``reward`` is the main one).
+    - ``patch_applied``: whether the captured patch applied in the grading sandbox (None: no patch).
+    - ``dropped_paths``: protected files whose changes were removed from the patch before grading.
+    - ``tests``: test id -> ``passed`` | ``failed`` | ``error`` | ``skipped`` | ``missing`` (JUnit).
+    - ``choice``: the proposal id the agent chose (choice tasks).
+    - ``price_usd``: the task's price (USD); ``usage``: tokens and USD; ``timings``: seconds.
+    """
+
+    schema_version: int = 1
+    trial_id: str
+    job: str
+    task: str
+    task_digest: str
+    dataset: str | None = None
+    agent: str
+    model: str | None = None
+    attempt: int = Field(ge=0)
+    kind: Literal["code", "choice"] = "code"
+    split: Literal["public", "private"] = "public"
+    price_usd: float = 0.0
+    taxonomy: dict = Field(default_factory=dict)
+    status: Status
+    reason: str | None = None
+    rewards: dict[str, float] = Field(default_factory=dict)
+    patch_applied: bool | None = None
+    dropped_paths: list[str] = Field(default_factory=list)
+    tests: dict[str, str] = Field(default_factory=dict)
+    choice: int | None = None
+    agent_exit: str | None = None
+    usage: Usage = Field(default_factory=Usage)
+    timings: Timings = Field(default_factory=Timings)
+    started_at: str = Field(default_factory=utcnow)
+    finished_at: str = Field(default_factory=utcnow)
+    extra: dict = Field(default_factory=dict)
+
+    @property
+    def success(self) -> float | None:
+        """1.0 resolved, 0.0 unresolved, None invalid."""
+        return None if self.status == "invalid" else float(self.status == "resolved")
+
+
+class JobConfig(_Strict):
+    """What a job was started with (``job.json``). Resume compares trial ids, not this whole file."""
+
+    name: str
+    agent: str
+    model: str | None = None
+    attempts: int = 1
+    concurrency: int = 1
+    backend: str = "local"
+    sources: list[str] = Field(default_factory=list)
+    task_filters: list[str] = Field(default_factory=list)
+    limit: int | None = None
+    agent_options: dict = Field(default_factory=dict)
+    created_at: str = Field(default_factory=utcnow)
+    lancebench_version: str = ""

@@ -1,0 +1,65 @@
+"""Paths of a job's results folder, as frozen objects instead of strings everywhere."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class TrialPaths:
+    """One trial's folder: ``result.json`` (written last, atomically), ``patch.diff`` (as captured),
+    ``agent/`` (agent logs, ``trajectory.json``), ``verifier/`` (one ``run-N/`` per verifier run:
+    test.sh output, JUnit, rewards)."""
+
+    root: Path
+
+    @property
+    def result(self) -> Path:
+        return self.root / "result.json"
+
+    @property
+    def patch(self) -> Path:
+        return self.root / "patch.diff"
+
+    @property
+    def agent(self) -> Path:
+        return self.root / "agent"
+
+    @property
+    def trajectory(self) -> Path:
+        return self.root / "agent" / "trajectory.json"
+
+    @property
+    def verifier(self) -> Path:
+        return self.root / "verifier"
+
+    @property
+    def error_log(self) -> Path:
+        return self.root / "error.txt"
+
+
+@dataclass(frozen=True)
+class JobPaths:
+    """A job's folder: ``job.json``, ``summary.json``, ``trials/<trial_id>/``."""
+
+    root: Path
+
+    @property
+    def job(self) -> Path:
+        return self.root / "job.json"
+
+    @property
+    def summary(self) -> Path:
+        return self.root / "summary.json"
+
+    @property
+    def trials(self) -> Path:
+        return self.root / "trials"
+
+    @property
+    def task_errors(self) -> Path:
+        return self.root / "task_errors.json"
+
+    def trial(self, trial_id: str) -> TrialPaths:
+        return TrialPaths(self.trials / trial_id)

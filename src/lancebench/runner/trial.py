@@ -1,0 +1,234 @@
+"""One trial, exactly as DESIGN.md's trial flow says: environment, agent phase, capture, grading
+in a fresh sandbox, result. Infrastructure failures give ``invalid``, never a score of 0."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lancebench.agents.base import Agent, AgentContext, AgentOutcome
+from lancebench.errors import (AgentError, LancebenchError, ModelAuthError, ModelError, SandboxError)
+from lancebench.grading.choice import grade_choice, read_answer_file
+from lancebench.grading.junit import parse_junit
+from lancebench.grading.outcome import RunOutcome, combine_runs, judge_run
+from lancebench.grading.patch import filter_patch
+from lancebench.grading.rewards import RewardError, read_rewards
+from lancebench.runner.models import Timings, TrialResult, Usage, utcnow
+from lancebench.runner.paths import TrialPaths
+from lancebench.runner.store import atomic_write
+from lancebench.sandbox.backend import Backend, PreparedEnvironment, task_limits
+from lancebench.sandbox.base import Mount, Sandbox
+from lancebench.task.model import Task
+
+AGENT_GRACE_SEC = 30.0  # beyond the agent's budget before the harness cancels it
+
+
+@dataclass
+class TrialSpec:
+    """What to run: one ``attempt`` (0-based) of ``agent`` on ``task`` within job ``job``."""
+
+    task: Task
+    agent_name: str
+    model: str | None
+    attempt: int
+    job: str
+    trial_id: str
+    paths: TrialPaths
+    scratch: Path
+    options: dict = field(default_factory=dict)
+    agent_timeout_sec: float | None = None
+
+
+class _Invalid(Exception):
+    """Internal: the trial cannot be graded for a reason that is not the agent's."""
+
+
+async def run_trial(spec: TrialSpec, agent: Agent, backend: Backend) -> TrialResult:
+    """Run one trial and write its ``result.json`` (atomically, last). Returns the result.
+
+    Raises :class:`ModelAuthError` (the job must stop); every other failure of the harness, the
+    backend, the model service or the grader is recorded as an ``invalid`` trial.
+    """
+    task, paths = spec.task, spec.paths
+    if paths.root.exists():
+        shutil.rmtree(paths.root)  # an unfinished earlier run of this trial
+    for d in (paths.agent, paths.verifier):
+        d.mkdir(parents=True, exist_ok=True)
+    result = TrialResult(trial_id=spec.trial_id, job=spec.job, task=task.name, task_digest=task.digest,
+                         dataset=task.dataset, agent=spec.agent_name, model=spec.model, attempt=spec.attempt,
+                         kind=task.kind, split=task.split, price_usd=task.price_usd, taxonomy=task.taxonomy,
+                         status="invalid", started_at=utcnow())
+    timings = Timings()
+    t_start = time.monotonic()
+    try:
+        t0 = time.monotonic()
+        env = await backend.prepare(task)
+        timings.environment_sec = time.monotonic() - t0
+        await _agent_and_grade(spec, agent, backend, env, result, timings)
+    except ModelAuthError:
+        raise
+    except (ModelError, AgentError, SandboxError, _Invalid, LancebenchError) as exc:
+        result.status, result.reason = "invalid", f"{type(exc).__name__}: {exc}"[:4000]
+    except Exception as exc:  # a bug anywhere must not lose the job: record it as invalid
+        import traceback
+        paths.error_log.write_text(traceback.format_exc())
+        result.status, result.reason = "invalid", f"internal error {type(exc).__name__}: {exc}"[:4000]
+    finally:
+        shutil.rmtree(spec.scratch, ignore_errors=True)
+    timings.total_sec = time.monotonic() - t_start
+    result.timings = timings
+    result.finished_at = utcnow()
+    atomic_write(paths.result, result.model_dump_json(indent=2))
+    return result
+
+
+async def _agent_and_grade(spec: TrialSpec, agent: Agent, backend: Backend, env: PreparedEnvironment,
+                           result: TrialResult, timings: Timings) -> None:
+    task, paths = spec.task, spec.paths
+    budget = spec.agent_timeout_sec or task.config.agent.timeout_sec
+    sandbox = backend.open(task, env, spec.scratch / "agent", labels={"lancebench.job": spec.job,
+                                                                       "lancebench.trial": spec.trial_id})
+    await sandbox.start()
+    try:
+        t0 = time.monotonic()
+        ctx = AgentContext(task_name=task.name, instruction=task.instruction, sandbox=sandbox, workdir=env.workdir,
+                           timeout_sec=budget, deadline=time.monotonic() + budget, limits=task_limits(task),
+                           logs_dir=paths.agent, model=spec.model, options=dict(spec.options), kind=task.kind,
+                           proposal_ids=task.lb.choice.proposal_ids if task.lb.choice else None,
+                           answer_file=task.lb.choice.answer_file if task.lb.choice else None,
+                           solution_dir=task.paths.solution if task.paths.solution.is_dir() else None,
+                           browser=task.lb.browser, price_usd=task.price_usd)
+        outcome = await _run_agent(agent, ctx, budget)
+        timings.agent_sec = time.monotonic() - t0
+        result.agent_exit = outcome.exit
+        result.usage = outcome.usage if isinstance(outcome.usage, Usage) else Usage()
+        if outcome.invalid_reason:
+            raise _Invalid(outcome.invalid_reason)
+        t0 = time.monotonic()
+        if task.kind == "choice":
+            raw, problem = await _read_answer(sandbox, env, task, spec.scratch)
+            if raw is None and problem == "no answer" and outcome.choice is not None:
+                raw, problem = outcome.choice, None
+            patch = None
+        else:
+            patch = await backend.capture(task, env, sandbox, spec.scratch / "capture")
+    finally:
+        await sandbox.stop()
+    timings.capture_sec = time.monotonic() - t0
+    t0 = time.monotonic()
+    if task.kind == "choice":
+        correct = json.loads(task.paths.choice_json.read_text())["correct_proposal_id"]
+        ok, choice, reason = grade_choice(raw, problem, task.lb.choice.proposal_ids, correct)
+        result.choice, result.reason = choice, reason
+        result.status = "resolved" if ok else "unresolved"
+        result.rewards = {"reward": float(ok)}
+    else:
+        atomic_write(paths.patch, patch)
+        await _grade_patch(spec, backend, env, patch, result)
+    timings.grading_sec = time.monotonic() - t0
+
+
+async def _run_agent(agent: Agent, ctx: AgentContext, budget: float) -> AgentOutcome:
+    """Run the agent, ending it at its deadline (plus a grace period for its own clean-up)."""
+    try:
+        outcome = await asyncio.wait_for(agent.run(ctx), budget + AGENT_GRACE_SEC)
+    except asyncio.TimeoutError:
+        return AgentOutcome(exit="timeout", message=f"ended by the harness after {budget:.0f}s")
+    except (ModelError, LancebenchError):
+        raise
+    except Exception as exc:
+        raise AgentError(f"agent {getattr(agent, 'name', agent)!s} crashed: {type(exc).__name__}: {exc}") from exc
+    if not isinstance(outcome, AgentOutcome):
+        raise AgentError(f"agent {getattr(agent, 'name', agent)!s} returned {type(outcome).__name__}, not AgentOutcome")
+    return outcome
+
+
+async def _read_answer(sandbox: Sandbox, env: PreparedEnvironment, task: Task, scratch: Path):
+    dest = scratch / "answer" / "answer.json"
+    try:
+        await sandbox.get(f"{env.workdir}/{task.lb.choice.answer_file}", dest)
+    except SandboxError:
+        return None, "no answer"
+    return read_answer_file(dest)
+
+
+async def _grade_patch(spec: TrialSpec, backend: Backend, env: PreparedEnvironment, patch: str,
+                       result: TrialResult) -> None:
+    task = spec.task
+    kept, dropped = filter_patch(patch, task.lb.protected_globs())
+    result.dropped_paths = dropped
+    runs: list[RunOutcome] = []
+    for i in range(task.lb.test_runs):
+        applied, run = await grade_once(task, backend, env, kept, spec.scratch / f"grade-{i}",
+                                        spec.paths.verifier / f"run-{i}")
+        result.patch_applied = applied if kept.strip() else None
+        if applied is False:
+            result.status, result.reason = "unresolved", "the patch did not apply"
+            return
+        runs.append(run)
+    combined = combine_runs(runs, task.lb.pass_if)
+    if combined.broken:
+        if not kept.strip():
+            raise _Invalid(f"grader failed on the untouched repository: {combined.reason}")
+        # Did the grader break, or did the patch break it? Grade the untouched base to tell.
+        _, base = await grade_once(task, backend, env, "", spec.scratch / "grade-base", spec.paths.verifier / "base")
+        if base.broken:
+            raise _Invalid(f"grader failed with and without the patch: {combined.reason}")
+        combined = RunOutcome(passed=False, reason=f"{combined.reason} (the grader works without the patch)",
+                              rewards=combined.rewards, tests=combined.tests)
+    result.status = "resolved" if combined.passed else "unresolved"
+    result.reason = combined.reason
+    result.rewards = combined.rewards or {"reward": 0.0}
+    result.tests = combined.tests
+
+
+async def grade_once(task: Task, backend: Backend, env: PreparedEnvironment, patch: str, scratch: Path,
+                     out_dir: Path) -> tuple[bool | None, RunOutcome]:
+    """Grade ``patch`` once in a fresh sandbox: apply it, copy in the hidden tests, run
+    ``tests/test.sh`` under the verifier timeout, read rewards and JUnit.
+
+    Returns (applied: None when the patch is empty, the run's outcome). The verifier's files are
+    copied to ``out_dir``. Raises :class:`SandboxError` when the backend fails.
+    """
+    logs = scratch / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    sandbox = backend.open(task, env, scratch / "sandbox",
+                           mounts=(Mount(task.paths.tests, "/tests", False), Mount(logs, "/logs/verifier", True)))
+    await sandbox.start()
+    try:
+        applied = None
+        if patch.strip():
+            patch_file = scratch / "patch.diff"
+            patch_file.write_text(patch, encoding="utf-8", errors="surrogateescape")
+            await sandbox.put(patch_file, "/tmp/lancebench/patch.diff")
+            res = await sandbox.exec(["git", "apply", "--binary", "--whitespace=nowarn", "/tmp/lancebench/patch.diff"],
+                                     cwd=env.workdir, timeout=300)
+            (out_dir / "apply.log").write_text(f"exit {res.exit_code}\n{res.output}")
+            applied = res.ok
+            if not applied:
+                return False, RunOutcome(reason="the patch did not apply")
+        res = await sandbox.exec(["bash", "/tests/test.sh"], cwd=env.workdir, env=dict(task.config.verifier.env),
+                                 timeout=task.config.verifier.timeout_sec)
+        (out_dir / "test.log").write_text(f"exit code: {res.exit_code} timed out: {res.timed_out} "
+                                          f"({res.duration_sec:.1f}s)\n--- stdout\n{res.stdout}\n--- stderr\n{res.stderr}")
+        await sandbox.get("/logs/verifier", out_dir / "logs")
+    finally:
+        await sandbox.stop()
+    rewards, reward_error, junit = None, None, None
+    try:
+        rewards = read_rewards(out_dir / "logs")
+    except RewardError as exc:
+        reward_error = str(exc)
+    junit_path = out_dir / "logs" / "junit.xml"
+    if junit_path.is_file() and not junit_path.is_symlink():
+        try:
+            junit = parse_junit(junit_path)
+        except LancebenchError:
+            junit = None
+    return applied, judge_run(exit_code=res.exit_code, timed_out=res.timed_out, rewards=rewards, junit=junit,
+                              f2p=task.lb.f2p, p2p=task.lb.p2p, reward_error=reward_error)

@@ -1,0 +1,117 @@
+"""The Sandbox protocol every backend implements (``local`` on bubblewrap, ``docker``), and the
+value types it uses. A sandbox is an isolated place where commands run; all paths given to it are
+paths *inside* the sandbox."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits applied to every command of a sandbox.
+
+    ``memory_mb`` (MiB, cgroup where available, else address-space rlimit), ``pids`` (processes),
+    ``cpus`` (CPU share), ``cpu_time_sec`` (CPU seconds per process, None: none),
+    ``output_bytes`` (bytes kept per stream per command: head and tail halves), ``storage_mb``.
+    """
+
+    memory_mb: int = 2048
+    pids: int = 1024
+    cpus: float = 1.0
+    cpu_time_sec: int | None = None
+    output_bytes: int = 1_000_000
+    storage_mb: int = 10240
+
+
+@dataclass(frozen=True)
+class Mount:
+    """A host folder visible in the sandbox at ``target``; ``writable`` False binds it read-only."""
+
+    source: Path
+    target: str
+    writable: bool = False
+
+
+@dataclass(frozen=True)
+class SandboxSpec:
+    """What a sandbox holds.
+
+    - ``workdir``: the working directory inside (the repository), backed by ``workspace`` on the host
+      for ``local`` (for ``docker`` the image's copy is used and ``workspace`` may be None).
+    - ``mounts``: further folders (tools read-only, the verifier's log folder writable, ...).
+    - ``env``: environment of every command (the host's is never inherited).
+    - ``network``: False for none; ``allow_hosts`` is reserved for an allowlist.
+    - ``image``: a docker image (docker backend) or None.
+    - ``labels``: job/trial labels (docker labels, local process names).
+    """
+
+    workdir: str = "/app"
+    workspace: Path | None = None
+    mounts: tuple[Mount, ...] = ()
+    env: dict[str, str] = field(default_factory=dict)
+    network: bool = False
+    allow_hosts: tuple[str, ...] = ()
+    limits: Limits = field(default_factory=Limits)
+    image: str | None = None
+    labels: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class ExecResult:
+    """The outcome of one command.
+
+    ``exit_code`` is None when the command was killed by the harness (timeout) or the sandbox
+    broke; ``timed_out`` says it hit its wall-time limit; ``stdout``/``stderr`` are decoded text
+    capped at the sandbox's ``output_bytes`` (head and tail kept, the cut stated inline);
+    ``truncated_bytes`` is how many bytes were cut in all; ``duration_sec`` is wall seconds.
+    """
+
+    exit_code: int | None
+    stdout: str = ""
+    stderr: str = ""
+    timed_out: bool = False
+    duration_sec: float = 0.0
+    truncated_bytes: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0 and not self.timed_out
+
+    @property
+    def output(self) -> str:
+        """stdout and stderr joined, for display to an agent."""
+        return self.stdout + (("\n" if self.stdout and not self.stdout.endswith("\n") else "") + self.stderr if self.stderr else "")
+
+
+@runtime_checkable
+class Sandbox(Protocol):
+    """An isolated place where commands run.
+
+    Lifecycle: ``await start()``, any number of ``exec``/``put``/``get``, ``await stop()``.
+    ``stop`` ends every process the sandbox started (children and daemons included) and is safe to
+    call twice. Backend failures raise :class:`lancebench.errors.SandboxError`; a command that
+    fails is *not* an error (see ``ExecResult``).
+    """
+
+    spec: SandboxSpec
+
+    async def start(self) -> None: ...
+
+    async def exec(self, command: str | list[str], *, cwd: str | None = None, env: dict[str, str] | None = None,
+                   timeout: float | None = None, stdin: bytes | None = None, user: str | None = None) -> ExecResult:
+        """Run ``command`` (a string runs under ``bash -c``); ``timeout`` in seconds kills the whole
+        process tree; ``user`` ``root`` asks for uid 0 where the backend allows it."""
+        ...
+
+    async def put(self, src: Path, dest: str) -> None:
+        """Copy a host file or folder to ``dest`` inside the sandbox (parents created)."""
+        ...
+
+    async def get(self, src: str, dest: Path) -> None:
+        """Copy a file or folder at ``src`` inside the sandbox to host path ``dest``."""
+        ...
+
+    async def stop(self) -> None: ...

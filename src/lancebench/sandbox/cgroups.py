@@ -1,0 +1,119 @@
+"""cgroup v1 limits for sandboxed processes (memory, pids, cpu), used when the harness may write
+its own cgroup hierarchy (as root). Where it cannot, :func:`CgroupSet.create` returns None and the
+caller falls back to rlimits (``prlimit``)."""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+
+ROOT = Path("/sys/fs/cgroup")
+
+
+def _own_path(controller: str) -> str | None:
+    """Our process's cgroup path within the v1 hierarchy of ``controller``."""
+    try:
+        for line in Path("/proc/self/cgroup").read_text().splitlines():
+            _, ctrls, path = line.split(":", 2)
+            if controller in ctrls.split(","):
+                return path
+    except OSError:
+        return None
+    return None
+
+
+class CgroupSet:
+    """One cgroup per controller (memory, pids, cpu) for one sandbox.
+
+    Limits: ``memory_mb`` (MiB, memory.limit_in_bytes), ``pids`` (pids.max), ``cpus`` (CFS quota
+    as a share of one 100 ms period per CPU). ``procs()`` lists every process inside;
+    ``kill()`` sends SIGKILL to all of them; ``remove()`` deletes the groups.
+    """
+
+    def __init__(self, dirs: dict[str, Path]):
+        self.dirs = dirs
+
+    @classmethod
+    def create(cls, name: str, *, memory_mb: int, pids: int, cpus: float) -> "CgroupSet | None":
+        """Create the groups, or return None when cgroup v1 is absent or not writable."""
+        if os.geteuid() != 0:
+            return None
+        dirs: dict[str, Path] = {}
+        settings = {
+            "memory": {"memory.limit_in_bytes": str(memory_mb * 1024 * 1024)},
+            "pids": {"pids.max": str(pids)},
+            "cpu": {"cpu.cfs_period_us": "100000", "cpu.cfs_quota_us": str(max(int(cpus * 100000), 1000))},
+        }
+        for ctrl, values in settings.items():
+            own = _own_path(ctrl)
+            base = ROOT / ctrl
+            if own is None or not base.is_dir():
+                continue
+            d = base / own.lstrip("/") / "lancebench" / name
+            try:
+                d.mkdir(parents=True, exist_ok=True)
+                for key, value in values.items():
+                    (d / key).write_text(value)
+            except OSError:
+                try:
+                    d.rmdir()
+                except OSError:
+                    pass
+                continue
+            dirs[ctrl] = d
+        if "pids" not in dirs and "memory" not in dirs:
+            cls(dirs).remove()
+            return None
+        return cls(dirs)
+
+    @property
+    def has_memory(self) -> bool:
+        return "memory" in self.dirs
+
+    @property
+    def has_pids(self) -> bool:
+        return "pids" in self.dirs
+
+    def enter(self) -> None:
+        """Move the calling process into every group (call in the child before exec)."""
+        pid = str(os.getpid())
+        for d in self.dirs.values():
+            (d / "cgroup.procs").write_text(pid)
+
+    def procs(self) -> set[int]:
+        found: set[int] = set()
+        for d in self.dirs.values():
+            try:
+                found.update(int(x) for x in (d / "cgroup.procs").read_text().split())
+            except OSError:
+                pass
+        return found
+
+    def kill(self) -> None:
+        """SIGKILL every process in the groups, repeating until none is left (bounded)."""
+        for _ in range(50):
+            procs = self.procs()
+            if not procs:
+                return
+            for pid in procs:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+
+    def oom_killed(self) -> bool:
+        """True when the memory limit was hit (failcnt > 0)."""
+        d = self.dirs.get("memory")
+        try:
+            return d is not None and int((d / "memory.failcnt").read_text()) > 0
+        except (OSError, ValueError):
+            return False
+
+    def remove(self) -> None:
+        self.kill()
+        for d in self.dirs.values():
+            try:
+                d.rmdir()
+            except OSError:
+                pass

@@ -1,0 +1,87 @@
+"""Connection to the Docker engine, shared by the docker backend's modules.
+
+``client()`` returns one cached :class:`docker.DockerClient` (from ``DOCKER_HOST`` or the default
+unix socket); ``engine_problem()`` says why no engine answers (None when one does); ``endpoint()``
+gives what the exec streams connect to (the backend speaks the attach protocol itself, over
+asyncio, so a timeout never waits on a blocked thread).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+
+from lancebench.errors import SandboxError
+
+#: Labels lancebench puts on what it creates (containers, images).
+LABEL_MANAGED = "lancebench.managed"
+LABEL_JOB = "lancebench.job"
+LABEL_TRIAL = "lancebench.trial"
+LABEL_ENVIRONMENT = "lancebench.environment"
+LABEL_TASK = "lancebench.task"
+
+START_HINT = ("start one with `.ci/docker-setup.sh` (installs docker.io, starts dockerd, builds the base images), "
+              "or point DOCKER_HOST at a running engine")
+
+_lock = threading.Lock()
+_client = None
+
+
+def _import_docker():
+    try:
+        import docker  # noqa: PLC0415 (optional dependency)
+    except ImportError as exc:
+        raise SandboxError("the docker backend needs the Docker SDK: pip install 'lancebench[docker]'") from exc
+    return docker
+
+
+def client(timeout: float = 120.0):
+    """The shared DockerClient (API calls time out after ``timeout`` seconds of silence).
+
+    Raises :class:`SandboxError` when the SDK is missing or no engine answers."""
+    global _client
+    with _lock:
+        if _client is None:
+            docker = _import_docker()
+            try:
+                c = docker.from_env(timeout=int(timeout), max_pool_size=32)
+                c.ping()
+            except docker.errors.DockerException as exc:
+                raise SandboxError(f"no Docker engine answers ({exc}); {START_HINT}") from exc
+            _client = c
+        return _client
+
+
+def new_client(timeout: float):
+    """A separate client (for long builds, whose read timeout must exceed the build's)."""
+    docker = _import_docker()
+    try:
+        return docker.from_env(timeout=int(max(timeout, 1)))
+    except docker.errors.DockerException as exc:
+        raise SandboxError(f"no Docker engine answers ({exc}); {START_HINT}") from exc
+
+
+def engine_problem() -> str | None:
+    """None when a Docker engine answers; otherwise why not, with how to start one."""
+    try:
+        client()
+    except SandboxError as exc:
+        return str(exc)
+    return None
+
+
+def endpoint() -> tuple[str, str | tuple[str, int]]:
+    """Where exec streams connect: ``("unix", path)`` or ``("tcp", (host, port))``.
+
+    Raises :class:`SandboxError` for TLS or ssh engines (not supported by the exec streams)."""
+    docker = _import_docker()
+    tls = bool(os.environ.get("DOCKER_TLS_VERIFY"))
+    url = docker.utils.parse_host(os.environ.get("DOCKER_HOST"), False, tls=tls)
+    if url.startswith("http+unix://"):
+        return "unix", url[len("http+unix://"):]
+    if url.startswith("http://"):
+        hostport = url[len("http://"):].rstrip("/")
+        host, _, port = hostport.rpartition(":")
+        return "tcp", (host or "localhost", int(port or 2375))
+    raise SandboxError(f"DOCKER_HOST={url}: the docker backend supports unix sockets and plain tcp engines; "
+                       "reach a remote engine through `ssh -L` to a local socket instead")

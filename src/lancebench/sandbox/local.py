@@ -1,0 +1,335 @@
+"""The ``local`` backend: every command runs in a fresh bubblewrap sandbox over the same host
+folders, so files persist between commands while processes do not.
+
+Isolation (per command): new user, pid, network, ipc, uts and cgroup namespaces; the host's
+``/usr`` read-only and a minimal ``/etc``; a writable workspace at the workdir; a private ``/tmp``
+and ``$HOME``; a cleared environment; all capabilities dropped; ``--die-with-parent``. When the
+harness runs as root, commands also run as an unprivileged host uid (``LANCEBENCH_SANDBOX_UID``,
+default 61000) and inside per-sandbox cgroups (memory, pids, cpu); otherwise rlimits apply.
+When a command ends, its pid namespace ends with it: background processes never outlive the
+command that started them. A timeout kills the whole tree.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import resource
+import shutil
+import signal
+import tempfile
+import time
+import uuid
+from pathlib import Path, PurePosixPath
+
+from lancebench.errors import SandboxError
+from lancebench.sandbox.base import ExecResult, Mount, SandboxSpec
+from lancebench.sandbox.cgroups import CgroupSet
+from lancebench.sandbox.output import CappedBuffer, drain
+
+INSIDE_UID = 1000
+HOME = "/home/agent"
+DEFAULT_PATH = "/env/venv/bin:/env/bin:/usr/local/bin:/usr/bin:/bin"
+# Parts of the host's /etc that programs need to work (read-only); nothing else of /etc is visible.
+ETC_BINDS = ("alternatives", "fonts", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "mime.types",
+             "ssl", "ca-certificates", "chromium", "chromium.d", "gai.conf")
+ETC_NET_BINDS = ("resolv.conf",)
+
+
+def sandbox_host_uid() -> int | None:
+    """The host uid sandboxed commands run as: LANCEBENCH_SANDBOX_UID or 61000 when we are root,
+    None (our own uid) otherwise."""
+    if os.geteuid() != 0:
+        return None
+    return int(os.environ.get("LANCEBENCH_SANDBOX_UID", "61000"))
+
+
+def chown_tree(path: Path, uid: int | None) -> None:
+    """Give ``path`` and everything below it to ``uid`` (no-op for None); never follows symlinks."""
+    if uid is None or not path.exists():
+        return
+    os.lchown(path, uid, uid)
+    for dirpath, dirnames, filenames in os.walk(path):
+        for name in dirnames + filenames:
+            os.lchown(os.path.join(dirpath, name), uid, uid)
+
+
+def _within(child: PurePosixPath, parent: str) -> bool:
+    return child == PurePosixPath(parent) or PurePosixPath(parent) in child.parents
+
+
+class LocalSandbox:
+    """A bubblewrap sandbox (see the module docstring).
+
+    ``spec.workspace`` is the host folder shown at ``spec.workdir`` (required). ``root`` is a host
+    folder for the sandbox's own ``/tmp``, ``$HOME``, ``/etc`` and files put outside any mount; a
+    temporary one is made (and removed at ``stop``) when omitted.
+    Raises :class:`SandboxError` when bubblewrap is missing or the workspace is unset.
+    """
+
+    def __init__(self, spec: SandboxSpec, *, root: Path | None = None, name: str | None = None):
+        if spec.workspace is None:
+            raise SandboxError("the local backend needs SandboxSpec.workspace (a host folder for the workdir)")
+        self.spec = spec
+        self.name = name or f"sb-{uuid.uuid4().hex[:12]}"
+        self._own_root = root is None
+        self.root = Path(root) if root else Path(tempfile.mkdtemp(prefix="lancebench-sb-"))
+        self.root.mkdir(parents=True, exist_ok=True)
+        os.chmod(self.root, 0o755)
+        self.uid = sandbox_host_uid()
+        self.extra: dict[str, Path] = {}  # inside top-level path -> host folder, from put()
+        self.cgroups: CgroupSet | None = None
+        self.started = False
+        self._procs: set[asyncio.subprocess.Process] = set()
+
+    # lifecycle -------------------------------------------------------------------------------
+    async def start(self) -> None:
+        if shutil.which("bwrap") is None:
+            raise SandboxError("bubblewrap (bwrap) is not installed: run `apt-get install bubblewrap`")
+        for sub in ("tmp", "home", "etc", "extra"):
+            (self.root / sub).mkdir(parents=True, exist_ok=True)
+        self._write_etc()
+        self.spec.workspace.mkdir(parents=True, exist_ok=True)
+        for path in (self.spec.workspace, self.root / "tmp", self.root / "home", self.root / "extra"):
+            chown_tree(path, self.uid)
+        for m in self.spec.mounts:
+            if m.writable:
+                m.source.mkdir(parents=True, exist_ok=True)
+                chown_tree(m.source, self.uid)
+        for path in [self.spec.workspace, self.root] + [m.source for m in self.spec.mounts]:
+            _check_reachable(path, self.uid)
+        lim = self.spec.limits
+        self.cgroups = CgroupSet.create(self.name, memory_mb=lim.memory_mb, pids=lim.pids, cpus=lim.cpus)
+        self.started = True
+
+    async def stop(self) -> None:
+        """Kill every process of the sandbox, remove its cgroups and (if it made it) its root."""
+        for proc in list(self._procs):
+            _killpg(proc.pid)
+        if self.cgroups:
+            self.cgroups.remove()
+            self.cgroups = None
+        for proc in list(self._procs):
+            try:
+                await asyncio.wait_for(proc.wait(), 10)
+            except asyncio.TimeoutError:
+                pass
+        self._procs.clear()
+        if self._own_root:
+            shutil.rmtree(self.root, ignore_errors=True)
+        self.started = False
+
+    def _write_etc(self) -> None:
+        etc = self.root / "etc"
+        (etc / "passwd").write_text(f"root:x:0:0:root:/root:/bin/bash\nagent:x:{INSIDE_UID}:{INSIDE_UID}:agent:{HOME}:/bin/bash\n"
+                                    "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n")
+        (etc / "group").write_text(f"root:x:0:\nagent:x:{INSIDE_UID}:\nnogroup:x:65534:\n")
+        (etc / "hosts").write_text("127.0.0.1 localhost lancebench\n::1 localhost\n")
+        (etc / "hostname").write_text("lancebench\n")
+        (etc / "nsswitch.conf").write_text("passwd: files\ngroup: files\nhosts: files dns\n")
+
+    # bubblewrap ------------------------------------------------------------------------------
+    def _mounts(self) -> list[Mount]:
+        """Every host folder bound into the sandbox, in bind order."""
+        mounts = [Mount(self.spec.workspace, self.spec.workdir, True),
+                  Mount(self.root / "tmp", "/tmp", True), Mount(self.root / "home", HOME, True)]
+        mounts += list(self.spec.mounts)
+        mounts += [Mount(src, target, True) for target, src in sorted(self.extra.items())]
+        return mounts
+
+    def _bwrap_argv(self, cwd: str, env: dict[str, str]) -> list[str]:
+        argv = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+                "--uid", str(INSIDE_UID), "--gid", str(INSIDE_UID), "--hostname", "lancebench"]
+        if self.spec.network:
+            argv.append("--share-net")
+        argv += ["--ro-bind", "/usr", "/usr"]
+        for link, target in (("/bin", "usr/bin"), ("/sbin", "usr/sbin"), ("/lib", "usr/lib"), ("/lib64", "usr/lib64")):
+            if os.path.exists(link):
+                argv += ["--symlink", target, link]
+        argv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/dev/shm", "--dir", "/var/tmp", "--dir", "/run"]
+        etc = self.root / "etc"
+        for name in os.listdir(etc):
+            argv += ["--ro-bind", str(etc / name), f"/etc/{name}"]
+        for name in ETC_BINDS + (ETC_NET_BINDS if self.spec.network else ()):
+            if os.path.exists(f"/etc/{name}"):
+                argv += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
+        for m in self._mounts():
+            argv += ["--bind" if m.writable else "--ro-bind", str(m.source), m.target]
+        argv += ["--clearenv"]
+        for key, value in env.items():
+            argv += ["--setenv", key, value]
+        argv += ["--chdir", cwd, "--"]
+        return argv
+
+    def base_env(self) -> dict[str, str]:
+        """The environment every command starts from: a clean one, plus ``spec.env``."""
+        env = {"PATH": DEFAULT_PATH, "HOME": HOME, "USER": "agent", "LOGNAME": "agent", "LANG": "C.UTF-8",
+               "LC_ALL": "C.UTF-8", "TMPDIR": "/tmp", "TERM": "dumb", "PYTHONDONTWRITEBYTECODE": "1",
+               "GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "safe.directory", "GIT_CONFIG_VALUE_0": "*"}
+        env.update(self.spec.env)
+        return env
+
+    def _preexec(self) -> None:
+        """Runs in the child between fork and exec: cgroups, rlimits, then the unprivileged uid."""
+        lim = self.spec.limits
+        if self.cgroups:
+            self.cgroups.enter()
+        if not (self.cgroups and self.cgroups.has_memory):
+            cap = lim.memory_mb * 1024 * 1024 * 4  # address space is larger than resident memory
+            resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+        if lim.cpu_time_sec:
+            resource.setrlimit(resource.RLIMIT_CPU, (lim.cpu_time_sec, lim.cpu_time_sec + 5))
+        fsize = lim.storage_mb * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+        if self.uid is not None:
+            os.setgroups([])
+            os.setgid(self.uid)
+            os.setuid(self.uid)
+        if not (self.cgroups and self.cgroups.has_pids):
+            resource.setrlimit(resource.RLIMIT_NPROC, (lim.pids, lim.pids))
+
+    # Sandbox protocol ------------------------------------------------------------------------
+    async def exec(self, command: str | list[str], *, cwd: str | None = None, env: dict[str, str] | None = None,
+                   timeout: float | None = None, stdin: bytes | None = None, user: str | None = None) -> ExecResult:
+        """Run a command (see :class:`lancebench.sandbox.base.Sandbox`). ``user`` is ignored: the
+        local backend never grants root. Raises :class:`SandboxError` if bubblewrap cannot start."""
+        if not self.started:
+            raise SandboxError("LocalSandbox.exec called before start()")
+        argv_cmd = ["bash", "-c", command] if isinstance(command, str) else list(command)
+        full_env = self.base_env()
+        full_env.update(env or {})
+        argv = self._bwrap_argv(cwd or self.spec.workdir, full_env) + argv_cmd
+        t0 = time.monotonic()
+        out, err = CappedBuffer(self.spec.limits.output_bytes), CappedBuffer(self.spec.limits.output_bytes)
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *argv, stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+                start_new_session=True, preexec_fn=self._preexec, env={"PATH": "/usr/bin:/bin"})
+        except (OSError, ValueError) as exc:
+            raise SandboxError(f"could not start bubblewrap: {exc}") from exc
+        self._procs.add(proc)
+        timed_out = False
+        readers = asyncio.gather(drain(proc.stdout, out), drain(proc.stderr, err), self._feed(proc, stdin))
+        try:
+            await asyncio.wait_for(asyncio.shield(readers), timeout)
+            await proc.wait()
+        except asyncio.TimeoutError:
+            timed_out = True
+            self._kill_tree(proc)
+            await proc.wait()
+            try:
+                await asyncio.wait_for(readers, 5)
+            except asyncio.TimeoutError:
+                readers.cancel()
+        except asyncio.CancelledError:
+            self._kill_tree(proc)
+            raise
+        finally:
+            self._procs.discard(proc)
+        code = proc.returncode
+        stderr_text = err.text()
+        if code is not None and code != 0 and "bwrap:" in stderr_text[:500] and not stderr_text.startswith("bash"):
+            if stderr_text.lstrip().startswith("bwrap:"):
+                raise SandboxError(f"bubblewrap failed: {stderr_text.strip()[:500]}")
+        return ExecResult(exit_code=None if timed_out else code, stdout=out.text(), stderr=stderr_text,
+                          timed_out=timed_out, duration_sec=time.monotonic() - t0,
+                          truncated_bytes=out.cut + err.cut)
+
+    @staticmethod
+    async def _feed(proc: asyncio.subprocess.Process, data: bytes | None) -> None:
+        if data is None or proc.stdin is None:
+            return
+        try:
+            proc.stdin.write(data)
+            await proc.stdin.drain()
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        finally:
+            proc.stdin.close()
+
+    def _kill_tree(self, proc: asyncio.subprocess.Process) -> None:
+        _killpg(proc.pid)
+        if self.cgroups:
+            self.cgroups.kill()
+
+    def host_path(self, inside: str, *, for_write: bool = False) -> Path:
+        """The host path behind an absolute path inside the sandbox.
+
+        Paths outside every mount map to the sandbox's ``extra`` folder (for ``put``, a new bind
+        is added for their top-level folder). Raises :class:`SandboxError` for a path that leaves
+        its mount through ``..`` or a symlink (a sandboxed process must not make the harness
+        read or write host files)."""
+        p = PurePosixPath(os.path.normpath(inside))
+        if not p.is_absolute():
+            p = PurePosixPath(self.spec.workdir) / p
+        for m in sorted(self._mounts(), key=lambda m: len(m.target), reverse=True):
+            if _within(p, m.target):
+                if for_write and not m.writable:
+                    raise SandboxError(f"{inside} is read-only in the sandbox")
+                return _safe_join(m.source, p.relative_to(m.target))
+        if not for_write:
+            raise SandboxError(f"{inside} does not exist in the sandbox")
+        top = PurePosixPath("/", p.parts[1])
+        src = self.root / "extra" / p.parts[1]
+        src.mkdir(parents=True, exist_ok=True)
+        chown_tree(src, self.uid)
+        self.extra[str(top)] = src
+        return _safe_join(src, p.relative_to(top))
+
+    async def put(self, src: Path, dest: str) -> None:
+        """Copy host ``src`` (file or folder) to ``dest`` inside; owned by the sandbox user."""
+        target = self.host_path(dest, for_write=True)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if Path(src).is_dir():
+            shutil.copytree(src, target, symlinks=True, dirs_exist_ok=True)
+        else:
+            shutil.copy2(src, target)
+        chown_tree(target, self.uid)
+        parent = target.parent
+        while self.uid is not None and parent != self.root and self.root in parent.parents:
+            os.lchown(parent, self.uid, self.uid)
+            parent = parent.parent
+
+    async def get(self, src: str, dest: Path) -> None:
+        """Copy ``src`` inside to host ``dest``; symlinks are copied as links, never followed."""
+        source = self.host_path(src)
+        if source.is_symlink() or not source.exists():
+            raise SandboxError(f"{src} is missing or a symlink in the sandbox")
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_dir():
+            shutil.copytree(source, dest, symlinks=True, dirs_exist_ok=True)
+        else:
+            shutil.copy2(source, dest, follow_symlinks=False)
+
+
+def _safe_join(base: Path, rel: PurePosixPath) -> Path:
+    """``base / rel`` after checking that no component of ``rel`` is a symlink and none is ``..``."""
+    cur = base
+    for part in rel.parts:
+        if part in ("..", ""):
+            raise SandboxError(f"path {rel} leaves its folder")
+        cur = cur / part
+        if cur.is_symlink():
+            raise SandboxError(f"path {rel} goes through a symlink ({part}); refusing to follow it")
+    return cur
+
+
+def _check_reachable(path: Path, uid: int | None) -> None:
+    """Raise :class:`SandboxError` when the sandbox uid cannot traverse a parent of ``path``
+    (for example a folder under /root, which is private)."""
+    if uid is None:
+        return
+    for parent in Path(path).resolve().parents:
+        st = parent.stat()
+        if not (st.st_mode & 0o001 or st.st_uid == uid):
+            raise SandboxError(f"{path} is not reachable by the sandbox user (uid {uid}): {parent} is not "
+                               "searchable by others; put lancebench's folders elsewhere (LANCEBENCH_HOME, -o) "
+                               f"or run `chmod o+x {parent}`")
+
+
+def _killpg(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass

@@ -1,0 +1,243 @@
+"""Pydantic models of a task folder's ``task.toml`` (Harbor's tables plus lancebench's own).
+
+Harbor's tables (``[metadata]``, ``[verifier]``, ``[agent]``, ``[environment]``) are read as they
+are: keys lancebench does not use are kept, not rejected, so Harbor datasets load unchanged.
+lancebench's own table ``[lancebench]`` (and its sub-tables) is strict: an unknown key is an
+error naming the file, the key and the allowed keys.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+# Paths of the repository that belong to the test runner: a patch's changes there are dropped
+# before grading (DESIGN.md, trial flow step 4). Globs match repository-relative POSIX paths;
+# "**/" matches any number of folders, including none.
+DEFAULT_PROTECTED: tuple[str, ...] = (
+    "tests/**", "test/**", "testing/**", "**/tests/**", "**/test/**",
+    "**/test_*.py", "**/*_test.py", "**/conftest.py",
+    "**/pytest.ini", "**/.pytest.ini", "**/tox.ini", "**/setup.cfg", "**/pyproject.toml", "**/noxfile.py",
+    "**/sitecustomize.py", "**/usercustomize.py", "**/*.pth",
+)
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class _Open(BaseModel):
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+
+class VerifierConfig(_Open):
+    """Harbor ``[verifier]``: ``timeout_sec`` (seconds) for ``tests/test.sh``; ``env`` passed to it."""
+
+    timeout_sec: float = Field(600.0, gt=0)
+    env: dict[str, str] = Field(default_factory=dict)
+
+
+class AgentConfig(_Open):
+    """Harbor ``[agent]``: ``timeout_sec`` is the agent phase's wall-time budget in seconds."""
+
+    timeout_sec: float = Field(1800.0, gt=0)
+
+
+class EnvironmentConfig(_Open):
+    """Harbor ``[environment]``: build timeout (s), an optional prebuilt ``docker_image``, and
+    resource limits (``cpus``, ``memory_mb``, ``storage_mb``) applied to every sandbox."""
+
+    build_timeout_sec: float = Field(900.0, gt=0)
+    docker_image: str | None = None
+    cpus: float = Field(1.0, gt=0)
+    memory_mb: int = Field(2048, gt=0)
+    storage_mb: int = Field(10240, gt=0)
+    allow_internet: bool = False
+
+
+class LocalRecipe(_Strict):
+    """``[lancebench.local]``: how the ``local`` backend builds the environment.
+
+    ``setup`` (a path relative to ``environment/``) runs once per environment digest, with
+    network, inside a sandbox where the workdir (``/app`` by default) and ``/env`` are writable;
+    ``environment/`` is visible read-only at ``/task-env``. It must leave the repository in the
+    workdir (a git repository at the base commit; if it is not one, lancebench commits what is
+    there as the base) and may put tools, such as a venv, under ``/env``. ``env`` is added to every
+    command's environment; ``path`` is prepended to ``PATH`` (``/env/venv/bin`` always is).
+    """
+
+    setup: str = "setup.sh"
+    env: dict[str, str] = Field(default_factory=dict)
+    path: list[str] = Field(default_factory=list)
+
+
+class ChoiceConfig(_Strict):
+    """``[lancebench.choice]`` for ``kind = "choice"`` tasks: the proposal ids the agent may pick,
+    and the workspace-relative file where it writes ``{"selected_proposal_id": N}``.
+    The right id lives in ``tests/choice.json`` (``{"correct_proposal_id": N}``), hidden from the agent."""
+
+    proposal_ids: list[int] = Field(min_length=2)
+    answer_file: str = "answer.json"
+
+
+class LimitsConfig(_Strict):
+    """``[lancebench.limits]``: limits beyond Harbor's: processes, CPU seconds per command, output
+    bytes kept per stream (head and tail)."""
+
+    pids: int = Field(1024, gt=0)
+    cpu_time_sec: int | None = Field(None, gt=0)
+    output_bytes: int = Field(1_000_000, gt=1024)
+
+
+class LancebenchConfig(_Strict):
+    """``[lancebench]``: lancebench's own fields (strict: unknown keys are errors).
+
+    - ``price_usd``: what the task pays (USD), for dollars earned.
+    - ``kind``: ``code`` (graded by tests) or ``choice`` (graded against the right proposal).
+    - ``split``: ``public`` or ``private`` (contamination analysis).
+    - ``workdir``: where the repository is inside the sandbox.
+    - ``protect`` / ``unprotect``: globs added to / removed from :data:`DEFAULT_PROTECTED`.
+    - ``f2p`` / ``p2p``: fail-to-pass and pass-to-pass test ids (JUnit ``classname::name`` or
+      pytest node ids); when given, the status comes from ``/logs/verifier/junit.xml``.
+    - ``allow_hosts``: hosts the agent may reach (empty: no network).
+    - ``browser``: the task's tests drive Chromium (the sandbox exposes it).
+    - ``test_runs`` / ``pass_if``: run the verifier N times; ``any`` (SWE-Lancer) or ``all`` must pass.
+    """
+
+    price_usd: float = Field(0.0, ge=0)
+    kind: Literal["code", "choice"] = "code"
+    split: Literal["public", "private"] = "public"
+    workdir: str = "/app"
+    protect: list[str] = Field(default_factory=list)
+    unprotect: list[str] = Field(default_factory=list)
+    f2p: list[str] = Field(default_factory=list)
+    p2p: list[str] = Field(default_factory=list)
+    allow_hosts: list[str] = Field(default_factory=list)
+    browser: bool = False
+    test_runs: int = Field(1, ge=1, le=20)
+    pass_if: Literal["any", "all"] = "all"
+    local: LocalRecipe | None = None
+    choice: ChoiceConfig | None = None
+    limits: LimitsConfig = Field(default_factory=LimitsConfig)
+
+    def protected_globs(self) -> list[str]:
+        """The effective protected globs: defaults plus ``protect`` minus ``unprotect``."""
+        return [g for g in (*DEFAULT_PROTECTED, *self.protect) if g not in set(self.unprotect)]
+
+
+class TaskConfig(_Open):
+    """The whole ``task.toml``. ``metadata`` is Harbor's free-form table (``taxonomy`` inside it)."""
+
+    version: str = "1.0"
+    metadata: dict = Field(default_factory=dict)
+    verifier: VerifierConfig = Field(default_factory=VerifierConfig)
+    agent: AgentConfig = Field(default_factory=AgentConfig)
+    environment: EnvironmentConfig = Field(default_factory=EnvironmentConfig)
+    lancebench: LancebenchConfig = Field(default_factory=LancebenchConfig)
+
+
+@dataclass(frozen=True)
+class TaskPaths:
+    """Paths of one task folder, as a frozen object instead of strings everywhere."""
+
+    root: Path
+
+    @property
+    def task_toml(self) -> Path:
+        return self.root / "task.toml"
+
+    @property
+    def instruction(self) -> Path:
+        return self.root / "instruction.md"
+
+    @property
+    def environment(self) -> Path:
+        return self.root / "environment"
+
+    @property
+    def dockerfile(self) -> Path:
+        return self.root / "environment" / "Dockerfile"
+
+    @property
+    def tests(self) -> Path:
+        return self.root / "tests"
+
+    @property
+    def test_sh(self) -> Path:
+        return self.root / "tests" / "test.sh"
+
+    @property
+    def solution(self) -> Path:
+        return self.root / "solution"
+
+    @property
+    def solve_sh(self) -> Path:
+        return self.root / "solution" / "solve.sh"
+
+    @property
+    def choice_json(self) -> Path:
+        return self.root / "tests" / "choice.json"
+
+
+def tree_digest(root: Path, *, extra: bytes = b"") -> str:
+    """sha256 hex digest of every regular file under ``root`` (relative path, mode bit x, bytes),
+    in sorted order, plus ``extra``. Symlinks contribute their target string."""
+    h = hashlib.sha256()
+    if root.exists():
+        for p in sorted(root.rglob("*")):
+            rel = p.relative_to(root).as_posix()
+            if p.is_symlink():
+                h.update(b"L" + rel.encode() + b"\0" + str(p.readlink()).encode() + b"\0")
+            elif p.is_file():
+                h.update(b"F" + rel.encode() + b"\0" + (b"x" if p.stat().st_mode & 0o111 else b"-"))
+                h.update(hashlib.sha256(p.read_bytes()).digest())
+    h.update(extra)
+    return h.hexdigest()
+
+
+@dataclass(frozen=True)
+class Task:
+    """One loaded, validated task.
+
+    ``name`` is the folder name (or the adapter's id); ``digest`` is the sha256 of the whole task
+    folder (a trial's identity uses it); ``dataset`` names the dataset it came from, if any.
+    """
+
+    name: str
+    paths: TaskPaths
+    config: TaskConfig
+    instruction: str
+    digest: str
+    dataset: str | None = None
+
+    @property
+    def lb(self) -> LancebenchConfig:
+        return self.config.lancebench
+
+    @property
+    def price_usd(self) -> float:
+        return self.config.lancebench.price_usd
+
+    @property
+    def kind(self) -> str:
+        return self.config.lancebench.kind
+
+    @property
+    def split(self) -> str:
+        return self.config.lancebench.split
+
+    @property
+    def taxonomy(self) -> dict:
+        tax = self.config.metadata.get("taxonomy", {})
+        return tax if isinstance(tax, dict) else {}
+
+    def environment_digest(self) -> str:
+        """Digest of what the environment build depends on: ``environment/`` and the recipe."""
+        cfg = self.config
+        extra = (cfg.environment.model_dump_json() + (cfg.lancebench.local.model_dump_json() if cfg.lancebench.local else "")
+                 + cfg.lancebench.workdir).encode()
+        return tree_digest(self.paths.environment, extra=extra)

@@ -1,0 +1,154 @@
+"""A scripted OpenAI-compatible chat-completions server on 127.0.0.1, over real HTTP.
+
+Each POST to ``/v1/chat/completions`` (or ``/chat/completions``) takes the next item of the
+script: a :class:`Reply` (an exact assistant answer with the usage to report) or a :class:`Fail`
+(an HTTP error status). When the script is used up the server answers 500 "script exhausted" so a
+test that asks too much fails loudly. ``requests`` keeps every request body received.
+
+Usage::
+
+    with ScriptedServer([Fail(500), Reply("hello", prompt_tokens=10, completion_tokens=2)]) as srv:
+        client = LLMClient("openai/scripted", srv.api_base)
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Reply:
+    """An answer: ``content`` text and/or ``tool_calls`` (``[{"name", "arguments": dict|str}]``);
+    the usage reported; ``finish_reason``."""
+
+    content: str | None = ""
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    prompt_tokens: int = 100
+    completion_tokens: int = 20
+    cached_tokens: int = 0
+    finish_reason: str | None = None
+
+
+@dataclass
+class Fail:
+    """An HTTP error answer (500, 503, 429, 401, 403, 400...) with an OpenAI-style error body;
+    ``retry_after`` sets the Retry-After header (seconds)."""
+
+    status: int = 500
+    message: str = "scripted failure"
+    retry_after: float | None = None
+
+
+class ScriptedServer:
+    """See the module docstring. ``api_base`` is ``http://127.0.0.1:<port>/v1``."""
+
+    def __init__(self, script: list[Reply | Fail], *, model: str = "scripted-model"):
+        self.script = list(script)
+        self.model = model
+        self.requests: list[dict[str, Any]] = []
+        self.served: list[Reply | Fail] = []
+        self._lock = threading.Lock()
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    def start(self) -> "ScriptedServer":
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:  # keep test output quiet
+                pass
+
+            def _send(self, status: int, body: dict, headers: dict[str, str] | None = None) -> None:
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                for k, v in (headers or {}).items():
+                    self.send_header(k, v)
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self) -> None:
+                if self.path.rstrip("/") in ("/v1/models", "/models"):
+                    self._send(200, {"object": "list", "data": [{"id": server.model, "object": "model"}]})
+                else:
+                    self._send(404, {"error": {"message": "not found", "type": "not_found"}})
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                body = json.loads(self.rfile.read(length) or b"{}")
+                if self.path.rstrip("/") not in ("/v1/chat/completions", "/chat/completions"):
+                    self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
+                    return
+                item = server._next(body, dict(self.headers))
+                if item is None:
+                    self._send(500, {"error": {"message": "scripted server: script exhausted", "type": "server_error"}})
+                elif isinstance(item, Fail):
+                    headers = {"Retry-After": str(item.retry_after)} if item.retry_after is not None else None
+                    kind = {401: "invalid_request_error", 403: "permission_error", 429: "rate_limit_error"}
+                    self._send(item.status, {"error": {"message": item.message, "type": kind.get(item.status, "server_error"),
+                                                       "code": str(item.status)}}, headers)
+                else:
+                    self._send(200, server._completion(item))
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, name="scripted-llm", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+
+    def __enter__(self) -> "ScriptedServer":
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        assert self._httpd is not None, "server not started"
+        return self._httpd.server_address[1]
+
+    @property
+    def api_base(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    # -- script ------------------------------------------------------------------------------
+    def _next(self, body: dict, headers: dict[str, str]) -> Reply | Fail | None:
+        with self._lock:
+            self.requests.append({"body": body, "headers": headers})
+            if not self.script:
+                return None
+            item = self.script.pop(0)
+            self.served.append(item)
+            return item
+
+    def _completion(self, reply: Reply) -> dict:
+        message: dict[str, Any] = {"role": "assistant", "content": reply.content}
+        if reply.tool_calls:
+            n = len(self.served)
+            message["tool_calls"] = [
+                {"id": tc.get("id", f"call_{n}_{i}"), "type": "function",
+                 "function": {"name": tc["name"], "arguments": tc["arguments"] if isinstance(tc["arguments"], str)
+                              else json.dumps(tc["arguments"])}}
+                for i, tc in enumerate(reply.tool_calls)]
+        finish = reply.finish_reason or ("tool_calls" if reply.tool_calls else "stop")
+        return {
+            "id": f"chatcmpl-scripted-{len(self.served)}", "object": "chat.completion", "created": int(time.time()),
+            "model": self.model,
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+            "usage": {"prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens,
+                      "total_tokens": reply.prompt_tokens + reply.completion_tokens,
+                      "prompt_tokens_details": {"cached_tokens": reply.cached_tokens}},
+        }
