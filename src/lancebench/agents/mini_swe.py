@@ -402,7 +402,7 @@ class MiniSweAgent:
         builder = TrajectoryBuilder(self.name, mini_version, client.resolved.name,
                                     agent_extra={"mode": mode, "litellm_model": client.resolved.litellm_model,
                                                  "api_base": client.resolved.api_base})
-        build_steps(builder, list(agent.messages))
+        build_steps(builder, list(agent.messages), started_at=_ts(agent._start_time))
         notes = None
         if client.usage.cost_usd is None:
             notes = "cost_usd is unknown for some calls: the model is not in litellm's price table and no prices were given"
@@ -415,13 +415,14 @@ def _ts(value: Any) -> str | None:
     return None
 
 
-def build_steps(builder: TrajectoryBuilder, messages: list[dict]) -> None:
+def build_steps(builder: TrajectoryBuilder, messages: list[dict], *, started_at: str | None = None) -> None:
     """Turn mini-swe-agent messages into ATIF steps: system prompt, task, then one agent step per
     model reply holding its commands, their observations (and any format-error notice) and its
-    tokens and cost. The final ``exit`` message is not a step (its status goes in ``extra``)."""
+    tokens and cost. The final ``exit`` message is not a step: its status goes in the
+    trajectory's ``extra``, and a submission is recorded as the last step's observation.
+    ``started_at``: ISO time of the system and task steps."""
     current = None
     pending: list[str] = []
-    seen_user = False
     for msg in messages:
         role = msg.get("role")
         extra = msg.get("extra") or {}
@@ -429,7 +430,11 @@ def build_steps(builder: TrajectoryBuilder, messages: list[dict]) -> None:
         if not isinstance(content, str):
             content = json.dumps(content)
         if role == "system":
-            builder.system(content)
+            builder.system(content, timestamp=started_at)
+        elif role == "exit":
+            if extra.get("exit_status") == "Submitted" and current is not None and pending:
+                builder.observe(current, "submitted: the harness collects the work", call_id=pending.pop(0),
+                                extra={"submitted": True})
         elif role == "assistant":
             n = len(builder.trajectory.steps) + 1
             ids = []
@@ -447,11 +452,8 @@ def build_steps(builder: TrajectoryBuilder, messages: list[dict]) -> None:
                                          extra=step_extra or None)
             pending = ids
         elif role in ("user", "tool"):
-            if not seen_user and role == "user" and current is None:
-                seen_user = True
-                builder.user(content)
-            elif current is None:
-                builder.user(content)
+            if current is None:
+                builder.user(content, timestamp=started_at)
             elif extra.get("interrupt_type") == "FormatError":
                 builder.observe(current, content, extra={"format_error": True})
             else:

@@ -149,8 +149,9 @@ async def _build(task: Task, tmp: Path, variables: dict[str, str]) -> str:
                                    "HOME": "/tmp/home", "PIP_NO_INPUT": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
     build_env |= {k: os.environ[k] for k in PASS_THROUGH if k in os.environ}
     mounts = [Mount(env, "/env", True)]
-    if task.paths.environment.is_dir():
-        mounts.append(Mount(task.paths.environment, "/task-env", False))
+    if task.paths.environment.is_dir():  # a copy: the task folder may be private to its owner
+        shutil.copytree(task.paths.environment, tmp / "task-env", symlinks=True)
+        mounts.append(Mount(tmp / "task-env", "/task-env", False))
     if os.path.isfile("/etc/pip.conf"):
         mounts.append(Mount(Path("/etc/pip.conf"), "/etc/pip.conf", False))
     sandbox = LocalSandbox(SandboxSpec(workdir=task.lb.workdir, workspace=app, mounts=tuple(mounts), env=build_env,
@@ -178,3 +179,4 @@ async def _build(task: Task, tmp: Path, variables: dict[str, str]) -> str:
         log.write_text("\n".join(lines))
         await sandbox.stop()
         shutil.rmtree(tmp / "sandbox", ignore_errors=True)
+        shutil.rmtree(tmp / "task-env", ignore_errors=True)

@@ -19,7 +19,7 @@ from lancebench.runner.models import JobConfig, TrialResult
 @dataclass
 class JobResults:
     """One job folder: ``path``, its ``config`` (None when ``job.json`` is absent), its ``results``
-    (sorted by trial id) and ``unfinished`` (trial folders without a ``result.json``)."""
+    (in trial-folder order) and ``unfinished`` (trial folders without a ``result.json``)."""
 
     path: Path
     config: JobConfig | None

@@ -104,10 +104,14 @@ def compute_metrics(table: TrialTable, *, kmax: int | None = None, intervals: bo
     out["pass_at_k"] = _by_k(col_mean(pak))
     out["pass_hat_k"] = _by_k(col_mean(phk))
     out["pass_at_k_tasks"] = {str(k + 1): int(v) for k, v in enumerate(counted)}
-    if has_valid.any() and (counted < has_valid.sum()).any():
-        short = [str(k + 1) for k in range(kmax) if counted[k] < has_valid.sum()]
-        notes.append(f"some tasks have fewer valid attempts than k: pass@k for k in {{{', '.join(short)}}} "
-                     f"averages only the tasks with at least k (see pass_at_k_tasks)")
+    if has_valid.any():
+        short = [str(k + 1) for k in range(kmax) if 0 < counted[k] < has_valid.sum()]
+        none = [str(k + 1) for k in range(kmax) if counted[k] == 0]
+        if short:
+            notes.append(f"some tasks have fewer valid attempts than k: rates at k in {{{', '.join(short)}}} "
+                         f"average only the tasks with at least k (see pass_at_k_tasks)")
+        if none:
+            notes.append(f"no task has k valid attempts for k in {{{', '.join(none)}}}: those rates are null")
 
     # money
     earned = earned_usd(table.price, rate)

@@ -3,6 +3,7 @@ broken down by a task field (``--by``)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,6 +39,11 @@ def _value_str(value: Any) -> str:
     if isinstance(value, (list, tuple)):
         return "+".join(str(v) for v in value) or NONE
     return str(value)
+
+
+def _natural(value: str) -> list:
+    """Sort key that orders numbers inside labels by value ("$250-500" before "$1000-2000")."""
+    return [int(part) if i % 2 else part for i, part in enumerate(re.split(r"(\d+)", value))]
 
 
 def field_getter(field: str, results: list[TrialResult]):
@@ -85,7 +91,7 @@ def build_rows(jobs: list[JobResults], options: ReportOptions = ReportOptions())
             split: dict[str, list[TrialResult]] = {}
             for r in trials:
                 split.setdefault(getter(r), []).append(r)
-            parts += sorted(split.items())
+            parts += sorted(split.items(), key=lambda item: _natural(item[0]))
         for value, subset in parts:
             row: dict[str, Any] = {"agent": agent, "model": model, "dataset": dataset, "jobs": names}
             if getter:

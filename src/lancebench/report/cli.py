@@ -54,7 +54,7 @@ def report(
         _write(data, fmt, out)
     except LancebenchError as exc:
         typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(code=1) from exc
+        raise typer.Exit(code=2) from exc
 
 
 def _write(data: dict, fmt: str, out: Path | None) -> None:

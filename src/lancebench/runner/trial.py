@@ -197,8 +197,10 @@ async def grade_once(task: Task, backend: Backend, env: PreparedEnvironment, pat
     logs = scratch / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     out_dir.mkdir(parents=True, exist_ok=True)
+    tests = scratch / "tests"  # a copy: the task folder may sit where the sandbox user cannot read
+    shutil.copytree(task.paths.tests, tests, dirs_exist_ok=True)
     sandbox = backend.open(task, env, scratch / "sandbox",
-                           mounts=(Mount(task.paths.tests, "/tests", False), Mount(logs, "/logs/verifier", True)))
+                           mounts=(Mount(tests, "/tests", False), Mount(logs, "/logs/verifier", True)))
     await sandbox.start()
     try:
         applied = None

@@ -52,6 +52,7 @@ def load_task(path: Path | str, *, dataset: str | None = None, name: str | None 
     paths = TaskPaths(Path(path).resolve())
     errors: list[TaskError] = []
     config: TaskConfig | None = None
+    raw: dict = {}
     if not paths.root.is_dir():
         raise TaskErrors([TaskError(paths.root, "not a folder", fix="pass a task folder or a folder of tasks")])
     if not paths.task_toml.is_file():
@@ -73,10 +74,12 @@ def load_task(path: Path | str, *, dataset: str | None = None, name: str | None 
         instruction = paths.instruction.read_text(encoding="utf-8", errors="replace")
         if not instruction.strip():
             errors.append(TaskError(paths.instruction, "empty", fix="write the task's instruction"))
+    raw_lb = raw.get("lancebench") if isinstance(raw.get("lancebench"), dict) else {}
+    kind = config.lancebench.kind if config is not None else raw_lb.get("kind", "code")
+    if kind != "choice" and not paths.test_sh.is_file():
+        errors.append(TaskError(paths.test_sh, "missing", fix="a code task needs tests/test.sh, its verifier"))
     if config is not None:
         lb = config.lancebench
-        if lb.kind == "code" and not paths.test_sh.is_file():
-            errors.append(TaskError(paths.test_sh, "missing", fix="a code task needs tests/test.sh, its verifier"))
         if lb.kind == "choice":
             errors.extend(_choice_errors(paths, config))
         if lb.local is not None and not (paths.environment / lb.local.setup).is_file():

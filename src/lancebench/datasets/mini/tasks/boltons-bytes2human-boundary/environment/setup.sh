@@ -11,8 +11,9 @@ PY=/env/venv/bin/python
 export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
 
 mkdir -p /tmp/sdist
+# Only this release is fetched as an sdist; --no-binary :all: would also build the
+# build backend and its dependencies from source, which is slow.
 "$PY" -m pip download -q --no-deps --no-binary "$PKG" -d /tmp/sdist "$PKG==$VER"
-# (pip download --no-binary :all: would also build the build backend from source: slow.)
 tar -xzf /tmp/sdist/"$PKG"-"$VER".tar.gz -C /app --strip-components=1
 # Metadata shipped in the sdist is build output, not source.
 rm -rf /app/*.egg-info

@@ -12,8 +12,9 @@ export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
 
 mkdir -p /tmp/sdist
 # The project is "more-itertools" on PyPI; its sdist is named more_itertools-VER.tar.gz.
+# Only this release is fetched as an sdist; --no-binary :all: would also build the
+# build backend and its dependencies from source, which is slow.
 "$PY" -m pip download -q --no-deps --no-binary more-itertools -d /tmp/sdist "more-itertools==$VER"
-# (pip download --no-binary :all: would also build the build backend from source: slow.)
 tar -xzf /tmp/sdist/"$PKG"-"$VER".tar.gz -C /app --strip-components=1
 # Metadata shipped in the sdist is build output, not source.
 rm -rf /app/*.egg-info

@@ -1,0 +1,108 @@
+"""``lancebench datasets`` and ``lancebench check``."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.table import Table
+
+from lancebench.commands.common import console, out, print_task_errors, run_async, select_tasks
+from lancebench.datasets.registry import DATASETS, load_dataset
+from lancebench.errors import LancebenchError
+from lancebench.runner.store import write_json
+
+
+def _counts(name: str, source: Optional[Path]) -> dict:
+    ds = DATASETS[name]
+    if name == "swelancer":
+        from lancebench.datasets.swelancer import summary
+        info = summary(source)
+        info.setdefault("name", name)
+        info.setdefault("description", ds.description)
+        return info
+    tasks, errors = load_dataset(name, source=source)
+    return {"name": name, "description": ds.description, "tasks": len(tasks),
+            "by_kind": dict(Counter(t.kind for t in tasks)), "by_split": dict(Counter(t.split for t in tasks)),
+            "browser": sum(t.lb.browser for t in tasks), "total_price_usd": sum(t.price_usd for t in tasks),
+            "errors": len(errors)}
+
+
+def datasets(as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+             source: Optional[Path] = typer.Option(None, "--source", help="Adapter input (e.g. the SWE-Lancer CSV).")) -> None:
+    """List every dataset with its task count by kind and its total price.
+
+    Examples:
+      lancebench datasets
+      lancebench datasets --json --source all_swelancer_tasks.csv
+    """
+    rows = []
+    for name in DATASETS:
+        try:
+            rows.append(_counts(name, source))
+        except (LancebenchError, ImportError) as exc:
+            rows.append({"name": name, "description": DATASETS[name].description, "error": str(exc)})
+    if as_json:
+        print(json.dumps(rows, indent=2))
+        return
+    table = Table(title="datasets")
+    for col in ("name", "tasks", "by kind", "total price", "description"):
+        table.add_column(col, overflow="fold")
+    for r in rows:
+        if "error" in r:
+            table.add_row(r["name"], "-", "-", "-", f"{r['description']} [yellow]({r['error']})[/]")
+        else:
+            kinds = ", ".join(f"{k}: {v}" for k, v in sorted(r.get("by_kind", {}).items()))
+            table.add_row(r["name"], str(r["tasks"]), kinds, f"${r['total_price_usd']:,.0f}", r["description"])
+    out.print(table)
+
+
+def check(
+    path: Optional[list[Path]] = typer.Option(None, "-p", "--path", help="A task folder or a folder of tasks."),
+    dataset: Optional[str] = typer.Option(None, "-d", "--dataset", help="A dataset name (e.g. mini)."),
+    k: int = typer.Option(3, "-k", help="Oracle repeats in fresh sandboxes (flakiness)."),
+    task_glob: Optional[list[str]] = typer.Option(None, "-t", "--task", help="Only tasks matching (glob)."),
+    backend: str = typer.Option("local", "--backend", help="local or docker."),
+    concurrency: int = typer.Option(1, "-n", "--concurrency", min=1),
+    jobs_dir: Path = typer.Option(Path("jobs"), "-o", "--jobs-dir", help="Where the check's trials go."),
+    output: Optional[Path] = typer.Option(None, "--json-out", help="Write the JSON verdict here (default JOBS_DIR/check__<name>.json)."),
+    source: Optional[Path] = typer.Option(None, "--source"),
+) -> None:
+    """Validate tasks: F2P fail and P2P pass on the base, the oracle resolves k times, nop resolves nothing.
+
+    Exits 1 when any task fails. Examples:
+      lancebench check -d mini
+      lancebench check -p tests/fixtures/tasks/calc -k 5
+    """
+    from lancebench.commands.common import slug
+    from lancebench.validation.check import as_json, check_tasks
+    try:
+        tasks, errors, label = select_tasks(path, dataset, task_glob, None, source)
+        print_task_errors(errors)
+        checks = run_async(check_tasks(tasks, k=k, backend=backend, jobs_dir=jobs_dir, label=slug(label),
+                                       concurrency=concurrency))
+    except LancebenchError as exc:
+        console.print(f"[red]error:[/red] {exc}", highlight=False)
+        raise typer.Exit(2)
+    table = Table(title=f"check {label}")
+    for col in ("task", "kind", "verdict", "oracle", "nop", "problems"):
+        table.add_column(col, overflow="fold")
+    for c in checks:
+        table.add_row(c.task, c.kind, "[green]ok[/]" if c.ok else "[red]FAIL[/]", " ".join(c.oracle), c.nop or "-",
+                      "; ".join(c.problems)[:400])
+    out.print(table)
+    verdict = as_json(checks)
+    verdict["task_errors"] = [str(e) for e in errors]
+    dest = output or jobs_dir / f"check__{slug(label)}.json"
+    write_json(dest, verdict)
+    out.print(f"{sum(c.ok for c in checks)}/{len(checks)} tasks ok, {len(errors)} broken task folder(s); JSON: {dest}")
+    if errors or not verdict["ok"]:
+        raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("datasets")(datasets)
+    app.command("check")(check)

@@ -1,0 +1,563 @@
+"""The ``docker`` backend: one container per sandbox, from the task's environment image.
+
+A container holds the workdir (the image's own copy of the repository), the spec's mounts and
+nothing else of the host. It runs with network ``none`` (the default bridge only when
+``spec.network``), all capabilities dropped, ``no-new-privileges``, a pids limit, a memory limit
+without swap, a CPU quota, a per-file size rlimit (``storage_mb``) and ``cpu_time_sec`` as
+RLIMIT_CPU. Its main process is ``docker-init`` keeping ``sleep`` alive; every command is a
+``docker exec``.
+
+As in the local backend, background processes never outlive the command that started them, and a
+timeout ends the whole tree *inside* the container (see :mod:`lancebench.sandbox.docker_shell`);
+when a tree cannot be ended from inside (a fork bomb holding every pid), the container is
+restarted, which keeps its files and ends every process. Output is capped per stream (head and
+tail). ``put``/``get`` copy tar streams. Containers carry the labels ``lancebench.managed``,
+``lancebench.job`` and ``lancebench.trial``; they are removed by ``stop()``, at interpreter exit
+(Ctrl-C included), and by :func:`gc` after a crash.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import json
+import os
+import re
+import shutil
+import tarfile
+import tempfile
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from lancebench.errors import SandboxError
+from lancebench.sandbox import docker_engine as engine
+from lancebench.sandbox.base import ExecResult, SandboxSpec
+from lancebench.sandbox.docker_engine import LABEL_ENVIRONMENT, LABEL_JOB, LABEL_MANAGED, LABEL_TRIAL, engine_problem
+from lancebench.sandbox.docker_image import ensure_image
+from lancebench.sandbox.docker_shell import KILLER, PID_PREFIX, WRAPPER
+from lancebench.sandbox.output import CappedBuffer
+
+__all__ = ["DockerSandbox", "ensure_image", "gc", "GcResult", "engine_problem"]
+
+#: Environment every command starts from, on top of the image's own ENV (PATH, ...) and below
+#: ``spec.env`` (the host's environment is never inherited).
+BASE_ENV = {"LANG": "C.UTF-8", "TERM": "dumb", "PYTHONDONTWRITEBYTECODE": "1",
+            "GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "safe.directory", "GIT_CONFIG_VALUE_0": "*"}
+KEEPER = ["sleep", "2147483647"]
+_GO_MODE_DIR = 1 << 31
+_GO_MODE_SYMLINK = 1 << 27
+_KILL_GRACE_SEC = 5.0
+
+_live: dict[str, "DockerSandbox"] = {}
+_live_lock = threading.Lock()
+
+
+def _labels(spec: SandboxSpec) -> dict[str, str]:
+    """``spec.labels`` under the ``lancebench.`` prefix (``job`` becomes ``lancebench.job``)."""
+    out = {LABEL_MANAGED: "true"}
+    for key, value in spec.labels.items():
+        out[key if key.startswith("lancebench.") else f"lancebench.{key}"] = str(value)
+    return out
+
+
+def _container_name(labels: dict[str, str]) -> str:
+    parts = [labels.get(LABEL_JOB, ""), labels.get(LABEL_TRIAL, "")]
+    stem = re.sub(r"[^a-zA-Z0-9_.-]+", "-", "-".join(p for p in parts if p))[:80].strip("-.")
+    return f"lancebench-{stem + '-' if stem else ''}{uuid.uuid4().hex[:8]}"
+
+
+class DockerSandbox:
+    """A container running ``spec.image`` (see the module docstring).
+
+    ``spec.image`` is required (an image tag, e.g. from :func:`ensure_image`); ``spec.workspace``
+    is not used (the image holds the workdir). ``user`` in :meth:`exec` is honoured (``root`` runs
+    as uid 0, still without capabilities); the default is the image's ``USER``.
+    Raises :class:`SandboxError` when no engine answers, the image is missing or the engine fails.
+    """
+
+    def __init__(self, spec: SandboxSpec, *, name: str | None = None):
+        if not spec.image:
+            raise SandboxError("the docker backend needs SandboxSpec.image (build one with "
+                               "lancebench.sandbox.docker.ensure_image(task))")
+        self.spec = spec
+        self.labels = _labels(spec)
+        self.name = name or _container_name(self.labels)
+        self.container_id: str | None = None
+        self._uid_gid: tuple[int, int] = (0, 0)
+        self._restarts = 0
+
+    # lifecycle -------------------------------------------------------------------------------
+    async def start(self) -> None:
+        """Create and start the container. Raises :class:`SandboxError` (image missing, engine error)."""
+        await asyncio.to_thread(self._start_sync)
+
+    def _start_sync(self) -> None:
+        docker = engine._import_docker()
+        cli = engine.client()
+        spec, lim = self.spec, self.spec.limits
+        try:
+            image = cli.images.get(spec.image)
+        except docker.errors.ImageNotFound as exc:
+            raise SandboxError(f"docker image {spec.image} is not present; build it with ensure_image(task) "
+                               "or `docker pull`/`docker load` it") from exc
+        except docker.errors.APIError as exc:
+            raise SandboxError(f"docker could not inspect image {spec.image}: {exc}") from exc
+        image_env = image.attrs.get("Config", {}).get("Env") or []
+        env = dict(BASE_ENV)
+        image_keys = {e.split("=", 1)[0] for e in image_env}
+        for key in list(env):
+            if key in image_keys:
+                del env[key]
+        env.update(spec.env)
+        ulimits = [docker.types.Ulimit(name="fsize", soft=lim.storage_mb * 1024 * 1024, hard=lim.storage_mb * 1024 * 1024)]
+        if lim.cpu_time_sec:
+            ulimits.append(docker.types.Ulimit(name="cpu", soft=lim.cpu_time_sec, hard=lim.cpu_time_sec + 5))
+        mounts = [docker.types.Mount(target=m.target, source=str(Path(m.source).resolve()), type="bind",
+                                     read_only=not m.writable) for m in spec.mounts]
+        for m in spec.mounts:
+            if m.writable:
+                Path(m.source).mkdir(parents=True, exist_ok=True)
+        try:
+            container = cli.containers.create(
+                spec.image, entrypoint=KEEPER[:1], command=KEEPER[1:], name=self.name, hostname="lancebench",
+                working_dir=spec.workdir, environment=env, labels=self.labels, init=True,
+                network_mode="bridge" if spec.network else "none",
+                cap_drop=["ALL"], security_opt=["no-new-privileges"],
+                mem_limit=lim.memory_mb * 1024 * 1024, memswap_limit=lim.memory_mb * 1024 * 1024,
+                nano_cpus=int(lim.cpus * 1e9), pids_limit=lim.pids + 4,  # + docker-init, keeper, wrapper, killer
+                ulimits=ulimits, mounts=mounts, log_config={"type": "none"}, stdin_open=False, tty=False)
+        except docker.errors.APIError as exc:
+            raise SandboxError(f"docker could not create a container from {spec.image}: {exc}") from exc
+        self.container_id = container.id
+        with _live_lock:
+            _live[container.id] = self
+        try:
+            container.start()
+            container.reload()
+        except docker.errors.APIError as exc:
+            self._remove_sync()
+            raise SandboxError(f"docker could not start container {self.name} ({spec.image}): {exc}") from exc
+        if container.status != "running":
+            self._remove_sync()
+            raise SandboxError(f"container {self.name} ({spec.image}) stopped at once (status {container.status}); "
+                               f"does the image have `sleep`?")
+        self._uid_gid = self._resolve_user(image.attrs.get("Config", {}).get("User") or "")
+
+    def _resolve_user(self, user: str) -> tuple[int, int]:
+        """The uid/gid files copied in are given: the image's USER, resolved inside."""
+        if user in ("", "root", "0", "0:0"):
+            return 0, 0
+        if re.fullmatch(r"\d+(:\d+)?", user):
+            uid, _, gid = user.partition(":")
+            return int(uid), int(gid or uid)
+        res = self._simple_exec(["sh", "-c", "id -u; id -g"])
+        try:
+            uid, gid = (int(x) for x in res.split())
+        except ValueError as exc:
+            raise SandboxError(f"could not resolve the image user {user!r} in {self.name}: {res!r}") from exc
+        return uid, gid
+
+    def _simple_exec(self, argv: list[str], user: str | None = None) -> str:
+        """Run ``argv`` in the container (blocking) and return its stdout; raises SandboxError."""
+        docker = engine._import_docker()
+        api = engine.client().api
+        try:
+            eid = api.exec_create(self.container_id, argv, stdout=True, stderr=True, user=user or "")["Id"]
+            out = api.exec_start(eid, demux=True)
+            code = api.exec_inspect(eid).get("ExitCode")
+        except docker.errors.APIError as exc:
+            raise SandboxError(f"docker exec {argv[0]} failed in {self.name}: {exc}") from exc
+        stdout = (out[0] or b"").decode(errors="replace") if isinstance(out, tuple) else ""
+        if code != 0:
+            stderr = (out[1] or b"").decode(errors="replace") if isinstance(out, tuple) else ""
+            raise SandboxError(f"`{' '.join(argv)}` failed in {self.name} (exit {code}): {stderr.strip()[:500]}")
+        return stdout
+
+    async def stop(self) -> None:
+        """Remove the container (every process ends with it) and its anonymous volumes; idempotent."""
+        await asyncio.to_thread(self._remove_sync)
+
+    def _remove_sync(self) -> None:
+        cid = self.container_id
+        if cid is None:
+            return
+        docker = engine._import_docker()
+        try:
+            engine.client().api.remove_container(cid, force=True, v=True)
+        except docker.errors.NotFound:
+            pass
+        except docker.errors.APIError as exc:
+            if "already in progress" not in str(exc):
+                raise SandboxError(f"docker could not remove container {self.name}: {exc}") from exc
+        self.container_id = None
+        with _live_lock:
+            _live.pop(cid, None)
+
+    def _require(self) -> str:
+        if self.container_id is None:
+            raise SandboxError(f"DockerSandbox {self.name} used before start() or after stop()")
+        return self.container_id
+
+    # exec ------------------------------------------------------------------------------------
+    async def exec(self, command: str | list[str], *, cwd: str | None = None, env: dict[str, str] | None = None,
+                   timeout: float | None = None, stdin: bytes | None = None, user: str | None = None) -> ExecResult:
+        """Run a command (see :class:`lancebench.sandbox.base.Sandbox`): a string runs under
+        ``bash -c`` (``sh -c`` in images without bash). ``timeout`` (seconds) ends the command's
+        whole tree inside the container; the result then has ``timed_out`` and no exit code.
+        Raises :class:`SandboxError` when the engine fails (not when the command does)."""
+        cid = self._require()
+        argv = ["bash", "-c", command] if isinstance(command, str) else [str(a) for a in command]
+        if not argv:
+            raise SandboxError("exec needs a command")
+        docker = engine._import_docker()
+        api = engine.client().api
+        docker_user = "0" if user == "root" else (user or "")
+        t0 = time.monotonic()
+        try:
+            eid = (await asyncio.to_thread(
+                api.exec_create, cid, ["/bin/sh", "-c", WRAPPER, "lancebench-exec", *argv], stdout=True, stderr=True,
+                stdin=stdin is not None, tty=False, environment=dict(env or {}), workdir=cwd or self.spec.workdir,
+                user=docker_user))["Id"]
+        except docker.errors.APIError as exc:
+            raise SandboxError(f"docker exec failed to start in {self.name}: {exc}") from exc
+        out = CappedBuffer(self.spec.limits.output_bytes)
+        err = CappedBuffer(self.spec.limits.output_bytes)
+        stream = _ExecStream(out, err)
+        reader, writer = await stream.connect(api.api_version, eid)
+        pump = asyncio.ensure_future(stream.pump(reader, writer, stdin))
+        timed_out = False
+        try:
+            await asyncio.wait_for(asyncio.shield(pump), timeout)
+        except asyncio.TimeoutError:
+            timed_out = True
+            await self._end_tree(stream, pump, docker_user)
+        except asyncio.CancelledError:
+            await asyncio.shield(self._end_tree(stream, pump, docker_user))
+            raise
+        finally:
+            writer.close()
+            if not pump.done():
+                pump.cancel()
+        if pump.done() and not pump.cancelled() and pump.exception() is not None:
+            exc = pump.exception()
+            raise SandboxError(f"the exec stream of {self.name} broke: {exc}") from exc
+        code = None if timed_out else await asyncio.to_thread(self._exit_code, eid)
+        return ExecResult(exit_code=code, stdout=out.text(), stderr=err.text(), timed_out=timed_out,
+                          duration_sec=time.monotonic() - t0, truncated_bytes=out.cut + err.cut)
+
+    def _exit_code(self, eid: str) -> int | None:
+        api = engine.client().api
+        for _ in range(100):
+            info = api.exec_inspect(eid)
+            if not info.get("Running"):
+                return info.get("ExitCode")
+            time.sleep(0.02)
+        return None
+
+    async def _end_tree(self, stream: "_ExecStream", pump: asyncio.Future, user: str) -> None:
+        """End the command's tree from inside; restart the container when that is not possible."""
+        ok = False
+        if stream.pid is None:  # the wrapper has not printed its pid yet
+            try:
+                await asyncio.wait_for(asyncio.shield(stream.pid_seen.wait()), 2)
+            except asyncio.TimeoutError:
+                pass
+        if stream.pid is not None:
+            ok = await asyncio.to_thread(self._kill_sync, stream.pid, user)
+        if ok:
+            try:
+                await asyncio.wait_for(asyncio.shield(pump), _KILL_GRACE_SEC)
+                return
+            except asyncio.TimeoutError:
+                pass
+        await asyncio.to_thread(self._restart_sync)
+        try:
+            await asyncio.wait_for(asyncio.shield(pump), _KILL_GRACE_SEC)
+        except asyncio.TimeoutError:
+            pump.cancel()
+
+    def _kill_sync(self, pid: int, user: str) -> bool:
+        """Run the killer (as the command's user); False when it could not run (pids exhausted)."""
+        docker = engine._import_docker()
+        api = engine.client().api
+        for attempt in range(3):
+            try:
+                eid = api.exec_create(self.container_id, ["/bin/sh", "-c", KILLER, "lancebench-kill", str(pid)],
+                                      stdout=True, stderr=True, user=user)["Id"]
+                api.exec_start(eid, demux=True)
+                if api.exec_inspect(eid).get("ExitCode") == 0:
+                    return True
+            except docker.errors.APIError:
+                pass
+            time.sleep(0.1 * (attempt + 1))
+        return False
+
+    def _restart_sync(self) -> None:
+        """Kill every process (the container restarts with its files kept)."""
+        docker = engine._import_docker()
+        api = engine.client().api
+        self._restarts += 1
+        try:
+            api.kill(self.container_id)
+        except docker.errors.APIError:
+            pass
+        try:
+            api.wait(self.container_id, timeout=30)
+            api.start(self.container_id)
+        except (docker.errors.APIError, OSError) as exc:
+            raise SandboxError(f"container {self.name} could not be restarted after a runaway command: {exc}") from exc
+
+    # files -----------------------------------------------------------------------------------
+    def _abs(self, path: str) -> PurePosixPath:
+        p = PurePosixPath(os.path.normpath(path))
+        return p if p.is_absolute() else PurePosixPath(self.spec.workdir) / p
+
+    async def put(self, src: Path, dest: str) -> None:
+        """Copy host ``src`` (file or folder, symlinks kept as links) to ``dest`` inside, merging
+        into an existing folder; parents are created; files belong to the image's user.
+        Raises :class:`SandboxError` (missing source, read-only destination, engine error)."""
+        self._require()
+        src = Path(src)
+        if not src.exists() and not src.is_symlink():
+            raise SandboxError(f"put: {src} does not exist on the host")
+        target = self._abs(dest)
+        if str(target) == "/":
+            raise SandboxError("put: the destination cannot be /")
+        await asyncio.to_thread(self._put_sync, src, target)
+
+    def _put_sync(self, src: Path, target: PurePosixPath) -> None:
+        docker = engine._import_docker()
+        api = engine.client().api
+        uid, gid = self._uid_gid
+
+        def own(info: tarfile.TarInfo) -> tarfile.TarInfo:
+            info.uid, info.gid, info.uname, info.gname = uid, gid, "", ""
+            return info
+
+        with tempfile.SpooledTemporaryFile(max_size=16 * 1024 * 1024) as buf:
+            with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as tar:
+                tar.add(str(src), arcname=target.name, recursive=True, filter=own)
+            for attempt in (1, 2):
+                buf.seek(0)
+                try:
+                    api.put_archive(self.container_id, str(target.parent), buf)
+                    return
+                except docker.errors.NotFound:
+                    if attempt == 2:
+                        raise SandboxError(f"put: could not create {target.parent} in {self.name}") from None
+                    self._simple_exec(["mkdir", "-p", str(target.parent)], user=f"{uid}:{gid}" if uid else "0")
+                except docker.errors.APIError as exc:
+                    raise SandboxError(f"put: docker could not copy {src} to {target} in {self.name}: {exc}") from exc
+
+    async def get(self, src: str, dest: Path) -> None:
+        """Copy ``src`` inside (file or folder) to host ``dest`` (a folder merges into an existing
+        one); symlinks inside are kept as links, never followed; files belong to the harness user.
+        Raises :class:`SandboxError` when ``src`` is missing or is itself a symlink."""
+        self._require()
+        await asyncio.to_thread(self._get_sync, self._abs(src), Path(dest))
+
+    def _get_sync(self, src: PurePosixPath, dest: Path) -> None:
+        docker = engine._import_docker()
+        api = engine.client().api
+        try:
+            chunks, stat = api.get_archive(self.container_id, str(src))
+        except docker.errors.NotFound:
+            raise SandboxError(f"{src} is missing or a symlink in the sandbox") from None
+        except docker.errors.APIError as exc:
+            raise SandboxError(f"get: docker could not copy {src} out of {self.name}: {exc}") from exc
+        if stat.get("mode", 0) & _GO_MODE_SYMLINK:
+            raise SandboxError(f"{src} is missing or a symlink in the sandbox")
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        uid, gid = os.getuid(), os.getgid()
+
+        def safe(member: tarfile.TarInfo, path: str) -> tarfile.TarInfo:
+            member = tarfile.tar_filter(member, path)  # no absolute paths, nothing outside ``path``
+            return member.replace(uid=uid, gid=gid, uname="", gname="", deep=False)
+
+        with tempfile.TemporaryFile() as buf, tempfile.TemporaryDirectory(dir=dest.parent, prefix=".lb-get-") as tmp:
+            try:
+                for chunk in chunks:
+                    buf.write(chunk)
+            except docker.errors.APIError as exc:
+                raise SandboxError(f"get: the copy of {src} out of {self.name} broke: {exc}") from exc
+            buf.seek(0)
+            try:
+                with tarfile.open(fileobj=buf, mode="r|") as tar:
+                    tar.extractall(tmp, filter=safe)
+            except (tarfile.TarError, OSError) as exc:
+                raise SandboxError(f"get: could not unpack {src} from {self.name}: {exc}") from exc
+            got = Path(tmp) / src.name
+            if got.is_dir() and not got.is_symlink():
+                if dest.exists():
+                    shutil.copytree(got, dest, symlinks=True, dirs_exist_ok=True)
+                else:
+                    os.replace(got, dest)
+            else:
+                if dest.is_dir() and not dest.is_symlink():
+                    shutil.rmtree(dest)
+                os.replace(got, dest)
+
+
+class _ExecStream:
+    """One exec's attach stream (Docker's raw-stream protocol over the engine's socket).
+
+    Frames are ``[stream:1][0:3][size:4 big-endian]`` + payload; stream 1 is stdout, 2 stderr.
+    The first stdout line is the wrapper's pid (``PID_PREFIX``), kept in ``pid``, not in output.
+    """
+
+    def __init__(self, out: CappedBuffer, err: CappedBuffer):
+        self.out, self.err = out, err
+        self.pid: int | None = None
+        self.pid_seen = asyncio.Event()
+        self._first = bytearray()
+
+    async def connect(self, version: str, exec_id: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        kind, where = engine.endpoint()
+        try:
+            if kind == "unix":
+                reader, writer = await asyncio.open_unix_connection(where, limit=1 << 20)
+            else:
+                reader, writer = await asyncio.open_connection(*where, limit=1 << 20)
+        except OSError as exc:
+            raise SandboxError(f"could not reach the Docker engine at {where}: {exc}; {engine.START_HINT}") from exc
+        body = json.dumps({"Detach": False, "Tty": False}).encode()
+        head = (f"POST /v{version}/exec/{exec_id}/start HTTP/1.1\r\nHost: docker\r\n"
+                f"Content-Type: application/json\r\nConnection: Upgrade\r\nUpgrade: tcp\r\n"
+                f"Content-Length: {len(body)}\r\n\r\n").encode()
+        writer.write(head + body)
+        await writer.drain()
+        try:
+            headers = await reader.readuntil(b"\r\n\r\n")
+        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, OSError) as exc:
+            writer.close()
+            raise SandboxError(f"the Docker engine closed the exec stream at once: {exc}") from exc
+        status = headers.split(b"\r\n", 1)[0].decode(errors="replace")
+        code = int(status.split()[1]) if len(status.split()) > 1 and status.split()[1].isdigit() else 0
+        if code not in (101, 200):
+            detail = await _read_body(reader, headers)
+            writer.close()
+            raise SandboxError(f"docker exec start failed ({status}): {detail}")
+        return reader, writer
+
+    async def pump(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, stdin: bytes | None) -> None:
+        feeder = asyncio.ensure_future(self._feed(writer, stdin)) if stdin is not None else None
+        try:
+            while True:
+                try:
+                    header = await reader.readexactly(8)
+                except asyncio.IncompleteReadError as exc:
+                    if exc.partial:
+                        raise SandboxError("exec stream ended inside a frame header") from exc
+                    break
+                size = int.from_bytes(header[4:8], "big")
+                remaining = size
+                while remaining:
+                    chunk = await reader.read(min(remaining, 1 << 20))
+                    if not chunk:
+                        raise SandboxError("exec stream ended inside a frame")
+                    remaining -= len(chunk)
+                    if header[0] == 2:
+                        self.err.write(chunk)
+                    else:
+                        self._stdout(chunk)
+        finally:
+            if feeder is not None and not feeder.done():
+                feeder.cancel()
+            if not self.pid_seen.is_set() and self._first:
+                self.out.write(bytes(self._first))
+                self._first.clear()
+
+    def _stdout(self, chunk: bytes) -> None:
+        if self.pid_seen.is_set():
+            self.out.write(chunk)
+            return
+        self._first += chunk
+        nl = self._first.find(b"\n")
+        if nl < 0 and len(self._first) < 64:
+            return
+        line, rest = bytes(self._first[:nl]) if nl >= 0 else bytes(self._first), bytes(self._first[nl + 1:]) if nl >= 0 else b""
+        if line.startswith(PID_PREFIX) and line[len(PID_PREFIX):].isdigit():
+            self.pid = int(line[len(PID_PREFIX):])
+            self._first.clear()
+            self.pid_seen.set()
+            if rest:
+                self.out.write(rest)
+        else:  # not our wrapper's line (should not happen): keep everything as output
+            self.pid_seen.set()
+            self.out.write(bytes(self._first))
+            self._first.clear()
+
+    @staticmethod
+    async def _feed(writer: asyncio.StreamWriter, data: bytes) -> None:
+        try:
+            writer.write(data)
+            await writer.drain()
+            if writer.can_write_eof():
+                writer.write_eof()
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+
+async def _read_body(reader: asyncio.StreamReader, headers: bytes) -> str:
+    m = re.search(rb"content-length:\s*(\d+)", headers, re.IGNORECASE)
+    try:
+        raw = await asyncio.wait_for(reader.readexactly(int(m.group(1))) if m else reader.read(65536), 5)
+    except (asyncio.TimeoutError, asyncio.IncompleteReadError, OSError):
+        return "(no detail)"
+    try:
+        return json.loads(raw).get("message", raw.decode(errors="replace"))
+    except (ValueError, AttributeError):
+        return raw.decode(errors="replace").strip()
+
+
+# leftovers -----------------------------------------------------------------------------------
+@dataclass
+class GcResult:
+    """What :func:`gc` removed: container names and image tags (or ids)."""
+
+    containers: list[str] = field(default_factory=list)
+    images: list[str] = field(default_factory=list)
+
+
+def gc(job: str | None = None, *, images: bool = False) -> GcResult:
+    """Remove containers lancebench left behind (label ``lancebench.managed``), only those of
+    ``job`` when given; with ``images`` also the cached environment images (all of them, or those
+    built during ``job``). Running containers of a live job are removed too: run it when no job is
+    running. Raises :class:`SandboxError` when no engine answers."""
+    docker = engine._import_docker()
+    cli = engine.client()
+    filters = [LABEL_MANAGED] + ([f"{LABEL_JOB}={job}"] if job else [])
+    result = GcResult()
+    try:
+        for c in cli.api.containers(all=True, filters={"label": filters}):
+            try:
+                cli.api.remove_container(c["Id"], force=True, v=True)
+                result.containers.append((c.get("Names") or [c["Id"][:12]])[0].lstrip("/"))
+            except docker.errors.NotFound:
+                pass
+        if images:
+            img_filters = [LABEL_ENVIRONMENT] + ([f"{LABEL_JOB}={job}"] if job else [])
+            for img in cli.api.images(filters={"label": img_filters}):
+                try:
+                    cli.api.remove_image(img["Id"], force=True)
+                    result.images.extend(img.get("RepoTags") or [img["Id"][:19]])
+                except docker.errors.NotFound:
+                    pass
+    except docker.errors.APIError as exc:
+        raise SandboxError(f"docker gc failed: {exc}") from exc
+    return result
+
+
+@atexit.register
+def _remove_live_containers() -> None:
+    """At interpreter exit (including after Ctrl-C), remove containers not stopped yet."""
+    with _live_lock:
+        boxes = list(_live.values())
+    for box in boxes:
+        try:
+            box._remove_sync()
+        except SandboxError:
+            pass

@@ -1,0 +1,1 @@
+"""Task validation the way SWE-bench and SWE-Lancer validate theirs (``lancebench check``)."""

@@ -1,0 +1,106 @@
+"""``lancebench check``: is each task sound?
+
+For a code task (SWE-bench's validation): on the untouched base every F2P test fails and every
+P2P test passes (without ids: the base is not resolved); the reference solution resolves the
+task in each of ``k`` fresh trials with every listed test passing; ``nop`` resolves nothing; a
+task whose outcome differs between repeats is *flaky*. For a choice task: exactly one right id
+among its proposals (checked at load), the oracle resolves it, ``nop`` does not.
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from lancebench.environment.cache import sub
+from lancebench.errors import LancebenchError
+from lancebench.runner.executor import AgentRecipe
+from lancebench.runner.job import JobOptions, run_job
+from lancebench.runner.trial import grade_once
+from lancebench.sandbox.backend import make_backend
+from lancebench.task.model import Task
+
+
+@dataclass
+class TaskCheck:
+    """One task's verdict: ``ok`` and the list of ``problems``, plus what was observed."""
+
+    task: str
+    kind: str
+    ok: bool = True
+    flaky: bool = False
+    problems: list[str] = field(default_factory=list)
+    base: dict[str, str] = field(default_factory=dict)
+    oracle: list[str] = field(default_factory=list)
+    nop: str | None = None
+
+    def fail(self, problem: str) -> None:
+        self.ok = False
+        self.problems.append(problem)
+
+
+async def check_base(task: Task, backend_name: str, work: Path) -> tuple[dict[str, str], list[str]]:
+    """Grade the untouched base. Returns (test outcomes, problems)."""
+    backend = make_backend(backend_name)
+    env = await backend.prepare(task)
+    _, run = await grade_once(task, backend, env, "", work / "sandbox", work / "out")
+    problems = []
+    if run.broken:
+        return run.tests, [f"base: the verifier is broken on the untouched repository ({run.reason})"]
+    if task.lb.f2p or task.lb.p2p:
+        for t in task.lb.f2p:
+            if run.tests.get(t) == "passed":
+                problems.append(f"base: F2P test {t} already passes")
+        for t in task.lb.p2p:
+            if run.tests.get(t) != "passed":
+                problems.append(f"base: P2P test {t} is {run.tests.get(t, 'missing')}")
+    elif run.passed:
+        problems.append("base: the untouched repository is already resolved")
+    return run.tests, problems
+
+
+async def check_tasks(tasks: list[Task], *, k: int = 3, backend: str = "local", jobs_dir: Path,
+                      label: str, concurrency: int = 1) -> list[TaskCheck]:
+    """Validate ``tasks`` (see the module docstring). Trials go to ``jobs_dir/check__<label>__*``
+    (fresh each time). Returns one :class:`TaskCheck` per task, in task order."""
+    checks = {t.name: TaskCheck(task=t.name, kind=t.kind) for t in tasks}
+    results = {}
+    for agent, attempts in (("oracle", k), ("nop", 1)):
+        opts = JobOptions(name=f"check__{label}__{agent}", jobs_dir=jobs_dir, agent=AgentRecipe(agent),
+                          attempts=attempts, concurrency=concurrency, backend=backend)
+        shutil.rmtree(jobs_dir / opts.name, ignore_errors=True)
+        results[agent] = await run_job(tasks, opts)
+    for r in sorted(results["oracle"], key=lambda r: r.attempt):
+        c = checks[r.task]
+        c.oracle.append(r.status)
+        if r.status != "resolved":
+            c.fail(f"oracle attempt {r.attempt}: {r.status} ({r.reason})")
+    for c in checks.values():
+        if len(set(c.oracle)) > 1:
+            c.flaky = True
+            c.fail(f"flaky: oracle outcomes differ between repeats {c.oracle}")
+    for r in results["nop"]:
+        c = checks[r.task]
+        c.nop = r.status
+        if r.status == "resolved":
+            c.fail("nop resolves the task")
+        elif r.status == "invalid":
+            c.fail(f"nop trial invalid ({r.reason})")
+    scratch = sub("scratch") / f"check-{label}"
+    for task in tasks:
+        if task.kind != "code":
+            continue
+        try:
+            checks[task.name].base, problems = await check_base(task, backend, scratch / task.name)
+        except LancebenchError as exc:
+            problems = [f"base: {exc}"]
+        for p in problems:
+            checks[task.name].fail(p)
+    shutil.rmtree(scratch, ignore_errors=True)
+    return [checks[t.name] for t in tasks]
+
+
+def as_json(checks: list[TaskCheck]) -> dict:
+    return {"ok": all(c.ok for c in checks), "tasks": [asdict(c) for c in checks],
+            "failed": [c.task for c in checks if not c.ok]}

@@ -1,0 +1,92 @@
+"""Status rules (lancebench.grading.outcome, junit, rewards, choice)."""
+
+import pytest
+
+from lancebench.grading.choice import grade_choice, parse_choice, read_answer_file
+from lancebench.grading.junit import parse_junit
+from lancebench.grading.outcome import RunOutcome, combine_runs, judge_run
+from lancebench.grading.rewards import RewardError, read_rewards
+
+JUNIT = """<?xml version="1.0"?><testsuites><testsuite name="pytest">
+<testcase classname="tests.test_a" name="test_ok" file="tests/test_a.py"/>
+<testcase classname="tests.test_a.TestK" name="test_bad"><failure message="x"/></testcase>
+<testcase classname="test_b" name="test_err"><error message="boom"/></testcase>
+<testcase classname="test_b" name="test_skip"><skipped/></testcase>
+</testsuite></testsuites>"""
+
+
+def test_junit_ids_in_both_schemes(tmp_path):
+    p = tmp_path / "j.xml"
+    p.write_text(JUNIT)
+    r = parse_junit(p)
+    assert r["tests.test_a::test_ok"] == "passed"
+    assert r["tests/test_a.py::test_ok"] == "passed"
+    assert r["tests.test_a.TestK::test_bad"] == "failed"
+    assert r["tests/test_a.py::TestK::test_bad"] == "failed"
+    assert r["test_b::test_err"] == "error"
+    assert r["test_b.py::test_skip"] == "skipped"
+
+
+def test_f2p_p2p_judgement():
+    junit = {"t::a": "passed", "t::b": "failed", "t::c": "passed"}
+    run = judge_run(exit_code=1, timed_out=False, rewards={"reward": 0.0}, junit=junit, f2p=["t::a"], p2p=["t::c"])
+    assert run.passed is False and run.rewards["f2p"] == 1.0  # reward file says 0: not passed
+    run = judge_run(exit_code=0, timed_out=False, rewards=None, junit=junit, f2p=["t::a"], p2p=["t::c"])
+    assert run.passed and run.rewards == {"f2p": 1.0, "p2p": 1.0}
+    run = judge_run(exit_code=1, timed_out=False, rewards=None, junit=junit, f2p=["t::a", "t::zz"], p2p=["t::b"])
+    assert not run.passed and run.tests == {"t::a": "passed", "t::zz": "missing", "t::b": "failed"}
+    assert run.rewards == {"f2p": 0.5, "p2p": 0.0}
+
+
+def test_broken_runs():
+    assert judge_run(exit_code=None, timed_out=True, rewards=None, junit=None, f2p=[], p2p=[]).broken
+    assert judge_run(exit_code=2, timed_out=False, rewards=None, junit=None, f2p=[], p2p=[]).broken
+    r = judge_run(exit_code=0, timed_out=False, rewards=None, junit={"x::y": "passed"}, f2p=["a::b"], p2p=[])
+    assert r.broken  # the report holds none of the listed tests
+    assert not judge_run(exit_code=1, timed_out=False, rewards={"reward": 0.5}, junit=None, f2p=[], p2p=[]).passed
+    assert judge_run(exit_code=1, timed_out=False, rewards={"a": 1.0, "b": 2.0}, junit=None, f2p=[], p2p=[]).passed
+
+
+def test_combine_any_all():
+    p, f, b = RunOutcome(passed=True), RunOutcome(passed=False), RunOutcome(broken=True, reason="x")
+    assert combine_runs([f, p, f], "any").passed
+    assert not combine_runs([f, p, p], "all").passed
+    assert combine_runs([b, p], "all").passed
+    assert combine_runs([b, b], "any").broken
+    assert combine_runs([f, p, f], "any").rewards == {"runs_passed": 1.0, "runs": 3.0}
+
+
+def test_rewards(tmp_path):
+    assert read_rewards(tmp_path) is None
+    (tmp_path / "reward.txt").write_text("1\n")
+    assert read_rewards(tmp_path) == {"reward": 1.0}
+    (tmp_path / "reward.json").write_text('{"reward": 0.5, "style": 1}')
+    assert read_rewards(tmp_path) == {"reward": 0.5, "style": 1.0}
+    for bad in ('{"reward": true}', '{"reward": "1"}', "[1]", "nope", '{"reward": NaN}'):
+        (tmp_path / "reward.json").write_text(bad)
+        with pytest.raises(RewardError, match="reward.json"):
+            read_rewards(tmp_path)
+    (tmp_path / "reward.json").unlink()
+    (tmp_path / "reward.txt").unlink()
+    (tmp_path / "reward.txt").symlink_to("/etc/hostname")
+    with pytest.raises(RewardError, match="symlink"):
+        read_rewards(tmp_path)
+
+
+def test_choice_parsing():
+    assert parse_choice(3) == 3 and parse_choice(" 7 ") == 7 and parse_choice("-1") == -1
+    assert parse_choice(True) is None and parse_choice(2.0) is None and parse_choice("two") is None
+    assert grade_choice(1, None, [0, 1, 2], 1) == (True, 1, None)
+    assert grade_choice("1", None, [0, 1, 2], 1)[0] is True
+    assert grade_choice(True, None, [0, 1, 2], 1)[0] is False
+    ok, choice, reason = grade_choice(9, None, [0, 1, 2], 1)
+    assert (ok, choice) == (False, 9) and "not one of" in reason
+    assert grade_choice(None, "no answer", [0, 1], 1) == (False, None, "no answer")
+
+
+def test_answer_file(tmp_path):
+    assert read_answer_file(tmp_path / "answer.json") == (None, "no answer")
+    (tmp_path / "answer.json").write_text('{"selected_proposal_id": "2"}')
+    assert read_answer_file(tmp_path / "answer.json") == ("2", None)
+    (tmp_path / "a2.json").symlink_to(tmp_path / "answer.json")
+    assert read_answer_file(tmp_path / "a2.json")[1] == "answer file is a symlink"

@@ -1,0 +1,94 @@
+"""Loading and validating task folders (lancebench.task)."""
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from lancebench.errors import TaskErrors
+from lancebench.task import load_task, load_tasks
+
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "tasks"
+
+
+def _copy(tmp_path, name="calc"):
+    dest = tmp_path / name
+    shutil.copytree(FIXTURES / name, dest)
+    return dest
+
+
+def test_fixture_loads_with_harbor_and_lancebench_fields():
+    task = load_task(FIXTURES / "calc")
+    assert task.name == "calc" and task.kind == "code" and task.price_usd == 500.0
+    assert task.config.verifier.timeout_sec == 120 and task.config.environment.memory_mb == 1024
+    assert task.taxonomy == {"task_type": "bug", "stack": "python"}
+    assert task.lb.f2p == ["test_calc::test_add", "test_calc::test_add_negative"]
+    assert len(task.digest) == 64
+
+
+def test_unknown_lancebench_key_names_file_key_and_allowed(tmp_path):
+    d = _copy(tmp_path)
+    toml = d / "task.toml"
+    toml.write_text(toml.read_text().replace('kind = "code"', 'kind = "code"\nprize = 3'))
+    with pytest.raises(TaskErrors) as exc:
+        load_task(d)
+    (err,) = exc.value.errors
+    assert err.path == toml and err.key == "lancebench.prize"
+    assert "unknown key" in str(err) and "price_usd" in str(err)
+
+
+def test_unknown_key_in_subtable_and_harbor_tables_are_open(tmp_path):
+    d = _copy(tmp_path)
+    toml = d / "task.toml"
+    toml.write_text(toml.read_text().replace('setup = "setup.sh"', 'setup = "setup.sh"\nsetpu = 1')
+                    + "\n[agent.extra]\nanything = 1\n")
+    with pytest.raises(TaskErrors) as exc:
+        load_task(d)
+    assert [e.key for e in exc.value.errors] == ["lancebench.local.setpu"]
+    assert "setup" in exc.value.errors[0].fix
+
+
+def test_every_problem_is_reported(tmp_path):
+    d = _copy(tmp_path)
+    (d / "instruction.md").unlink()
+    (d / "tests" / "test.sh").unlink()
+    (d / "task.toml").write_text((d / "task.toml").read_text().replace("price_usd = 500", "price_usd = -1"))
+    with pytest.raises(TaskErrors) as exc:
+        load_task(d)
+    got = {(e.path.name, e.key) for e in exc.value.errors}
+    assert got == {("instruction.md", None), ("test.sh", None), ("task.toml", "lancebench.price_usd")}
+
+
+def test_bad_toml(tmp_path):
+    d = _copy(tmp_path)
+    (d / "task.toml").write_text("[lancebench\nprice_usd = 1")
+    with pytest.raises(TaskErrors, match="invalid TOML"):
+        load_task(d)
+
+
+def test_choice_answer_must_be_a_proposal(tmp_path):
+    d = _copy(tmp_path, "pick")
+    (d / "tests" / "choice.json").write_text('{"correct_proposal_id": 7}')
+    with pytest.raises(TaskErrors) as exc:
+        load_task(d)
+    assert exc.value.errors[0].key == "correct_proposal_id"
+
+
+def test_load_tasks_keeps_good_tasks_and_reports_broken(tmp_path):
+    _copy(tmp_path, "calc")
+    _copy(tmp_path, "pick")
+    broken = tmp_path / "broken"
+    (broken / "tests").mkdir(parents=True)
+    (broken / "tests" / "test.sh").write_text("exit 0")
+    tasks, errors = load_tasks([tmp_path])
+    assert sorted(t.name for t in tasks) == ["calc", "pick"]
+    assert [e.path for e in errors] == [broken / "task.toml", broken / "instruction.md"]
+
+
+def test_digest_changes_with_content(tmp_path):
+    d = _copy(tmp_path)
+    before = load_task(d).digest
+    env_before = load_task(d).environment_digest()
+    (d / "instruction.md").write_text("changed\n")
+    assert load_task(d).digest != before
+    assert load_task(d).environment_digest() == env_before
