@@ -80,12 +80,28 @@ def load_job(job_dir: Path | str) -> JobResults:
     return out
 
 
+def expand_job_dirs(paths: list[Path | str]) -> list[Path]:
+    """Job folders named by ``paths``: a job folder (holding ``trials/``) stands for itself; a folder
+    of job folders (such as ``jobs/``) stands for every child folder holding ``trials/``, in name
+    order. Anything else is returned as is, so that :func:`load_job` reports what is wrong with it."""
+    out: list[Path] = []
+    for p in map(Path, paths):
+        if not (p / "trials").is_dir() and p.is_dir():
+            children = sorted(c for c in p.iterdir() if (c / "trials").is_dir())
+            if children:
+                out.extend(children)
+                continue
+        out.append(p)
+    return out
+
+
 def load_jobs(job_dirs: list[Path | str]) -> list[JobResults]:
-    """:func:`load_job` for each folder; the same folder given twice is read once."""
+    """:func:`load_job` for each job folder (folders of job folders are expanded, see
+    :func:`expand_job_dirs`); the same folder given twice is read once."""
     seen: set[Path] = set()
     jobs = []
-    for d in job_dirs:
-        real = Path(d).resolve()
+    for d in expand_job_dirs(job_dirs):
+        real = d.resolve()
         if real in seen:
             continue
         seen.add(real)

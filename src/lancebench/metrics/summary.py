@@ -145,7 +145,7 @@ def compute_metrics(table: TrialTable, *, kmax: int | None = None, intervals: bo
         notes.append("model cost is unknown for some valid trial: cost savings, contribution ratio, earnings per "
                      "API dollar and API cost share are null")
     elif model_cost_1 == 0.0 and has_valid.any():
-        notes.append("model cost is 0 (a free local model): earnings per API dollar is unbounded, reported as null")
+        notes.append("model cost is 0 (a free local model, or no model): earnings per API dollar is unbounded, reported as null")
     if float(eco.freelancer_all[0]) <= 0 and has_valid.any():
         notes.append("no task has a price: cost savings and API cost share are null")
 

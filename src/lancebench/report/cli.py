@@ -20,17 +20,18 @@ EXAMPLES = """Examples:
 
   lancebench report jobs/gpt-a jobs/gpt-b jobs/local --format json --out report.json
 
-  lancebench report jobs/* --by price --format csv
+  lancebench report jobs/ --by price --format csv
 
   lancebench report jobs/swelancer --by variant --k 3 --format parquet --out report.parquet
 
-One row per (agent, model, dataset) across all the job folders; --by FIELD breaks each row down by a
+A folder of job folders (jobs/) stands for every job in it. One row per (agent, model, dataset)
+across all the job folders; --by FIELD breaks each row down by a
 task field (kind, split, price, task, variant, or a taxonomy key). Definitions: docs/metrics.md."""
 
 
 def report(
     job_dirs: list[Path] = typer.Argument(..., metavar="JOB_DIR...",
-                                          help="Job folders (each holds job.json and trials/)."),
+                                          help="Job folders (each holds job.json and trials/), or folders of them."),
     fmt: str = typer.Option("table", "--format", "-f", help="table, json, csv or parquet (needs pyarrow and --out)."),
     by: Optional[str] = typer.Option(None, "--by", help="Break rows down by a task field: kind, split, price, "
                                                         "task, variant or a taxonomy key."),

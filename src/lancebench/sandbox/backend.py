@@ -11,7 +11,8 @@ from typing import Protocol, runtime_checkable
 
 from lancebench.errors import ConfigError, SandboxError
 from lancebench.sandbox.base import Limits, Mount, Sandbox, SandboxSpec
-from lancebench.sandbox.local import LocalSandbox, chown_tree
+from lancebench.sandbox.cgroups import CgroupSet
+from lancebench.sandbox.local import LocalSandbox
 from lancebench.task.model import Task
 
 
@@ -72,6 +73,9 @@ class LocalBackend:
     :mod:`lancebench.environment.local`), sandboxes are :class:`LocalSandbox` over a copy."""
 
     name = "local"
+
+    def __init__(self) -> None:
+        CgroupSet.prune_stale()
 
     async def prepare(self, task: Task) -> PreparedEnvironment:
         from lancebench.environment.local import build_local_environment

@@ -67,6 +67,30 @@ class CgroupSet:
             return None
         return cls(dirs)
 
+    @staticmethod
+    def prune_stale() -> int:
+        """Remove empty lancebench cgroups whose owning process (the pid after ``sb-`` in the
+        name) is gone: what a killed job (``kill -9``) left. Returns how many were removed."""
+        removed = 0
+        if os.geteuid() != 0:
+            return 0
+        for ctrl in ("memory", "pids", "cpu"):
+            own = _own_path(ctrl)
+            parent = ROOT / ctrl / (own or "/").lstrip("/") / "lancebench"
+            if not parent.is_dir():
+                continue
+            for d in parent.iterdir():
+                try:
+                    owner = int(d.name.split("-")[1]) if d.name.startswith("sb-") else None
+                    if owner is None or os.path.exists(f"/proc/{owner}"):
+                        continue
+                    if d.is_dir() and not (d / "cgroup.procs").read_text().strip():
+                        d.rmdir()
+                        removed += 1
+                except (OSError, ValueError):
+                    pass
+        return removed
+
     @property
     def has_memory(self) -> bool:
         return "memory" in self.dirs

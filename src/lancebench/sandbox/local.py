@@ -71,7 +71,7 @@ class LocalSandbox:
         if spec.workspace is None:
             raise SandboxError("the local backend needs SandboxSpec.workspace (a host folder for the workdir)")
         self.spec = spec
-        self.name = name or f"sb-{uuid.uuid4().hex[:12]}"
+        self.name = name or f"sb-{os.getpid()}-{uuid.uuid4().hex[:12]}"
         self._own_root = root is None
         self.root = Path(root) if root else Path(tempfile.mkdtemp(prefix="lancebench-sb-"))
         self.root.mkdir(parents=True, exist_ok=True)
