@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import fnmatch
 import re
 from pathlib import Path
@@ -46,8 +47,12 @@ def print_task_errors(errors: list[TaskError]) -> None:
         console.print(f"[red]task error[/red] {e}", highlight=False, soft_wrap=True)
 
 
-def slug(*parts: str | None) -> str:
-    return "__".join(re.sub(r"[^A-Za-z0-9_.-]+", "-", p).strip("-") for p in parts if p)
+def slug(*parts: str | None, max_len: int = 100) -> str:
+    """A file-name-safe join of ``parts``; long ones are cut and end with a hash of the whole."""
+    text = "__".join(re.sub(r"[^A-Za-z0-9_.-]+", "-", p).strip("-") for p in parts if p)
+    if len(text) > max_len:
+        text = text[: max_len - 13] + "-" + hashlib.sha256(text.encode()).hexdigest()[:12]
+    return text
 
 
 def run_async(coro):
