@@ -23,6 +23,10 @@ def test_line_comment_then_block_comment_leave_nothing():
     assert strip("-- header\n/* block */").strip() == ""
 
 
+def test_adjacent_block_comments_leave_nothing():
+    assert strip("/* a *//* b */").strip() == ""
+
+
 def test_three_line_comments_leave_nothing():
     assert strip("-- one\n-- two\n-- three\n").strip() == ""
 
@@ -83,3 +87,8 @@ def test_comments_kept_without_the_option():
 def test_parse_of_comment_only_input_round_trips():
     sql = "-- first\n/* second */"
     assert str(sqlparse.parse(sql)[0]) == sql
+
+
+def test_input_made_only_of_a_hint_is_kept():
+    assert strip("--+ hint") == "--+ hint"
+    assert strip("/*+ INDEX(t i) */") == "/*+ INDEX(t i) */"

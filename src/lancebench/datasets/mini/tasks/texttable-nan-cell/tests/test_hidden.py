@@ -95,3 +95,17 @@ def test_text_column_keeps_text():
 
 def test_callable_dtype_is_used():
     assert cells([NAN, 2], dtype=lambda x: "<%s>" % x) == ["<nan>", "<2>"]
+
+
+def test_errors_of_callable_dtype_reach_the_caller():
+    def strict(value):
+        raise ValueError("bad cell %r" % (value,))
+
+    table = Texttable()
+    table.set_cols_dtype([strict])
+    try:
+        table.add_row([1])
+    except ValueError as exc:
+        assert "bad cell" in str(exc)
+    else:
+        raise AssertionError("the ValueError of the dtype function was swallowed")

@@ -1,0 +1,39 @@
+#!/bin/bash
+# Verifier: serve the app from /app on 127.0.0.1, run the Playwright tests against it in Chromium.
+export PYTHONDONTWRITEBYTECODE=1
+mkdir -p /logs/verifier
+echo 0 > /logs/verifier/reward.txt
+cd /app || exit 1
+
+# Preflight: a browser that cannot start is a broken grader (no reward: the trial is invalid), not a failed fix.
+python - <<'PY' || { echo "Chromium did not start" >&2; rm -f /logs/verifier/reward.txt; exit 2; }
+from playwright.sync_api import sync_playwright
+with sync_playwright() as p:
+    b = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox", "--disable-gpu",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
+        "--disable-dev-shm-usage"])
+    b.new_page().goto("about:blank")
+    b.close()
+PY
+
+PORT=8765
+python server.py --host 127.0.0.1 --port "$PORT" >/tmp/app-server.log 2>&1 &
+server=$!
+python - "$PORT" <<'PY' || { echo "the app did not start:"; cat /tmp/app-server.log; kill "$server" 2>/dev/null; exit 1; }
+import socket, sys, time
+deadline = time.time() + 20
+while time.time() < deadline:
+    try:
+        socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=1).close()
+        sys.exit(0)
+    except OSError:
+        time.sleep(0.1)
+sys.exit(1)
+PY
+
+APP_URL="http://127.0.0.1:$PORT/" python -m pytest /tests/test_e2e.py --rootdir=/tests -p no:cacheprovider \
+    -o addopts="" -q --junitxml=/logs/verifier/junit.xml
+code=$?
+kill "$server" 2>/dev/null
+if [ "$code" -eq 0 ]; then echo 1 > /logs/verifier/reward.txt; fi
+exit 0
