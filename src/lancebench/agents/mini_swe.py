@@ -41,6 +41,7 @@ from lancebench.llm.client import ContextWindowError, DeadlineExceeded, LLMClien
 os.environ.setdefault("MSWEA_SILENT_STARTUP", "1")  # mini-swe-agent prints a banner at import otherwise
 
 SUBMIT_MARKER = "LANCEBENCH_SUBMIT"
+LOCAL_MAX_TOKENS = 256  # per reply of a local model when max_tokens is not given
 TEMPLATES_FILE = Path(__file__).parent / "config" / "mini_swe.yaml"
 BASH_BLOCK = re.compile(r"```(?:bash|sh|shell)[ \t]*\n(.*?)```", re.DOTALL)
 BASH_TOOL = {
@@ -63,7 +64,8 @@ class MiniSweOptions:
     - ``mode``: ``auto`` | ``text`` | ``tool``.
     - ``command_timeout_sec``: wall seconds per command (also capped by the deadline).
     - ``output_limit``: characters of a command's output shown to the model (head and tail kept).
-    - ``max_tokens``: tokens per model reply (None: the provider's default).
+    - ``max_tokens``: tokens per model reply (None: the provider's default; 256 for ``local``
+      models, which otherwise ramble on slowly).
     - ``temperature``: sampling temperature (None: the provider's default).
     - ``max_format_errors``: consecutive unparseable replies before giving up (0: no limit).
     - ``prices``: ``{"input": .., "output": .., "cached_input": ..}`` USD per million tokens.
@@ -315,9 +317,15 @@ class MiniSweAgent:
 
         opts = MiniSweOptions.build({**self.options, **(ctx.options or {})}, where=f"trial {ctx.task_name}")
         templates = load_templates(opts.templates)
-        client = LLMClient(self.model, self.api_base, prices=opts.prices, max_retries=opts.max_retries,
-                           backoff_sec=opts.backoff_sec, request_timeout_sec=opts.request_timeout_sec)
-        mode = opts.mode if opts.mode != "auto" else ("tool" if client.supports_tool_calls() else "text")
+
+        def setup() -> tuple[LLMClient, str]:  # imports litellm (seconds, once): kept off the event loop
+            c = LLMClient(self.model, self.api_base, prices=opts.prices, max_retries=opts.max_retries,
+                          backoff_sec=opts.backoff_sec, request_timeout_sec=opts.request_timeout_sec)
+            return c, opts.mode if opts.mode != "auto" else ("tool" if c.supports_tool_calls() else "text")
+
+        client, mode = await asyncio.to_thread(setup)
+        if opts.max_tokens is None and client.resolved.local:
+            opts.max_tokens = LOCAL_MAX_TOKENS
         budget = max(0.0, ctx.deadline - time.monotonic())
         margin = opts.deadline_margin_sec if opts.deadline_margin_sec is not None else min(30.0, max(2.0, 0.05 * budget))
         deadline = ctx.deadline - margin
@@ -433,7 +441,7 @@ def build_steps(builder: TrajectoryBuilder, messages: list[dict], *, started_at:
             builder.system(content, timestamp=started_at)
         elif role == "exit":
             if extra.get("exit_status") == "Submitted" and current is not None and pending:
-                builder.observe(current, "submitted: the harness collects the work", call_id=pending.pop(0),
+                builder.observe(current, "submitted: the harness collects the work", call_id=pending[-1],
                                 extra={"submitted": True})
         elif role == "assistant":
             n = len(builder.trajectory.steps) + 1

@@ -18,6 +18,7 @@ from lancebench.runner.models import TrialResult
 from lancebench.runner.paths import JobPaths
 from lancebench.runner.store import read_results, write_json
 
+LOCAL_MAX_STEPS = 5  # default --max-steps for -m local
 STATUS_STYLE = {"resolved": "green", "unresolved": "red", "invalid": "yellow"}
 
 
@@ -90,7 +91,7 @@ def run(
     ray_address: Optional[str] = typer.Option(None, "--ray-address", help="Ray cluster address (with --executor ray)."),
     retry_invalid: bool = typer.Option(False, "--retry-invalid", help="Rerun trials recorded as invalid."),
     agent_timeout: Optional[float] = typer.Option(None, "--agent-timeout", help="Agent wall-time budget in seconds (default: task.toml)."),
-    max_steps: Optional[int] = typer.Option(None, "--max-steps", help="LLM agents: step limit."),
+    max_steps: Optional[int] = typer.Option(None, "--max-steps", help="LLM agents: step limit (default 50; 5 with -m local)."),
     max_cost: Optional[float] = typer.Option(None, "--max-cost", help="LLM agents: cost limit per trial (USD)."),
     seed: int = typer.Option(0, "--seed", help="Seed for the random agent."),
     source: Optional[Path] = typer.Option(None, "--source", help="Adapter input (e.g. the SWE-Lancer CSV)."),
@@ -111,6 +112,8 @@ def run(
         print_task_errors(errors)
         if not tasks:
             raise ConfigError("no tasks selected" + (" (every task had errors)" if errors else ""))
+        if max_steps is None and agent == "mini-swe-agent" and (model or "").split(":")[0] == "local":
+            max_steps = LOCAL_MAX_STEPS  # a 135M model on a CPU: a short loop is all it can use
         options = {k: v for k, v in {"max_steps": max_steps, "max_cost": max_cost}.items() if v is not None}
         if agent == "random":
             options["seed"] = seed

@@ -4,15 +4,15 @@ model is really used.
 
 What a job does::
 
-    from lancebench.llm import preflight, serve_model
-    with serve_model(model, api_base) as api_base:   # starts the local server for `local...`
-        preflight(model, api_base)                   # one tiny request; auth errors stop here
-        ...                                          # build sandboxes, run MiniSweAgent(model, api_base)
+    from lancebench.llm import model_endpoint
+    with model_endpoint(model, api_base) as (model, api_base):  # local server started; preflight done
+        ...                                                      # build sandboxes, MiniSweAgent(model, api_base)
 """
 
 from lancebench.llm.client import (CallUsage, Completion, ContextWindowError, DeadlineExceeded, LLMClient, Prices,
                                    ResolvedModel, is_local_model, preflight, resolve_model)
 from lancebench.llm.local import LocalModelServer, serve_model
+from lancebench.llm.serving import model_endpoint
 
 __all__ = ["CallUsage", "Completion", "ContextWindowError", "DeadlineExceeded", "LLMClient", "LocalModelServer",
-           "Prices", "ResolvedModel", "is_local_model", "preflight", "resolve_model", "serve_model"]
+           "Prices", "ResolvedModel", "is_local_model", "model_endpoint", "preflight", "resolve_model", "serve_model"]

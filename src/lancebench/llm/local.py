@@ -129,8 +129,8 @@ class LocalModelServer:
     """llama.cpp's OpenAI-compatible server for one GGUF file, in a child process.
 
     ``model``: ``local`` or ``local:/path/x.gguf``. ``ctx_tokens``: context window (tokens).
-    ``threads``: CPU threads (0: all). ``log_path``: where llama.cpp's log goes (default: a file
-    in the models cache). ``start_timeout_sec``: seconds to wait for the port.
+    ``threads``: CPU threads (0: all). ``log_path``: where llama.cpp's log goes, rewritten at each
+    start (default: ``$LANCEBENCH_HOME/models/server.log``). ``start_timeout_sec``: seconds to wait for the port.
     After :meth:`start`, ``api_base`` is ``http://127.0.0.1:<port>/v1``.
     Raises :class:`ModelError` when the server does not come up (the message ends with its log).
     """
@@ -157,12 +157,15 @@ class LocalModelServer:
         self.gguf = gguf_for(self.model)
         log_path = self.log_path or (_models_dir() / "server.log")
         log_path.parent.mkdir(parents=True, exist_ok=True)
-        log = open(log_path, "ab")
+        log = open(log_path, "wb")  # one log per server start: its tail explains a failed start
         try:
             self._proc = subprocess.Popen(
                 [sys.executable, "-m", "lancebench.llm._serve", "--model", str(self.gguf), "--ctx", str(self.ctx_tokens),
                  "--threads", str(self.threads)],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log)
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
+                # llama.cpp's OpenMP threads spin while idle; on a busy machine (sandboxes, other
+                # trials) that starves everyone, so they sleep instead.
+                env={**os.environ, "OMP_WAIT_POLICY": os.environ.get("OMP_WAIT_POLICY", "PASSIVE")})
         finally:
             log.close()
         address = self._read_address(log_path)

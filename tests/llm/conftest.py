@@ -1,0 +1,36 @@
+"""Fixtures of the LLM tests: the scripted OpenAI-compatible server (real HTTP on 127.0.0.1)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from scripted_server import Fail, Reply, ScriptedServer
+
+
+@pytest.fixture
+def scripted() -> Iterator[Callable[..., ScriptedServer]]:
+    """``scripted([Reply(...), Fail(500), ...])`` starts a server; all are stopped at teardown."""
+    servers: list[ScriptedServer] = []
+
+    def start(script: list[Reply | Fail], **kwargs) -> ScriptedServer:
+        srv = ScriptedServer(script, **kwargs).start()
+        servers.append(srv)
+        return srv
+
+    yield start
+    for srv in servers:
+        srv.stop()
+
+
+@pytest.fixture
+def sandbox_dir() -> Iterator[Path]:
+    """A scratch folder the sandbox user can reach (pytest's tmp_path is private to root)."""
+    path = Path(tempfile.mkdtemp(prefix="lancebench-llm-test-"))
+    os.chmod(path, 0o755)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
