@@ -90,8 +90,15 @@ async def _agent_and_grade(spec: TrialSpec, agent: Agent, backend: Backend, env:
                            result: TrialResult, timings: Timings) -> None:
     task, paths = spec.task, spec.paths
     budget = spec.agent_timeout_sec or task.config.agent.timeout_sec
-    sandbox = backend.open(task, env, spec.scratch / "agent", labels={"lancebench.job": spec.job,
-                                                                       "lancebench.trial": spec.trial_id})
+    # --- user tool (browser tasks): see lancebench.grading.user_tool ---
+    user_tool = None
+    if task.lb.browser and task.kind == "code":
+        from lancebench.grading.user_tool import UserToolService
+        user_tool = UserToolService(task, backend, env, spec.scratch / "user-tool", paths.agent)
+    sandbox = backend.open(task, env, spec.scratch / "agent", mounts=user_tool.mounts() if user_tool else (),
+                           labels={"lancebench.job": spec.job, "lancebench.trial": spec.trial_id})
+    if user_tool:
+        user_tool.attach(sandbox)  # before start: a container backend reads PATH when it starts
     await sandbox.start()
     try:
         t0 = time.monotonic()
@@ -103,6 +110,8 @@ async def _agent_and_grade(spec: TrialSpec, agent: Agent, backend: Backend, env:
                            solution_dir=task.paths.solution if task.paths.solution.is_dir() else None,
                            browser=task.lb.browser, price_usd=task.price_usd)
         outcome = await _run_agent(agent, ctx, budget)
+        if user_tool:
+            await user_tool.close()  # before the capture: user_tool/ never enters the patch
         timings.agent_sec = time.monotonic() - t0
         result.agent_exit = outcome.exit
         result.usage = outcome.usage if isinstance(outcome.usage, Usage) else Usage()
@@ -117,6 +126,8 @@ async def _agent_and_grade(spec: TrialSpec, agent: Agent, backend: Backend, env:
         else:
             patch = await backend.capture(task, env, sandbox, spec.scratch / "capture")
     finally:
+        if user_tool:
+            await user_tool.close()
         await sandbox.stop()
     timings.capture_sec = time.monotonic() - t0
     t0 = time.monotonic()
@@ -137,7 +148,8 @@ async def _run_agent(agent: Agent, ctx: AgentContext, budget: float) -> AgentOut
     try:
         outcome = await asyncio.wait_for(agent.run(ctx), budget + AGENT_GRACE_SEC)
     except asyncio.TimeoutError:
-        return AgentOutcome(exit="timeout", message=f"ended by the harness after {budget:.0f}s")
+        return AgentOutcome(exit="timeout", message=f"ended by the harness after {budget:.0f}s",
+                            usage=_usage_from_trajectory(ctx.logs_dir / "trajectory.json"))
     except (ModelError, LancebenchError):
         raise
     except Exception as exc:
@@ -145,6 +157,15 @@ async def _run_agent(agent: Agent, ctx: AgentContext, budget: float) -> AgentOut
     if not isinstance(outcome, AgentOutcome):
         raise AgentError(f"agent {getattr(agent, 'name', agent)!s} returned {type(outcome).__name__}, not AgentOutcome")
     return outcome
+
+
+def _usage_from_trajectory(path: Path) -> Usage:
+    """The usage an ended agent's trajectory recorded (empty when it wrote none)."""
+    from lancebench.agents.trajectory import read_trajectory
+    try:
+        return read_trajectory(path).usage() if path.is_file() else Usage()
+    except (LancebenchError, ValueError, OSError):
+        return Usage()
 
 
 async def _read_answer(sandbox: Sandbox, env: PreparedEnvironment, task: Task, scratch: Path):

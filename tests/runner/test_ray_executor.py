@@ -1,0 +1,162 @@
+"""The Ray executor on a real local Ray cluster (2 CPUs) with real bubblewrap sandboxes: the same
+job gives the same statuses as the in-process executor, and a worker killed mid-trial leaves that
+trial to be rerun (no result.json), not lost nor faked."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import os
+import shutil
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+ray = pytest.importorskip("ray")
+
+from lancebench.environment.cache import sub  # noqa: E402
+from lancebench.errors import ModelAuthError  # noqa: E402
+from lancebench.runner.executor import AgentRecipe  # noqa: E402
+from lancebench.runner.job import JobOptions, plan, run_job, write_job_config  # noqa: E402
+from lancebench.runner.paths import JobPaths  # noqa: E402
+from lancebench.runner.ray_executor import (RayExecutor, _pack_task, _record, _trial_task,  # noqa: E402
+                                             worker_folder)
+from lancebench.runner.store import read_results  # noqa: E402
+from lancebench.task.load import load_tasks  # noqa: E402
+from lancebench.task.model import TaskPaths  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+HERE = Path(__file__).resolve().parent
+FIXTURES = HERE.parent / "fixtures" / "tasks"
+
+
+@pytest.fixture(scope="module")
+def ray_cluster():
+    """A local Ray cluster for this module; its workers can import ``ray_agents`` from this folder."""
+    assert not ray.is_initialized()
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False,
+             runtime_env={"env_vars": {"PYTHONPATH": str(HERE)}})
+    yield
+    ray.shutdown()
+
+
+@pytest.fixture(scope="module")
+def tasks():
+    found, errors = load_tasks([FIXTURES / "calc", FIXTURES / "pick"])
+    assert not errors and sorted(t.name for t in found) == ["calc", "pick"]
+    return found
+
+
+def _statuses(results) -> dict:
+    return {(r.task, r.attempt): r.status for r in results}
+
+
+def test_same_statuses_as_local_executor(ray_cluster, tasks, tmp_path):
+    for agent in ("oracle", "nop"):
+        by_executor = {}
+        for executor in ("local", "ray"):
+            opts = JobOptions(name=f"{agent}-{executor}", jobs_dir=tmp_path, agent=AgentRecipe(agent), attempts=2,
+                              concurrency=2, executor=executor)
+            results = asyncio.run(run_job(tasks, opts))
+            assert len(results) == 4
+            assert _statuses(read_results(tmp_path / opts.name)) == _statuses(results)  # all on the driver's disk
+            by_executor[executor] = _statuses(results)
+        assert by_executor["ray"] == by_executor["local"]
+        assert set(by_executor["ray"].values()) == {"resolved" if agent == "oracle" else "unresolved"}
+    # the trial's files came back with its result: the patch, the agent's and the verifier's logs
+    calc = next((tmp_path / "oracle-ray" / "trials").glob("calc__0__*"))
+    assert "def add" in (calc / "patch.diff").read_text()
+    assert (calc / "agent" / "oracle.log").is_file()
+    assert (calc / "verifier" / "run-0" / "logs" / "junit.xml").is_file()
+    assert not (calc / "ray-files-not-returned.txt").exists()
+
+
+def test_worker_killed_mid_trial_is_rerun_not_lost(ray_cluster, tasks, tmp_path):
+    pid_file = tmp_path / "worker.pid"
+    opts = JobOptions(name="killed", jobs_dir=tmp_path / "jobs", concurrency=2, attempts=1,
+                      agent=AgentRecipe("ray_agents:SleepyAgent", options={"pid_file": str(pid_file)}))
+    write_job_config(opts, [])
+    todo, kept = plan(tasks, opts)
+    assert len(todo) == 2 and not kept
+    executor = RayExecutor()
+    recorded = []
+    killed = []
+
+    async def kill_worker_when_sleeping() -> None:
+        deadline = time.monotonic() + 60
+        while not pid_file.exists():
+            assert time.monotonic() < deadline, "the agent never started on a Ray worker"
+            await asyncio.sleep(0.1)
+        pid = int(pid_file.read_text())
+        assert pid != os.getpid()  # the trial runs in a Ray worker process, not in the driver
+        os.kill(pid, signal.SIGKILL)
+        killed.append(pid)
+
+    async def main() -> None:
+        await asyncio.wait_for(asyncio.gather(executor.run(todo, opts.agent, opts.backend, opts.concurrency,
+                                                           recorded.append),
+                                              kill_worker_when_sleeping()), timeout=120)
+
+    asyncio.run(main())
+    assert killed
+    trials = JobPaths(tmp_path / "jobs" / "killed").trials
+    calc_dir = next(t.paths.root for t in todo if t.task.name == "calc")
+    pick_dir = next(t.paths.root for t in todo if t.task.name == "pick")
+    # the killed trial is lost, not recorded (no fake result); the other one went on and finished
+    assert [r.task for r in recorded] == ["pick"]
+    assert [(lt.task, lt.attempt) for lt in executor.lost] == [("calc", 0)]
+    assert "Worker" in executor.lost[0].reason or "died" in executor.lost[0].reason, executor.lost[0].reason
+    assert not (calc_dir / "result.json").exists()
+    assert (pick_dir / "result.json").is_file()
+    pick_before = (pick_dir / "result.json").read_bytes()
+    calc_spec = next(t for t in todo if t.task.name == "calc")
+    assert worker_folder(calc_spec).is_dir()  # what the killed worker left on its node; the pick one is gone
+    assert not worker_folder(next(t for t in todo if t.task.name == "pick")).exists()
+    shutil.rmtree(worker_folder(calc_spec).parent)
+
+    # the next run (in-process executor) reruns only the lost trial; every trial is recorded once
+    again = JobOptions(**{**opts.__dict__, "executor": "local"})
+    todo2, kept2 = plan(tasks, again)
+    assert [t.task.name for t in todo2] == ["calc"] and [r.task for r in kept2] == ["pick"]
+    results = asyncio.run(run_job(tasks, again))
+    assert sorted((r.task, r.attempt) for r in results) == [("calc", 0), ("pick", 0)]
+    on_disk = read_results(trials.parent)
+    assert sorted(r.trial_id for r in on_disk) == sorted(t.trial_id for t in todo)
+    assert sorted(p.name for p in trials.iterdir()) == sorted(t.trial_id for t in todo)
+    assert (pick_dir / "result.json").read_bytes() == pick_before
+    assert {r.task: r.status for r in on_disk} == {"calc": "unresolved", "pick": "unresolved"}
+
+
+def test_model_auth_error_on_a_worker_stops_the_job(ray_cluster, tasks, tmp_path):
+    ready = tmp_path / "ready"
+    opts = JobOptions(name="refused", jobs_dir=tmp_path / "jobs", concurrency=2,
+                      agent=AgentRecipe("ray_agents:RefusedAgent", options={"ready_file": str(ready)}))
+    write_job_config(opts, [])
+    todo, _ = plan(tasks, opts)
+    recorded = []
+    t0 = time.monotonic()
+    with pytest.raises(ModelAuthError, match="refused the API key"):
+        asyncio.run(asyncio.wait_for(RayExecutor().run(todo, opts.agent, opts.backend, 2, recorded.append), 120))
+    assert time.monotonic() - t0 < 60  # the sleeping trial was cancelled, not waited for
+    assert ready.exists() and not recorded
+    assert not any((t.paths.result).exists() for t in todo)
+
+
+def test_a_node_without_the_task_folder_runs_the_shipped_copy(ray_cluster, tasks, tmp_path):
+    """A remote node does not have the driver's task folder: the worker unpacks the tar the
+    driver sent (once per task digest) and the trial runs from it; its files come back."""
+    calc = next(t for t in tasks if t.name == "calc")
+    elsewhere = dataclasses.replace(calc, paths=TaskPaths(tmp_path / "only-on-the-driver" / "calc"))
+    opts = JobOptions(name="shipped", jobs_dir=tmp_path / "jobs", agent=AgentRecipe("oracle"))
+    write_job_config(opts, [])
+    (spec,), _ = plan([elsewhere], opts)
+    shutil.rmtree(sub("ray-tasks") / calc.digest, ignore_errors=True)  # a cache: unpacked again below
+    payload = ray.get(_trial_task.remote(spec, opts.agent, "local", _pack_task(calc)), timeout=120)
+    assert (sub("ray-tasks") / calc.digest / "solution" / "solve.sh").is_file()
+    result = _record(spec, payload)
+    assert result.status == "resolved", result.reason
+    assert read_results(tmp_path / "jobs" / "shipped") == [result]
+    assert "def add" in spec.paths.patch.read_text()
