@@ -90,3 +90,9 @@ def test_answer_file(tmp_path):
     assert read_answer_file(tmp_path / "answer.json") == ("2", None)
     (tmp_path / "a2.json").symlink_to(tmp_path / "answer.json")
     assert read_answer_file(tmp_path / "a2.json")[1] == "answer file is a symlink"
+
+
+def test_listed_tests_without_junit_are_not_trusted():
+    # regression: code under test that calls os._exit(0) makes test.sh write reward 1 with no report
+    run = judge_run(exit_code=0, timed_out=False, rewards={"reward": 1.0}, junit=None, f2p=["t::a"], p2p=[])
+    assert run.broken and not run.passed and "JUnit" in run.reason

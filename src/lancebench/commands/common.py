@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import os
 import fnmatch
 import re
+import signal
 from pathlib import Path
 
 import typer
@@ -42,6 +44,15 @@ def select_tasks(paths: list[Path] | None, dataset: str | None, globs: list[str]
     return tasks, errors, label
 
 
+def use_ca_bundle(path: Path | None) -> None:
+    """Make ``--ca-bundle`` visible to every backend's environment builds (LANCEBENCH_CA_BUNDLE)."""
+    if path is None:
+        return
+    if not path.is_file():
+        raise typer.BadParameter(f"{path} is not a file", param_hint="--ca-bundle")
+    os.environ["LANCEBENCH_CA_BUNDLE"] = str(path.resolve())
+
+
 def print_task_errors(errors: list[TaskError]) -> None:
     for e in errors:
         console.print(f"[red]task error[/red] {e}", highlight=False, soft_wrap=True)
@@ -55,8 +66,13 @@ def slug(*parts: str | None, max_len: int = 100) -> str:
     return text
 
 
+def _sigterm(signum, frame):
+    raise KeyboardInterrupt
+
+
 def run_async(coro):
-    """Run a coroutine; Ctrl-C cancels it (so sandboxes are stopped) and exits 130."""
+    """Run a coroutine; Ctrl-C or SIGTERM cancels it (so sandboxes are stopped) and exits 130."""
+    signal.signal(signal.SIGTERM, _sigterm)
     try:
         return asyncio.run(coro)
     except KeyboardInterrupt:

@@ -70,6 +70,7 @@ def check(
     jobs_dir: Path = typer.Option(Path("jobs"), "-o", "--jobs-dir", help="Where the check's trials go."),
     output: Optional[Path] = typer.Option(None, "--json-out", help="Write the JSON verdict here (default JOBS_DIR/check__<name>.json)."),
     source: Optional[Path] = typer.Option(None, "--source"),
+    ca_bundle: Optional[Path] = typer.Option(None, "--ca-bundle", help="CA bundle passed into environment builds."),
 ) -> None:
     """Validate tasks: F2P fail and P2P pass on the base, the oracle resolves k times, nop resolves nothing.
 
@@ -77,8 +78,9 @@ def check(
       lancebench check -d mini
       lancebench check -p tests/fixtures/tasks/calc -k 5
     """
-    from lancebench.commands.common import slug
+    from lancebench.commands.common import slug, use_ca_bundle
     from lancebench.validation.check import as_json, check_tasks
+    use_ca_bundle(ca_bundle)
     try:
         tasks, errors, label = select_tasks(path, dataset, task_glob, None, source)
         print_task_errors(errors)

@@ -10,7 +10,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from lancebench.commands.common import console, out, print_task_errors, run_async, select_tasks, slug
+from lancebench.commands.common import console, out, print_task_errors, run_async, select_tasks, slug, use_ca_bundle
 from lancebench.errors import ConfigError, LancebenchError, ModelAuthError
 from lancebench.runner.executor import AgentRecipe
 from lancebench.runner.job import JobOptions, run_job
@@ -95,6 +95,7 @@ def run(
     max_cost: Optional[float] = typer.Option(None, "--max-cost", help="LLM agents: cost limit per trial (USD)."),
     seed: int = typer.Option(0, "--seed", help="Seed for the random agent."),
     source: Optional[Path] = typer.Option(None, "--source", help="Adapter input (e.g. the SWE-Lancer CSV)."),
+    ca_bundle: Optional[Path] = typer.Option(None, "--ca-bundle", help="CA bundle passed into environment builds (corporate proxies)."),
 ) -> None:
     """Run an agent on tasks; one results folder per job. Running the same command again resumes.
 
@@ -103,6 +104,7 @@ def run(
       lancebench run -d mini -m local --max-steps 10
       lancebench run -p tests/fixtures/tasks/calc -a script:my_agent.sh -k 3 -n 2
     """
+    use_ca_bundle(ca_bundle)
     try:
         if agent is None:
             if model is None:

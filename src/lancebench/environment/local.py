@@ -30,6 +30,7 @@ from lancebench.sandbox.local import DEFAULT_PATH, LocalSandbox
 from lancebench.task.model import Task
 
 CA_BUNDLE = "/etc/ssl/certs/ca-certificates.crt"
+USER_CA = "/etc/lancebench-ca.pem"
 # Host variables a build may need to reach a package index through a proxy or a private mirror.
 PASS_THROUGH = ("PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_TRUSTED_HOST", "PIP_DEFAULT_TIMEOUT",
                 "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy")
@@ -149,6 +150,12 @@ async def _build(task: Task, tmp: Path, variables: dict[str, str]) -> str:
                                    "HOME": "/tmp/home", "PIP_NO_INPUT": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
     build_env |= {k: os.environ[k] for k in PASS_THROUGH if k in os.environ}
     mounts = [Mount(env, "/env", True)]
+    user_ca = os.environ.get("LANCEBENCH_CA_BUNDLE")
+    if user_ca:  # --ca-bundle: a copy (the sandbox user may not reach the original)
+        shutil.copy(user_ca, tmp / "ca-bundle.pem")
+        mounts.append(Mount(tmp / "ca-bundle.pem", USER_CA, False))
+        build_env |= {"SSL_CERT_FILE": USER_CA, "PIP_CERT": USER_CA, "REQUESTS_CA_BUNDLE": USER_CA,
+                      "CURL_CA_BUNDLE": USER_CA, "GIT_SSL_CAINFO": USER_CA}
     if task.paths.environment.is_dir():  # a copy: the task folder may be private to its owner
         shutil.copytree(task.paths.environment, tmp / "task-env", symlinks=True)
         mounts.append(Mount(tmp / "task-env", "/task-env", False))
@@ -180,3 +187,4 @@ async def _build(task: Task, tmp: Path, variables: dict[str, str]) -> str:
         await sandbox.stop()
         shutil.rmtree(tmp / "sandbox", ignore_errors=True)
         shutil.rmtree(tmp / "task-env", ignore_errors=True)
+        (tmp / "ca-bundle.pem").unlink(missing_ok=True)

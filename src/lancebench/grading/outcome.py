@@ -2,9 +2,9 @@
 
 Definitions (DESIGN.md, "status"):
 
-- With F2P/P2P ids and a JUnit report, a run *passes* when every listed test ``passed`` (a
+- With F2P/P2P ids, a run *passes* when its JUnit report shows every listed test ``passed`` (a
   missing test counts as not passed, as in SWE-bench's grading) and the reward file, if any,
-  says ``reward >= 1``.
+  says ``reward >= 1``. Without a JUnit report the run is broken, whatever the reward file says.
 - Without ids, a run passes when its main reward is >= 1 (``reward``, or the smallest value
   when the file has several keys and no ``reward``).
 - A run that timed out, or left neither rewards nor a usable JUnit report, is *broken*: the
@@ -48,7 +48,12 @@ def judge_run(*, exit_code: int | None, timed_out: bool, rewards: dict[str, floa
     if reward_error:
         return RunOutcome(broken=True, reason=reward_error)
     listed = f2p + p2p
-    if listed and junit is not None:
+    if listed and junit is None:
+        # The task names its tests, so a verdict without a test report is not trusted: the code
+        # under test can end the run early with exit code 0 (regression: "forge_exit0").
+        return RunOutcome(broken=True, reason=f"no JUnit report with the task's tests (exit code {exit_code})",
+                          rewards=dict(rewards or {}))
+    if listed:
         tests = select(junit, listed)
         out = dict(rewards or {})
         out["f2p"] = sum(tests[t] == "passed" for t in f2p) / len(f2p) if f2p else 1.0

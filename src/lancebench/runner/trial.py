@@ -96,7 +96,7 @@ async def _agent_and_grade(spec: TrialSpec, agent: Agent, backend: Backend, env:
         from lancebench.grading.user_tool import UserToolService
         user_tool = UserToolService(task, backend, env, spec.scratch / "user-tool", paths.agent)
     sandbox = backend.open(task, env, spec.scratch / "agent", mounts=user_tool.mounts() if user_tool else (),
-                           labels={"lancebench.job": spec.job, "lancebench.trial": spec.trial_id})
+                           labels=_labels(spec))
     if user_tool:
         user_tool.attach(sandbox)  # before start: a container backend reads PATH when it starts
     await sandbox.start()
@@ -143,6 +143,10 @@ async def _agent_and_grade(spec: TrialSpec, agent: Agent, backend: Backend, env:
     timings.grading_sec = time.monotonic() - t0
 
 
+def _labels(spec: TrialSpec) -> dict[str, str]:
+    return {"lancebench.job": spec.job, "lancebench.trial": spec.trial_id}
+
+
 async def _run_agent(agent: Agent, ctx: AgentContext, budget: float) -> AgentOutcome:
     """Run the agent, ending it at its deadline (plus a grace period for its own clean-up)."""
     try:
@@ -185,7 +189,7 @@ async def _grade_patch(spec: TrialSpec, backend: Backend, env: PreparedEnvironme
     runs: list[RunOutcome] = []
     for i in range(task.lb.test_runs):
         applied, run = await grade_once(task, backend, env, kept, spec.scratch / f"grade-{i}",
-                                        spec.paths.verifier / f"run-{i}")
+                                        spec.paths.verifier / f"run-{i}", labels=_labels(spec))
         result.patch_applied = applied if kept.strip() else None
         if applied is False:
             result.status, result.reason = "unresolved", "the patch did not apply"
@@ -196,7 +200,8 @@ async def _grade_patch(spec: TrialSpec, backend: Backend, env: PreparedEnvironme
         if not kept.strip():
             raise _Invalid(f"grader failed on the untouched repository: {combined.reason}")
         # Did the grader break, or did the patch break it? Grade the untouched base to tell.
-        _, base = await grade_once(task, backend, env, "", spec.scratch / "grade-base", spec.paths.verifier / "base")
+        _, base = await grade_once(task, backend, env, "", spec.scratch / "grade-base", spec.paths.verifier / "base",
+                                   labels=_labels(spec))
         if base.broken:
             raise _Invalid(f"grader failed with and without the patch: {combined.reason}")
         combined = RunOutcome(passed=False, reason=f"{combined.reason} (the grader works without the patch)",
@@ -208,7 +213,7 @@ async def _grade_patch(spec: TrialSpec, backend: Backend, env: PreparedEnvironme
 
 
 async def grade_once(task: Task, backend: Backend, env: PreparedEnvironment, patch: str, scratch: Path,
-                     out_dir: Path) -> tuple[bool | None, RunOutcome]:
+                     out_dir: Path, labels: dict[str, str] | None = None) -> tuple[bool | None, RunOutcome]:
     """Grade ``patch`` once in a fresh sandbox: apply it, copy in the hidden tests, run
     ``tests/test.sh`` under the verifier timeout, read rewards and JUnit.
 
@@ -221,7 +226,7 @@ async def grade_once(task: Task, backend: Backend, env: PreparedEnvironment, pat
     tests = scratch / "tests"  # a copy: the task folder may sit where the sandbox user cannot read
     shutil.copytree(task.paths.tests, tests, dirs_exist_ok=True)
     sandbox = backend.open(task, env, scratch / "sandbox",
-                           mounts=(Mount(tests, "/tests", False), Mount(logs, "/logs/verifier", True)))
+                           mounts=(Mount(tests, "/tests", False), Mount(logs, "/logs/verifier", True)), labels=labels)
     await sandbox.start()
     try:
         applied = None

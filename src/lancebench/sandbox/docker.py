@@ -55,6 +55,16 @@ _live: dict[str, "DockerSandbox"] = {}
 _live_lock = threading.Lock()
 
 
+_ncpu: list[int] = []
+
+
+def _engine_cpus() -> int:
+    """CPUs of the engine's machine (a quota above it is refused by the engine)."""
+    if not _ncpu:
+        _ncpu.append(int(engine.client().info().get("NCPU") or os.cpu_count() or 1))
+    return _ncpu[0]
+
+
 def _labels(spec: SandboxSpec) -> dict[str, str]:
     """``spec.labels`` under the ``lancebench.`` prefix (``job`` becomes ``lancebench.job``)."""
     out = {LABEL_MANAGED: "true"}
@@ -127,7 +137,7 @@ class DockerSandbox:
                 network_mode="bridge" if spec.network else "none",
                 cap_drop=["ALL"], security_opt=["no-new-privileges"],
                 mem_limit=lim.memory_mb * 1024 * 1024, memswap_limit=lim.memory_mb * 1024 * 1024,
-                nano_cpus=int(lim.cpus * 1e9), pids_limit=lim.pids + 4,  # + docker-init, keeper, wrapper, killer
+                nano_cpus=int(min(lim.cpus, _engine_cpus()) * 1e9), pids_limit=lim.pids + 4,  # + docker-init, keeper, wrapper, killer
                 ulimits=ulimits, mounts=mounts, log_config={"type": "none"}, stdin_open=False, tty=False)
         except docker.errors.APIError as exc:
             raise SandboxError(f"docker could not create a container from {spec.image}: {exc}") from exc
@@ -244,6 +254,10 @@ class DockerSandbox:
         if pump.done() and not pump.cancelled() and pump.exception() is not None:
             exc = pump.exception()
             raise SandboxError(f"the exec stream of {self.name} broke: {exc}") from exc
+        if stream.pid is None and not timed_out:  # the wrapper never ran: bad cwd or user, broken image
+            detail = (out.text() + err.text()).strip()[:1000]
+            raise SandboxError(f"docker could not start the command in {self.name} (cwd {cwd or self.spec.workdir}, "
+                               f"user {docker_user or 'default'}): {detail}")
         code = None if timed_out else await asyncio.to_thread(self._exit_code, eid)
         return ExecResult(exit_code=code, stdout=out.text(), stderr=err.text(), timed_out=timed_out,
                           duration_sec=time.monotonic() - t0, truncated_bytes=out.cut + err.cut)

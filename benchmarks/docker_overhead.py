@@ -1,0 +1,191 @@
+"""Overhead of the docker backend against the local (bubblewrap) backend and a plain subprocess.
+
+Run by hand, with an engine and the base image (``.ci/docker-setup.sh``)::
+
+    .venv/bin/python benchmarks/docker_overhead.py [--n 40] [--trials 5] [--image debian:bookworm-slim]
+
+Prints medians (ms) and ratios of:
+
+- one command (``true``): ``subprocess.run``, ``LocalSandbox.exec``, the raw SDK's ``exec_run``
+  and ``DockerSandbox.exec`` (which adds the tree-ending wrapper and the attach stream);
+- one sandbox lifecycle: start, put a 1 MB file, six commands, get a file back, stop;
+- whole trials through the real runner on the same task (``--task``, default the ``calc``
+  fixture): ``lancebench run -a nop -k TRIALS`` on each backend, median of ``total_sec`` from
+  the results (the environment is built before the timed job, so this is the per-trial
+  overhead: sandbox, capture, a grading sandbox and the task's verifier).
+For docker, images exist beforehand (environments are cached by digest, so a build is paid once
+per environment, not per trial).
+
+The issue's reference numbers on this machine: docker exec about 67 ms, bubblewrap about 6 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import shutil
+import statistics
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from lancebench.sandbox.base import SandboxSpec
+
+
+def ms(samples: list[float]) -> float:
+    return statistics.median(samples) * 1000
+
+
+def bench_subprocess(n: int) -> float:
+    out = []
+    for _ in range(n):
+        t = time.perf_counter()
+        subprocess.run(["true"], check=True)
+        out.append(time.perf_counter() - t)
+    return ms(out)
+
+
+def local_box(ws: Path):
+    from lancebench.sandbox.local import LocalSandbox
+
+    return LocalSandbox(SandboxSpec(workspace=ws))
+
+
+def docker_box(image: str):
+    from lancebench.sandbox.docker import DockerSandbox
+
+    return DockerSandbox(SandboxSpec(image=image, labels={"job": "benchmark", "trial": "overhead"}))
+
+
+async def bench_exec(box, n: int) -> float:
+    await box.start()
+    out = []
+    try:
+        await box.exec(["true"])  # warm up
+        for _ in range(n):
+            t = time.perf_counter()
+            r = await box.exec(["true"])
+            out.append(time.perf_counter() - t)
+            assert r.ok, r
+    finally:
+        await box.stop()
+    return ms(out)
+
+
+def bench_raw_docker(image: str, n: int) -> float:
+    from lancebench.sandbox.docker_engine import client
+
+    c = client().containers.run(image, ["sleep", "600"], detach=True, network_mode="none",
+                                labels={"lancebench.managed": "true", "lancebench.job": "benchmark"})
+    try:
+        c.exec_run(["true"])
+        out = []
+        for _ in range(n):
+            t = time.perf_counter()
+            c.exec_run(["true"])
+            out.append(time.perf_counter() - t)
+        return ms(out)
+    finally:
+        c.remove(force=True)
+
+
+async def bench_trial(make_box, trials: int, payload: Path, back: Path) -> float:
+    out = []
+    for _ in range(trials):
+        t = time.perf_counter()
+        box = make_box()
+        await box.start()
+        try:
+            await box.put(payload, "/tmp/payload.bin")
+            for cmd in ("true", "echo hi", "ls /tmp", "cat /tmp/payload.bin | wc -c", "pwd"):
+                r = await box.exec(cmd)
+                assert r.ok, r
+            await box.exec("echo 1 > /tmp/reward.txt")
+            await box.get("/tmp/reward.txt", back)
+        finally:
+            await box.stop()
+        out.append(time.perf_counter() - t)
+    return ms(out)
+
+
+def bench_runner(task: Path, backend: str, trials: int, tmp: Path) -> tuple[float, str]:
+    """Median trial ``total_sec`` (ms) of a nop job on ``task``, after a warm-up job that builds
+    the environment; plus the median of each phase."""
+    import json
+    import sys
+
+    exe = [str(Path(sys.executable).parent / "lancebench")]
+    for name, k in (("warm", 1), ("timed", trials)):
+        out = tmp / f"runner-{backend}-{name}"
+        subprocess.run([*exe, "run", "-p", str(task), "-a", "nop", "--backend", backend, "-k", str(k), "-o", str(out)],
+                       check=True, capture_output=True, timeout=1800)
+    results = [json.loads(p.read_text()) for p in out.glob("*/trials/*/result.json")]
+    timings = [r["timings"] for r in results]
+    phases = ", ".join(f"{key.removesuffix('_sec')} {ms([t[key] for t in timings]):.0f}"
+                       for key in timings[0] if key.endswith("_sec") and key != "total_sec")
+    return ms([t["total_sec"] for t in timings]), phases
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--n", type=int, default=40, help="commands per backend (default 40)")
+    ap.add_argument("--trials", type=int, default=5, help="sandbox lifecycles per backend (default 5)")
+    ap.add_argument("--image", default="debian:bookworm-slim", help="image for the docker rows")
+    ap.add_argument("--task", type=Path, default=Path(__file__).parents[1] / "tests" / "fixtures" / "tasks" / "calc",
+                    help="task folder for the whole-trial rows (default: the calc fixture)")
+    args = ap.parse_args()
+
+    from lancebench.sandbox.docker import engine_problem
+
+    problem = engine_problem()
+    if problem:
+        raise SystemExit(problem)
+    have_local = shutil.which("bwrap") is not None and Path(__file__).parents[1].joinpath(
+        "src/lancebench/sandbox/local.py").exists()
+
+    tmp = Path(tempfile.mkdtemp(prefix="lancebench-bench-"))
+    tmp.chmod(0o755)
+    payload = tmp / "payload.bin"
+    payload.write_bytes(os.urandom(1 << 20))
+    try:
+        rows: dict[str, float] = {"subprocess.run": bench_subprocess(args.n)}
+        if have_local:
+            (tmp / "ws").mkdir()
+            rows["local exec (bubblewrap)"] = asyncio.run(bench_exec(local_box(tmp / "ws"), args.n))
+        rows["docker SDK exec_run (raw)"] = bench_raw_docker(args.image, args.n)
+        rows["docker exec (DockerSandbox)"] = asyncio.run(bench_exec(docker_box(args.image), args.n))
+        base = rows.get("local exec (bubblewrap)", rows["subprocess.run"])
+        base_name = "local" if have_local else "subprocess"
+        print(f"per command, median of {args.n} (ms):")
+        for name, value in rows.items():
+            print(f"  {name:32s} {value:8.1f}   x{value / rows['subprocess.run']:6.1f} subprocess"
+                  f"   x{value / base:6.1f} {base_name}")
+
+        trials: dict[str, float] = {}
+        if have_local:
+            def make_local():
+                ws = tmp / f"ws-{time.monotonic_ns()}"
+                ws.mkdir()
+                ws.chmod(0o755)
+                return local_box(ws)
+            trials["local"] = asyncio.run(bench_trial(make_local, args.trials, payload, tmp / "back-local"))
+        trials["docker"] = asyncio.run(bench_trial(lambda: docker_box(args.image), args.trials, payload,
+                                                   tmp / "back-docker"))
+        print(f"per sandbox lifecycle (start, put 1 MB, 6 commands, get, stop), median of {args.trials} (ms):")
+        for name, value in trials.items():
+            ratio = f"   x{value / trials['local']:6.1f} local" if "local" in trials else ""
+            print(f"  {name:32s} {value:8.1f}{ratio}")
+        if args.task.is_dir():
+            runs = {b: bench_runner(args.task, b, args.trials, tmp) for b in (["local"] if have_local else []) + ["docker"]}
+            print(f"per trial through the runner (nop agent on {args.task.name}), median of {args.trials} (ms):")
+            for name, (total, phases) in runs.items():
+                ratio = f"   x{total / runs['local'][0]:6.1f} local" if "local" in runs else ""
+                print(f"  {name:32s} {total:8.1f}{ratio}   ({phases})")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,239 @@
+"""The ``docker`` backend for the trial flow (``--backend docker``): environments are images,
+sandboxes are :class:`lancebench.sandbox.docker.DockerSandbox` containers.
+
+- ``prepare(task)``: :func:`ensure_image` (cached by content digest; build log in
+  ``$LANCEBENCH_HOME/docker-builds/<digest>.log``), then the base commit of the repository at the
+  workdir, read in a throw-away container (none for ``choice`` tasks, which need no repository). An image whose workdir is not a git repository gets a
+  derived image (``<tag>-base``) where what is there is committed as the base, with a fixed
+  author and date so every build of it gives the same commit. The image needs ``git``.
+- ``open(...)``: a fresh container from that image (the image's own copy of the repository).
+- ``capture(...)``: the agent container is killed (every process ends, files stay), its workdir
+  is copied as a tar stream into a *fresh* container of the same image, and the patch is the
+  diff against the image's pristine ``.git`` there: the agent's own ``.git`` is never trusted.
+
+The workdir is ``[lancebench] workdir`` when task.toml sets it, else the image's ``WORKDIR``,
+else ``/app``. A CA bundle for builds comes from ``DockerBackend(ca_bundle=...)``, else
+``$LANCEBENCH_CA_BUNDLE``, else ``$SSL_CERT_FILE`` / ``$PIP_CERT`` (see
+:mod:`lancebench.sandbox.docker_image`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from lancebench.errors import EnvironmentBuildError, SandboxError
+from lancebench.sandbox import docker_engine as engine
+from lancebench.sandbox.backend import CAPTURE, PreparedEnvironment, task_limits
+from lancebench.sandbox.base import Mount, SandboxSpec
+from lancebench.sandbox.docker import BASE_ENV, KEEPER, DockerSandbox
+from lancebench.sandbox.docker_engine import LABEL_MANAGED
+from lancebench.sandbox.docker_image import _image_lock, ensure_image
+from lancebench.task.model import Task
+
+CAPTURE_ROOT = "/lancebench-capture"
+_BASE_COMMIT_ENV = {"GIT_AUTHOR_NAME": "lancebench", "GIT_AUTHOR_EMAIL": "lancebench@localhost",
+                    "GIT_COMMITTER_NAME": "lancebench", "GIT_COMMITTER_EMAIL": "lancebench@localhost",
+                    "GIT_AUTHOR_DATE": "2000-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2000-01-01T00:00:00Z"}
+
+_prepared: dict[tuple[str, str], tuple[str, str, str]] = {}  # (image id, workdir) -> (image, workdir, commit)
+_prepared_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class DockerEnvironment:
+    """``PreparedEnvironment.handle`` of the docker backend: the image and its build log."""
+
+    image: str
+    build_log: Path | None = None
+
+
+def _builds_dir() -> Path:
+    from lancebench.environment.cache import sub
+    return sub("docker-builds")
+
+
+class DockerBackend:
+    """The ``docker`` backend (see the module docstring). Raises :class:`SandboxError` when no
+    engine answers, :class:`EnvironmentBuildError` when an environment cannot be built."""
+
+    name = "docker"
+
+    def __init__(self, ca_bundle: str | os.PathLike | bool | None = None):
+        self.ca_bundle = ca_bundle if ca_bundle is not None else (os.environ.get("LANCEBENCH_CA_BUNDLE") or None)
+        self._job: str | None = None
+
+    async def prepare(self, task: Task) -> PreparedEnvironment:
+        t0 = time.monotonic()
+        log = _builds_dir() / f"{task.environment_digest()[:24]}.log"
+        tag = await asyncio.to_thread(ensure_image, task, ca_bundle=self.ca_bundle, log_path=log)
+        image, workdir, commit = await asyncio.to_thread(_base_of, task, tag)
+        return PreparedEnvironment(base_commit=commit, workdir=workdir, variables={},
+                                   handle=DockerEnvironment(image=image, build_log=log), build_sec=time.monotonic() - t0)
+
+    def open(self, task: Task, env: PreparedEnvironment, scratch: Path, *, mounts: tuple[Mount, ...] = (),
+             network: bool = False, labels: dict[str, str] | None = None) -> DockerSandbox:
+        handle: DockerEnvironment = env.handle
+        labels = dict(labels or {})
+        if labels.get("lancebench.job") or labels.get("job"):
+            self._job = labels.get("lancebench.job") or labels.get("job")
+        elif self._job:  # grading sandboxes opened without labels still belong to the trial's job (for gc)
+            labels["lancebench.job"] = self._job
+        spec = SandboxSpec(workdir=env.workdir, env=dict(env.variables), mounts=tuple(mounts), network=network,
+                           allow_hosts=tuple(task.lb.allow_hosts), limits=task_limits(task), image=handle.image,
+                           labels=labels)
+        return DockerSandbox(spec)
+
+    async def capture(self, task: Task, env: PreparedEnvironment, sandbox, scratch: Path) -> str:
+        """End every process of ``sandbox``, then diff its workdir against the pristine base in a
+        fresh container. Returns the patch text. Raises :class:`SandboxError`."""
+        if not isinstance(sandbox, DockerSandbox) or sandbox.container_id is None:
+            raise SandboxError("docker capture needs the started DockerSandbox of the agent phase")
+        scratch.mkdir(parents=True, exist_ok=True)
+        handle: DockerEnvironment = env.handle
+        spec = SandboxSpec(workdir=env.workdir, image=handle.image, limits=task_limits(task),
+                           labels={**{k: v for k, v in sandbox.labels.items() if k != LABEL_MANAGED},
+                                   "lancebench.phase": "capture"})
+        box = DockerSandbox(spec)
+        killed, started = await asyncio.gather(asyncio.to_thread(_kill_container, sandbox.container_id), box.start(),
+                                               return_exceptions=True)
+        for outcome in (killed, started):
+            if isinstance(outcome, BaseException):
+                await box.stop()
+                raise outcome
+        try:
+            res = await box.exec(f"mkdir -p -m 1777 {CAPTURE_ROOT} /lancebench && "
+                                 f"ln -sfn {env.workdir}/.git /lancebench/base.git", user="root")
+            if not res.ok:
+                raise SandboxError(f"capture setup failed in {box.name}: {res.output[-1000:]}")
+            await asyncio.to_thread(_copy_tree, sandbox.container_id, env.workdir, box.container_id, CAPTURE_ROOT,
+                                    scratch)
+            tree = f"{CAPTURE_ROOT}/{Path(env.workdir).name}"
+            res = await box.exec(["bash", "-c", CAPTURE, "capture", tree, env.base_commit], timeout=600)
+            if not res.ok:
+                raise SandboxError(f"patch capture failed (exit {res.exit_code}): {res.stderr[-1500:]}")
+            out = scratch / "capture.patch"
+            await box.get("/tmp/capture.patch", out)
+            return out.read_text(encoding="utf-8", errors="surrogateescape")
+        finally:
+            await box.stop()
+
+
+def _kill_container(cid: str) -> None:
+    docker = engine._import_docker()
+    try:
+        engine.client().api.kill(cid)
+        engine.client().api.wait(cid, timeout=60)
+    except docker.errors.APIError as exc:
+        if "is not running" not in str(exc):
+            raise SandboxError(f"could not end the agent container's processes: {exc}") from exc
+
+
+def _copy_tree(src_cid: str, src: str, dst_cid: str, dst_dir: str, scratch: Path) -> None:
+    """Copy folder ``src`` of one container into ``dst_dir`` of another (tar, spooled in ``scratch``)."""
+    docker = engine._import_docker()
+    api = engine.client().api
+    try:
+        chunks, _ = api.get_archive(src_cid, src)
+        with tempfile.TemporaryFile(dir=scratch) as buf:
+            for chunk in chunks:
+                buf.write(chunk)
+            buf.seek(0)
+            api.put_archive(dst_cid, dst_dir, buf)
+    except docker.errors.APIError as exc:
+        raise SandboxError(f"could not copy {src} of the agent container for the capture: {exc}") from exc
+
+
+def _base_of(task: Task, tag: str) -> tuple[str, str, str]:
+    """(image, workdir, base commit) for ``tag`` (blocking). Makes a derived image ``<tag>-base``
+    when the workdir is not a git repository, or holds files the sandbox user does not own (a
+    user without capabilities could not change them): there the repository is committed and
+    given to the image's user."""
+    docker = engine._import_docker()
+    cli = engine.client()
+    info = cli.api.inspect_image(tag)
+    workdir = task.lb.workdir if "workdir" in task.lb.model_fields_set else (info["Config"].get("WorkingDir") or "/app")
+    if task.kind == "choice":  # no patch is taken: no repository (nor git) is needed
+        return tag, workdir, ""
+    key = (info["Id"], workdir)
+    with _prepared_lock:
+        if key in _prepared:
+            return _prepared[key]
+    with _image_lock(f"base:{tag}:{workdir}"):
+        derived = f"{tag}-base" if ":" in tag.rsplit("/", 1)[-1] else f"{tag}:base"
+        try:
+            cli.api.inspect_image(derived)
+            head, foreign = _probe(cli, derived, workdir, fix=None)
+            if not head or foreign:
+                raise EnvironmentBuildError(f"derived image {derived} is not usable (remove it and retry)")
+            result = (derived, workdir, head)
+        except docker.errors.ImageNotFound:
+            head, foreign = _probe(cli, tag, workdir, fix=None)
+            if head and not foreign:
+                result = (tag, workdir, head)
+            else:
+                head, _ = _probe(cli, tag, workdir, fix=derived, init=not head)
+                result = (derived, workdir, head)
+        with _prepared_lock:
+            _prepared[key] = result
+        return result
+
+
+def _probe(cli, image: str, workdir: str, *, fix: str | None, init: bool = False) -> tuple[str, bool]:
+    """In a throw-away container of ``image``: (HEAD commit at ``workdir`` or "", whether some file
+    there is not owned by the image's user). With ``fix`` (a tag): commit the tree first when
+    ``init``, give it to the image's user, and save the container as ``fix``."""
+    docker = engine._import_docker()
+    api = cli.api
+    config = api.inspect_image(image)["Config"]
+    user = config.get("User") or "0"
+    env = {**BASE_ENV, **(_BASE_COMMIT_ENV if fix else {})}
+    host_config = api.create_host_config(network_mode="none", cap_drop=["ALL"], security_opt=["no-new-privileges"],
+                                         init=True, cap_add=["CHOWN", "DAC_OVERRIDE", "FOWNER"] if fix else None)
+    container = api.create_container(image, entrypoint=KEEPER[:1], command=KEEPER[1:], host_config=host_config,
+                                     labels={LABEL_MANAGED: "true", "lancebench.phase": "prepare"})
+    cid = container["Id"]
+    u, _, g = user.partition(":")
+    script = (f"command -v git >/dev/null || {{ echo 'git is not installed in the image' >&2; exit 90; }}\n"
+              f"cd '{workdir}' 2>/dev/null || {{ echo 'workdir {workdir} does not exist in the image' >&2; exit 91; }}\n"
+              f"U=$(id -u '{u}' 2>/dev/null || echo '{u}'); G=$(id -g '{g or u}' 2>/dev/null || echo '{g or u}')\n")
+    if fix:
+        if init:
+            script += "git init -q . && git add -A . && git commit -q --allow-empty -m 'lancebench base'\n"
+        script += 'chown -R "$U:$G" . || exit 92\n'
+    script += ('echo "head=$(git rev-parse --verify -q HEAD 2>/dev/null)"\n'
+               'echo "foreign=$(find . -xdev \\( ! -user "$U" -o ! -group "$G" \\) -print 2>/dev/null | head -n 1)"\n')
+    try:
+        api.start(cid)
+        eid = api.exec_create(cid, ["sh", "-c", script], stdout=True, stderr=True, user="0", environment=env)["Id"]
+        out, err = api.exec_start(eid, demux=True)
+        code = api.exec_inspect(eid).get("ExitCode")
+        stdout, stderr = (out or b"").decode(errors="replace"), (err or b"").decode(errors="replace").strip()
+        if code != 0:
+            raise EnvironmentBuildError(f"image {image}: could not read the repository at {workdir} "
+                                        f"(exit {code}): {stderr[-1500:]}; the docker backend needs git and the "
+                                        f"repository in the image (set [lancebench] workdir if it lives elsewhere)")
+        fields = dict(line.split("=", 1) for line in stdout.splitlines() if "=" in line)
+        head, foreign = fields.get("head", "").strip(), bool(fields.get("foreign", "").strip())
+        if fix:
+            if not head or foreign:
+                raise EnvironmentBuildError(f"image {image}: could not prepare the repository at {workdir}: {stderr[-1500:]}")
+            api.stop(cid, timeout=1)
+            conf = dict(config)  # the image's own config, not the probe's
+            conf["Labels"] = {"lancebench.environment": f"derived from {image}", **(conf.get("Labels") or {}),
+                              LABEL_MANAGED: "true"}
+            repo, _, tag = fix.rpartition(":")
+            api.commit(cid, repository=repo, tag=tag, conf=conf)
+        return head, foreign
+    except docker.errors.APIError as exc:
+        raise SandboxError(f"docker failed while reading the base commit of {image}: {exc}") from exc
+    finally:
+        try:
+            api.remove_container(cid, force=True, v=True)
+        except docker.errors.APIError:
+            pass

@@ -1,0 +1,40 @@
+"""``lancebench gc``: remove what a crashed job left in the Docker engine. Registered by the CLI
+through :func:`register` (add ``"lancebench.sandbox.docker_cli"`` to ``cli.COMMAND_MODULES``)."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import typer
+
+
+def gc_command(
+    job: Optional[str] = typer.Option(None, "--job", "-j", help="Only what this job left (its name, as in results)."),
+    images: bool = typer.Option(False, "--images", help="Also remove cached environment images (rebuilt when needed)."),
+) -> None:
+    """Remove containers lancebench left behind (crashed or killed jobs), optionally its images.
+
+    Run it when no job is running: containers of a live job are removed too. Examples:
+      lancebench gc
+      lancebench gc --job my-job
+      lancebench gc --images
+    """
+    from rich.console import Console
+
+    from lancebench.errors import SandboxError
+    from lancebench.sandbox.docker import gc
+
+    console = Console()
+    try:
+        result = gc(job, images=images)
+    except SandboxError as exc:
+        console.print(f"[red]error:[/red] {exc}", highlight=False)
+        raise typer.Exit(2)
+    console.print(f"removed {len(result.containers)} container(s)"
+                  + (f" and {len(result.images)} image(s)" if images else ""), highlight=False)
+    for name in result.containers + result.images:
+        console.print(f"  {name}", highlight=False)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("gc")(gc_command)

@@ -1,0 +1,475 @@
+"""The docker backend against a real engine: the sandbox conformance behaviour (exec, env, cwd,
+files, timeouts that end whole trees, limits, network, labels, removal) plus image builds and gc.
+
+Needs a Docker engine and the locally built ``debian:bookworm-slim`` image: ``.ci/docker-setup.sh``
+provides both. Without them every test here skips and says so.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from lancebench.errors import EnvironmentBuildError, SandboxError
+from lancebench.sandbox.base import Limits, Mount, SandboxSpec
+
+docker_mod = pytest.importorskip("docker", reason="the Docker SDK is missing: pip install 'lancebench[docker]'")
+
+from lancebench.sandbox.docker import DockerSandbox, engine_problem, ensure_image, gc  # noqa: E402
+from lancebench.sandbox.docker_engine import client  # noqa: E402
+
+BASE = "debian:bookworm-slim"
+
+
+def _skip_reason() -> str | None:
+    problem = engine_problem()
+    if problem:
+        return f"no Docker engine: {problem}"
+    try:
+        client().images.get(BASE)
+    except docker_mod.errors.ImageNotFound:
+        return f"image {BASE} is missing: run .ci/docker-setup.sh to build it locally (debootstrap + docker import)"
+    return None
+
+
+_REASON = _skip_reason()
+pytestmark = [pytest.mark.docker, pytest.mark.skipif(_REASON is not None, reason=_REASON or "")]
+
+JOB = f"pytest-{uuid.uuid4().hex[:8]}"
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def spec(**kw) -> SandboxSpec:
+    kw.setdefault("image", BASE)
+    kw.setdefault("labels", {"job": JOB, "trial": kw.pop("trial", "t")})
+    return SandboxSpec(**kw)
+
+
+async def _with_box(s: SandboxSpec, body):
+    box = DockerSandbox(s)
+    await box.start()
+    try:
+        return await body(box)
+    finally:
+        await box.stop()
+
+
+def with_box(body, **kw):
+    return run(_with_box(spec(**kw), body))
+
+
+async def nprocs(box: DockerSandbox) -> int:
+    """Processes in the container besides docker-init, its keeper and this command's own two."""
+    r = await box.exec("n=0; for p in /proc/[0-9]*; do n=$((n+1)); done; echo $n")
+    return int(r.stdout) - 4  # docker-init, sleep keeper, wrapper sh, bash
+
+
+def container_labels(box: DockerSandbox) -> dict:
+    return client().api.inspect_container(box.container_id)["Config"]["Labels"]
+
+
+# exec ----------------------------------------------------------------------------------------
+def test_exec_output_exit_code_and_stdin():
+    async def body(box):
+        r = await box.exec("echo out; echo err >&2; exit 7")
+        assert (r.exit_code, r.stdout, r.stderr, r.timed_out) == (7, "out\n", "err\n", False)
+        assert not r.ok and r.duration_sec > 0
+        r = await box.exec(["printf", "%s|", "a b", "c"])
+        assert r.ok and r.stdout == "a b|c|"
+        r = await box.exec("tr a-z A-Z", stdin=b"hello\n" * 10000)
+        assert r.ok and r.stdout == "HELLO\n" * 10000
+        r = await box.exec("printf 'no newline'")
+        assert r.stdout == "no newline"
+    with_box(body)
+
+
+def test_env_is_spec_plus_call_never_the_host():
+    assert "PIP_CERT" in os.environ or "HOME" in os.environ
+
+    async def body(box):
+        r = await box.exec("echo $A-$B-$C; env", env={"B": "call", "C": "c"})
+        first, *rest = r.stdout.splitlines()
+        assert first == "spec-call-c"
+        names = {line.split("=", 1)[0] for line in rest}
+        assert "PIP_CERT" not in names and "VIRTUAL_ENV" not in names
+        assert "PATH" in names  # the image's own ENV is kept
+    with_box(body, env={"A": "spec", "B": "spec"})
+
+
+def test_cwd_defaults_to_workdir_and_can_change():
+    async def body(box):
+        assert (await box.exec("pwd")).stdout == "/work/repo\n"
+        assert (await box.exec("pwd", cwd="/tmp")).stdout == "/tmp\n"
+        assert (await box.exec(["pwd"], cwd="/")).stdout == "/\n"
+    with_box(body, workdir="/work/repo")
+
+
+def test_a_command_that_cannot_start_is_a_sandbox_error_not_a_result():
+    async def body(box):
+        with pytest.raises(SandboxError, match="chdir"):
+            await box.exec("pwd", cwd="/nonexistent")
+        with pytest.raises(SandboxError, match="nosuchuser"):
+            await box.exec("pwd", user="nosuchuser")
+        assert (await box.exec(["/no/such/binary"])).exit_code == 127  # started, then failed: a result
+    with_box(body)
+
+
+def test_privileges_are_dropped_and_root_has_no_capabilities():
+    async def body(box):
+        status = (await box.exec("cat /proc/self/status")).stdout
+        assert "CapEff:\t0000000000000000" in status and "NoNewPrivs:\t1" in status
+        r = await box.exec("id -u; chown nobody /tmp", user="root")
+        assert r.stdout == "0\n" and r.exit_code != 0  # uid 0, yet no CAP_CHOWN
+        assert (await box.exec("mount -t tmpfs x /mnt")).exit_code != 0
+    with_box(body)
+
+
+def test_network_is_none_by_default():
+    async def body(box):
+        assert (await box.exec("ls /sys/class/net")).stdout.split() == ["lo"]
+        r = await box.exec("exec 3<>/dev/tcp/1.1.1.1/80", timeout=10)
+        assert r.exit_code != 0 and not r.timed_out
+    with_box(body)
+
+
+def test_mounts_read_only_and_writable(tmp_path):
+    ro, rw = tmp_path / "ro", tmp_path / "rw"
+    ro.mkdir()
+    (ro / "f").write_text("ro data")
+
+    async def body(box):
+        assert (await box.exec("cat /tools/f")).stdout == "ro data"
+        assert (await box.exec("echo x > /tools/g")).exit_code != 0
+        assert (await box.exec("echo 0.5 > /logs/reward.txt")).ok
+        assert (await box.exec("ls /")).stdout.split().count("home") == 1
+    with_box(body, mounts=(Mount(ro, "/tools"), Mount(rw, "/logs", writable=True)))
+    assert (rw / "reward.txt").read_text() == "0.5\n"
+    assert not (ro / "g").exists()
+
+
+# files ---------------------------------------------------------------------------------------
+def test_put_get_round_trip(tmp_path):
+    src = tmp_path / "src"
+    (src / "pkg" / "deep").mkdir(parents=True)
+    (src / "pkg" / "deep" / "data.bin").write_bytes(bytes(range(256)) * 1000)
+    (src / "run.sh").write_text("#!/bin/sh\necho ran\n")
+    (src / "run.sh").chmod(0o755)
+    (src / "link").symlink_to("/etc/hostname")
+    single = tmp_path / "one.txt"
+    single.write_text("one")
+
+    async def body(box):
+        await box.put(src, "/opt/a/b/src")  # parents created
+        await box.put(single, "notes/one.txt")  # relative: under the workdir
+        assert (await box.exec("/opt/a/b/src/run.sh")).stdout == "ran\n"
+        assert (await box.exec("readlink /opt/a/b/src/link; cat /app/notes/one.txt")).stdout == "/etc/hostname\none"
+        await box.exec("echo new > /opt/a/b/src/pkg/new.txt")
+        await box.get("/opt/a/b/src", tmp_path / "back")
+        await box.get("/app/notes/one.txt", tmp_path / "one-back.txt")
+        with pytest.raises(SandboxError):
+            await box.get("/nope", tmp_path / "x")
+        with pytest.raises(SandboxError):
+            await box.get("/opt/a/b/src/link", tmp_path / "y")
+        await box.put(single, "/opt/a/b/src/pkg/one.txt")  # into an existing folder: merged
+        assert "new.txt" in (await box.exec("ls /opt/a/b/src/pkg")).stdout
+    with_box(body)
+    back = tmp_path / "back"
+    assert (back / "pkg" / "deep" / "data.bin").read_bytes() == bytes(range(256)) * 1000
+    assert os.access(back / "run.sh", os.X_OK)
+    assert (back / "link").is_symlink() and os.readlink(back / "link") == "/etc/hostname"
+    assert (back / "pkg" / "new.txt").read_text() == "new\n"
+    assert (tmp_path / "one-back.txt").read_text() == "one"
+    assert (back / "pkg" / "new.txt").stat().st_uid == os.getuid()
+
+
+# timeouts and runaway processes ----------------------------------------------------------------
+def test_timeout_kills_children_within_the_limit():
+    async def body(box):
+        t0 = time.monotonic()
+        r = await box.exec("sleep 1000 & (sleep 1000; echo never) & sleep 1000", timeout=1)
+        assert r.timed_out and r.exit_code is None and not r.ok
+        assert time.monotonic() - t0 < 6
+        assert await nprocs(box) == 0
+    with_box(body)
+
+
+def test_sigterm_ignoring_and_detached_processes_end():
+    async def body(box):
+        t0 = time.monotonic()
+        r = await box.exec("trap '' TERM INT HUP; (trap '' TERM; setsid sh -c 'trap \"\" TERM; sleep 1000' &); "
+                           "while :; do :; done", timeout=1)
+        assert r.timed_out and time.monotonic() - t0 < 6
+        assert await nprocs(box) == 0
+    with_box(body)
+
+
+def test_background_processes_do_not_outlive_their_command():
+    async def body(box):
+        t0 = time.monotonic()
+        r = await box.exec("sleep 1000 & setsid sleep 1000 & nohup sleep 1000 >/dev/null 2>&1 & echo started")
+        assert r.ok and r.stdout == "started\n" and time.monotonic() - t0 < 3
+        assert await nprocs(box) == 0
+    with_box(body)
+
+
+def test_cancelling_an_exec_ends_its_tree():
+    async def body(box):
+        task = asyncio.ensure_future(box.exec("sleep 1000 & sleep 1000"))
+        await asyncio.sleep(1)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert await nprocs(box) == 0
+    with_box(body)
+
+
+@pytest.mark.slow
+def test_fork_bomb_is_bounded_by_the_pids_limit():
+    async def body(box):
+        t0 = time.monotonic()
+        r = await box.exec(":(){ :|:& };:; sleep 1000", timeout=5)
+        assert r.timed_out and time.monotonic() - t0 < 30
+        assert await nprocs(box) == 0
+        assert (await box.exec("echo alive")).stdout == "alive\n"
+    with_box(body, limits=Limits(pids=64))
+
+
+@pytest.mark.slow
+def test_a_gigabyte_on_stdout_is_capped():
+    async def body(box):
+        t0 = time.monotonic()
+        r = await box.exec("head -c 1000000000 /dev/zero | tr '\\0' x; echo END", timeout=120)
+        assert r.ok, r
+        assert len(r.stdout) < 100_000 + 200 and r.stdout.endswith("xEND\n")
+        assert r.truncated_bytes == 1_000_000_004 - 100_000
+        assert "bytes of output cut by lancebench" in r.stdout
+        assert time.monotonic() - t0 < 120
+    with_box(body, limits=Limits(output_bytes=100_000))
+
+
+def test_limits_reach_the_container():
+    async def body(box):
+        r = await box.exec("cat /sys/fs/cgroup/cpu/cpu.cfs_quota_us 2>/dev/null || cut -d' ' -f1 /sys/fs/cgroup/cpu.max; "
+                           "cat /sys/fs/cgroup/pids/pids.max 2>/dev/null || cat /sys/fs/cgroup/pids.max; "
+                           "cat /sys/fs/cgroup/memory/memory.limit_in_bytes 2>/dev/null || cat /sys/fs/cgroup/memory.max; "
+                           "ulimit -f; ulimit -t")
+        assert r.stdout.split() == ["50000", str(100 + 4), str(256 * 1024 * 1024), str(100 * 1024), "30"], r
+        r = await box.exec("head -c 200000000 /dev/zero > /tmp/big")  # 200 MB > storage_mb: cut at 100 MB
+        assert r.exit_code != 0 and (await box.exec("stat -c %s /tmp/big")).stdout.strip() == str(100 * 1024 * 1024)
+    with_box(body, limits=Limits(cpus=0.5, pids=100, memory_mb=256, storage_mb=100, cpu_time_sec=30))
+
+
+def test_memory_limit_kills_the_hog():
+    async def body(box):
+        # tail keeps a whole "line" in memory: 400 MB without a newline
+        r = await box.exec("head -c 400000000 /dev/zero | tail -n 1 | wc -c", timeout=60)
+        assert r.stdout.strip() in ("", "0") or r.exit_code != 0, r
+        assert (await box.exec("echo alive")).ok
+    with_box(body, limits=Limits(memory_mb=64))
+
+
+# lifecycle -----------------------------------------------------------------------------------
+def test_labels_and_removal_at_stop():
+    box = DockerSandbox(spec(trial="lab"))
+
+    async def body():
+        await box.start()
+        labels = container_labels(box)
+        assert labels["lancebench.job"] == JOB and labels["lancebench.trial"] == "lab"
+        assert labels["lancebench.managed"] == "true"
+        cid = box.container_id
+        await box.stop()
+        await box.stop()  # twice is fine
+        with pytest.raises(docker_mod.errors.NotFound):
+            client().api.inspect_container(cid)
+        with pytest.raises(SandboxError):
+            await box.exec("true")
+    run(body())
+
+
+def test_missing_image_is_a_sandbox_error():
+    with pytest.raises(SandboxError, match="not present"):
+        run(DockerSandbox(spec(image="lancebench-test/absent:nope")).start())
+    with pytest.raises(SandboxError, match="needs SandboxSpec.image"):
+        DockerSandbox(SandboxSpec())
+
+
+def test_ctrl_c_removes_the_container(tmp_path):
+    job = f"{JOB}-sigint"
+    script = tmp_path / "child.py"
+    script.write_text(textwrap.dedent(f"""
+        import asyncio, sys
+        from lancebench.sandbox.base import SandboxSpec
+        from lancebench.sandbox.docker import DockerSandbox
+        async def main():
+            box = DockerSandbox(SandboxSpec(image={BASE!r}, labels={{"job": {job!r}, "trial": "c"}}))
+            await box.start()
+            print(box.container_id, flush=True)
+            await box.exec("sleep 1000")
+        asyncio.run(main())
+    """))
+    child = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    try:
+        cid = child.stdout.readline().strip()
+        assert cid
+        time.sleep(0.5)
+        child.send_signal(signal.SIGINT)
+        child.wait(timeout=30)
+    finally:
+        if child.poll() is None:
+            child.kill()
+    with pytest.raises(docker_mod.errors.NotFound):
+        client().api.inspect_container(cid)
+
+
+def test_gc_removes_leftovers_of_one_job_only():
+    crashed, other = f"{JOB}-crashed", f"{JOB}-other"
+
+    async def body():
+        a = DockerSandbox(spec(labels={"job": crashed, "trial": "1"}))
+        b = DockerSandbox(spec(labels={"job": other, "trial": "1"}))
+        await a.start()
+        await b.start()
+        try:
+            a_id = a.container_id
+            a.container_id = None  # as if the harness had crashed: nothing will stop it
+            removed = gc(crashed)
+            assert len(removed.containers) == 1 and removed.containers[0].startswith("lancebench-")
+            with pytest.raises(docker_mod.errors.NotFound):
+                client().api.inspect_container(a_id)
+            assert client().api.inspect_container(b.container_id)["State"]["Running"]
+        finally:
+            await b.stop()
+    run(body())
+
+
+# images --------------------------------------------------------------------------------------
+def _task(root: Path, dockerfile: str | None, *, toml_extra: str = "", files: dict[str, str] | None = None):
+    from lancebench.task.load import load_task
+
+    (root / "tests").mkdir(parents=True)
+    (root / "environment").mkdir()
+    (root / "instruction.md").write_text("Do nothing.\n")
+    (root / "tests" / "test.sh").write_text("#!/bin/bash\necho 1 > /logs/verifier/reward.txt\n")
+    (root / "task.toml").write_text(f'version = "1.0"\n{toml_extra}\n[environment]\nbuild_timeout_sec = 120\n')
+    if dockerfile is not None:
+        (root / "environment" / "Dockerfile").write_text(dockerfile)
+    for name, text in (files or {}).items():
+        (root / "environment" / name).write_text(text)
+    return load_task(root)
+
+
+def test_ensure_image_builds_once_passes_the_ca_and_keeps_the_log(tmp_path):
+    nonce = uuid.uuid4().hex
+    ca = tmp_path / "bundle.pem"
+    ca.write_bytes(Path("/etc/ssl/certs/ca-certificates.crt").read_bytes()
+                   if Path("/etc/ssl/certs/ca-certificates.crt").exists() else b"# test bundle\n")
+    task = _task(tmp_path / f"t-{nonce[:6]}", f"FROM {BASE}\nCOPY hello.txt /app/hello.txt\n"
+                 'RUN echo "ca seen: ${SSL_CERT_FILE:-none} $(test -s "${PIP_CERT:-/none}" && echo readable)"\n'
+                 "WORKDIR /app\n", files={"hello.txt": nonce})
+    log = tmp_path / "build.log"
+    tag = ensure_image(task, ca_bundle=ca, log_path=log, job=JOB)
+    try:
+        assert "ca seen: /usr/local/share/lancebench/build-ca.crt readable" in log.read_text()
+        t0 = time.monotonic()
+        assert ensure_image(task, ca_bundle=ca, log_path=log) == tag
+        assert time.monotonic() - t0 < 5 and "using cached image" in log.read_text()
+        attrs = client().images.get(tag).attrs
+        assert not any(e.startswith(("SSL_CERT_FILE=", "PIP_CERT=")) for e in attrs["Config"]["Env"] or [])
+        assert attrs["Config"]["Labels"]["lancebench.job"] == JOB
+
+        async def body(box):
+            assert (await box.exec("cat hello.txt; echo; echo ${SSL_CERT_FILE:-unset}")).stdout == f"{nonce}\nunset\n"
+        run(_with_box(spec(image=tag), body))
+        assert ensure_image(task, ca_bundle=False, job=JOB) != tag  # another bundle, another image
+    finally:
+        gc(JOB, images=True)
+
+
+def test_ensure_image_failure_raises_with_the_log_tail(tmp_path):
+    task = _task(tmp_path / "broken", f"FROM {BASE}\nRUN echo about-to-fail-{uuid.uuid4().hex[:6]} && exit 3\n")
+    with pytest.raises(EnvironmentBuildError) as info:
+        ensure_image(task, ca_bundle=False, log_path=tmp_path / "b.log")
+    assert "about-to-fail" in str(info.value) and "broken" in str(info.value)
+    assert "returned a non-zero code: 3" in (tmp_path / "b.log").read_text()
+
+
+def test_ensure_image_uses_docker_image_and_reports_missing_ones(tmp_path):
+    from lancebench.task.load import load_task
+
+    with pytest.raises(EnvironmentBuildError, match="neither environment/Dockerfile"):
+        ensure_image(_task(tmp_path / "none", None))
+    task = _task(tmp_path / "pre", None, toml_extra="")
+    toml = task.paths.task_toml
+    toml.write_text(toml.read_text().replace("[environment]", f'[environment]\ndocker_image = "{BASE}"'))
+    assert ensure_image(load_task(task.paths.root)) == BASE
+    toml.write_text(toml.read_text().replace(BASE, "localhost:1/lancebench-absent:nope"))  # refused at once
+    with pytest.raises(EnvironmentBuildError, match="could not be pulled"):
+        ensure_image(load_task(task.paths.root))
+
+
+# the backend: prepare, open, capture ---------------------------------------------------------
+GIT_DOCKERFILE = f"""FROM {BASE}
+RUN apt-get update && apt-get install -y --no-install-recommends git && rm -rf /var/lib/apt/lists/*
+"""
+
+
+@pytest.mark.slow
+def test_backend_prepares_a_derived_base_and_captures_against_the_pristine_git(tmp_path):
+    from lancebench.sandbox.docker_backend import DockerBackend
+
+    task = _task(tmp_path / f"repo-{uuid.uuid4().hex[:6]}", GIT_DOCKERFILE + (
+        "WORKDIR /app\n"
+        "RUN mkdir -p src && printf 'print(1)\\n' > src/main.py && echo hello > README "
+        f"&& echo gone > old.txt && chown -R 1234:1234 src && echo {uuid.uuid4().hex} > .nonce\n"))
+    backend = DockerBackend(ca_bundle=False)
+
+    async def body():
+        env = await backend.prepare(task)
+        assert len(env.base_commit) == 40 and env.workdir == "/app"
+        assert env.handle.image.endswith("-base") and env.handle.build_log.is_file()
+        assert (await backend.prepare(task)).base_commit == env.base_commit
+        agent = backend.open(task, env, tmp_path / "agent", labels={"lancebench.job": JOB, "lancebench.trial": "b"})
+        await agent.start()
+        try:
+            r = await agent.exec("echo more >> src/main.py && echo bye > README && rm old.txt && mkdir -p new "
+                                 "&& echo fresh > new/file.txt && rm -rf .git && (sleep 1000 &)")
+            assert r.ok, r
+            patch = await backend.capture(task, env, agent, tmp_path / "capture")
+        finally:
+            await agent.stop()
+        for piece in ("+more", "-hello", "+bye", "deleted file mode", "new/file.txt", "+fresh"):
+            assert piece in patch, patch
+        grade = backend.open(task, env, tmp_path / "grade")
+        assert grade.spec.labels["lancebench.job"] == JOB  # inherited for gc
+        await grade.start()
+        try:
+            (tmp_path / "p.diff").write_text(patch)
+            await grade.put(tmp_path / "p.diff", "/tmp/p.diff")
+            r = await grade.exec(["git", "apply", "--binary", "/tmp/p.diff"])
+            assert r.ok, r
+            r = await grade.exec("cat src/main.py README new/file.txt; test -e old.txt || echo no-old")
+            assert r.stdout == "print(1)\nmore\nbye\nfresh\nno-old\n"
+        finally:
+            await grade.stop()
+    try:
+        run(body())
+    finally:
+        gc(JOB)
+        for tag in (task_image := ensure_image(task, ca_bundle=False)), task_image + "-base":
+            try:
+                client().api.remove_image(tag, force=True, noprune=True)  # keep the apt layer as build cache
+            except docker_mod.errors.APIError:
+                pass
