@@ -45,15 +45,34 @@ def print_summary(summary: dict) -> None:
     parts = []
     for k in keys:
         v = summary.get(k)
-        parts.append(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}")
+        if isinstance(v, float):
+            parts.append(f"{k}={v:,.2f}" if k.endswith("_usd") else f"{k}={v:.4g}")
+        else:
+            parts.append(f"{k}={v}")
     out.print("  ".join(parts), highlight=False)
 
 
-def _finish(job_paths: JobPaths, results: list[TrialResult]) -> dict:
+def _summary(results: list[TrialResult]) -> dict:
+    """The job summary, with SWE-Lancer's per-variant numbers (IC, manager, both) when they apply."""
     summary = summarize(results)
-    write_json(job_paths.summary, summary)
-    out.print(results_table(results, f"job {job_paths.root.name}"))
+    from lancebench.datasets.swelancer_report import is_swelancer, variant_breakdown
+    if is_swelancer(results):
+        summary["by_variant"] = variant_breakdown(results)
+    return summary
+
+
+def _print(results: list[TrialResult], summary: dict, title: str) -> None:
+    out.print(results_table(results, title))
+    if "by_variant" in summary:
+        from lancebench.datasets.swelancer_report import breakdown_table
+        out.print(breakdown_table(summary["by_variant"]))
     print_summary(summary)
+
+
+def _finish(job_paths: JobPaths, results: list[TrialResult]) -> dict:
+    summary = _summary(results)
+    write_json(job_paths.summary, summary)
+    _print(results, summary, f"job {job_paths.root.name}")
     out.print(f"results: {job_paths.root}")
     return summary
 
@@ -152,12 +171,11 @@ def show(job_dir: Path = typer.Argument(..., help="A job folder made by `lancebe
     except LancebenchError as exc:
         console.print(f"[red]error:[/red] {exc}", highlight=False)
         raise typer.Exit(2)
-    summary = summarize(results)
+    summary = _summary(results)
     if as_json:
-        print(json.dumps(summary, indent=2))
+        print(json.dumps(summary, indent=2, default=str))
         return
-    out.print(results_table(results, f"job {job_dir.name}"))
-    print_summary(summary)
+    _print(results, summary, f"job {job_dir.name}")
 
 
 def grade(

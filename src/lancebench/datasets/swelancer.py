@@ -1,0 +1,218 @@
+"""The ``swelancer`` dataset: SWE-Lancer Diamond (arXiv 2502.12115) from its task table.
+
+``task_folders(filter, source)`` reads the table (``--source PATH``, or a copy downloaded once and
+checked; see :mod:`lancebench.datasets.swelancer_source`) and writes each selected row as a task
+folder in Harbor's layout under ``<lancebench home>/datasets/swelancer/<table sha256 prefix>/
+<question_id>/``, atomically, reusing folders already there with the same content:
+
+- manager rows (``swe_manager``) become ``kind = "choice"`` tasks: ``instruction.md`` (our own
+  wording: the issue, its payout, the proposals, how to answer), ``tests/choice.json`` (the right
+  id, which only the harness reads) and ``solution/solve.sh`` (writes the right answer, so the
+  ``oracle`` agent validates the task). The agent's workspace is an empty repository.
+- IC rows (``ic_swe``) need SWE-Lancer's official per-task images (the product's checkout with the
+  bug reintroduced, the hidden Playwright test); they are written by
+  ``lancebench.datasets.swelancer_ic`` when that flow is installed, and are otherwise refused
+  with a :class:`DatasetError` that says so.
+
+Filters: ``manager``, ``ic``, and the generic ``public``/``private``/``code``/``choice``.
+``summary(source)`` counts tasks and dollars per variant without writing anything.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import shutil
+import uuid
+from collections import Counter
+from pathlib import Path
+
+from lancebench.datasets.swelancer_prompt import ANSWER_FILE, manager_instruction
+from lancebench.datasets.swelancer_source import locate_table
+from lancebench.datasets.swelancer_table import IC, MANAGER, SwelancerRow, read_table
+from lancebench.environment.cache import sub
+from lancebench.errors import DatasetError
+
+FILTERS = ("manager", "ic")
+GENERIC = ("public", "private", "code", "choice")
+KIND = {MANAGER: "choice", IC: "code"}
+IC_MODULE = "lancebench.datasets.swelancer_ic"
+IC_HELP = ("SWE-Lancer IC tasks run only inside the official per-task Docker images (the Expensify App checkout "
+           "with the bug reintroduced, the hidden Playwright test and recorded network traffic), which lancebench "
+           "cannot build or download by itself. Run the manager tasks with -d swelancer:manager; for IC tasks, "
+           "see docs/swelancer.md for how to point lancebench at the official images")
+
+
+def split_of(row: SwelancerRow) -> str:
+    """``public`` or ``private`` from the row's ``set`` when it says so; Diamond (``set = "diamond"``)
+    is SWE-Lancer's public split, so anything else is ``public``."""
+    return row.set if row.set in ("public", "private") else "public"
+
+
+def _toml_str(value: str) -> str:
+    """A TOML basic string (JSON's escapes are a subset TOML accepts, given ``ensure_ascii=False``
+    and no DEL or surrogate characters, which the ids and commit hashes here never hold)."""
+    return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007f")
+
+
+def task_toml(row: SwelancerRow) -> str:
+    """The ``task.toml`` of a manager row."""
+    ids = ", ".join(str(i) for i in row.proposal_ids)
+    return "\n".join([
+        'version = "1.0"',
+        "",
+        "[metadata]",
+        'benchmark = "swelancer"',
+        'upstream = "SWE-Lancer Diamond (arXiv 2502.12115)"',
+        f"question_id = {_toml_str(row.question_id)}",
+        f"variant = {_toml_str(row.variant)}",
+        f"manager_commit = {_toml_str(row.manager_commit)}",
+        f"set = {_toml_str(row.set)}",
+        "",
+        "[metadata.taxonomy]",
+        f"variant = {_toml_str(row.variant)}",
+        f"proposals = {len(row.proposals)}",
+        "",
+        "[agent]",
+        "timeout_sec = 1800",
+        "",
+        "[lancebench]",
+        f"price_usd = {row.price!r}",
+        f'kind = "{KIND[row.variant]}"',
+        f'split = "{split_of(row)}"',
+        "",
+        "[lancebench.choice]",
+        f"proposal_ids = [{ids}]",
+        f'answer_file = "{ANSWER_FILE}"',
+        "",
+    ])
+
+
+def solve_sh(row: SwelancerRow) -> str:
+    return ("#!/usr/bin/env bash\n# Reference answer: the proposal the real manager accepted.\nset -euo pipefail\n"
+            f"printf '%s\\n' '{{\"selected_proposal_id\": {int(row.correct_id)}}}' > {ANSWER_FILE}\n")
+
+
+def task_files(row: SwelancerRow) -> dict[str, tuple[str, int]]:
+    """The files of manager ``row``'s task folder: relative path -> (text, mode)."""
+    return {
+        "task.toml": (task_toml(row), 0o644),
+        "instruction.md": (manager_instruction(row), 0o644),
+        "tests/choice.json": (json.dumps({"correct_proposal_id": row.correct_id}) + "\n", 0o644),
+        "solution/solve.sh": (solve_sh(row), 0o755),
+    }
+
+
+def _matches(dest: Path, files: dict[str, tuple[str, int]]) -> bool:
+    """True when ``dest`` holds exactly ``files`` with that content."""
+    try:
+        present = {p.relative_to(dest).as_posix() for p in dest.rglob("*") if not p.is_dir()}
+        return present == set(files) and all((dest / rel).read_text(encoding="utf-8") == text
+                                             for rel, (text, _) in files.items())
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def write_manager_task(row: SwelancerRow, dest: Path) -> Path:
+    """Write the task folder of manager ``row`` at ``dest`` and return ``dest``.
+
+    A folder already there with the same content is reused untouched; otherwise (a table edited
+    in place, a newer lancebench wording) the new folder is written beside it and renamed into
+    place, so readers see the old folder or the whole new one. Raises :class:`DatasetError`."""
+    files = task_files(row)
+    if dest.is_dir() and _matches(dest, files):
+        return dest
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tag = uuid.uuid4().hex[:8]
+    tmp, old = dest.parent / f".{dest.name}.{tag}.tmp", dest.parent / f".{dest.name}.{tag}.old"
+    try:
+        for rel, (text, mode) in files.items():
+            path = tmp / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            os.chmod(path, mode)
+        for d in (tmp, *(p for p in tmp.rglob("*") if p.is_dir())):
+            os.chmod(d, 0o755)
+        if dest.exists():
+            os.rename(dest, old)
+        try:
+            os.rename(tmp, dest)
+        except OSError:
+            if not (dest.is_dir() and _matches(dest, files)):  # not a race with another writer of the same folder
+                raise
+    except OSError as exc:
+        raise DatasetError(f"cannot write the SWE-Lancer task folder {dest}: {exc.strerror or exc} "
+                           f"(check that {dest.parent} is writable, or set LANCEBENCH_HOME)") from None
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(old, ignore_errors=True)
+    return dest
+
+
+def _select(rows: list[SwelancerRow], filt: str | None) -> list[SwelancerRow]:
+    if filt is None:
+        return rows
+    if filt == "manager":
+        return [r for r in rows if r.variant == MANAGER]
+    if filt == "ic":
+        return [r for r in rows if r.variant == IC]
+    if filt in ("public", "private"):
+        return [r for r in rows if split_of(r) == filt]
+    if filt in ("code", "choice"):
+        return [r for r in rows if KIND[r.variant] == filt]
+    raise DatasetError(f"dataset 'swelancer' has no filter '{filt}'; use one of {', '.join(FILTERS + GENERIC)} "
+                       f"(e.g. -d swelancer:manager)")
+
+
+def _ic_flow():
+    """The IC flow module if it is installed and offers ``ic_task_folders``, else None."""
+    try:
+        module = importlib.import_module(IC_MODULE)
+    except ModuleNotFoundError as exc:
+        if exc.name == IC_MODULE:
+            return None
+        raise
+    return module if hasattr(module, "ic_task_folders") else None
+
+
+def cache_root(sha256: str) -> Path:
+    """Where the task folders made from the table with digest ``sha256`` go."""
+    return sub("datasets") / "swelancer" / sha256[:16]
+
+
+def task_folders(filt: str | None, source: Path | None) -> list[Path]:
+    """Task folders of ``swelancer[:filt]`` (see the module docstring). Raises :class:`DatasetError`
+    for an unknown filter, an unreadable or missing table, or IC tasks without the IC flow."""
+    _select([], filt)  # an unknown filter fails before any reading or download
+    path, digest = locate_table(source)
+    rows = _select(read_table(path), filt)
+    root = cache_root(digest)
+    ic_rows = [r for r in rows if r.variant == IC]
+    if ic_rows:
+        flow = _ic_flow()
+        if flow is None:
+            raise DatasetError(f"{len(ic_rows)} of the selected tasks are IC tasks. {IC_HELP}")
+    folders = [write_manager_task(r, root / r.question_id) for r in rows if r.variant == MANAGER]
+    if ic_rows:
+        folders += list(flow.ic_task_folders(ic_rows, root))
+    return sorted(folders)
+
+
+def summary(source: Path | None) -> dict:
+    """Counts of the table without writing any task: ``tasks``, ``by_kind``, ``by_split``,
+    ``by_variant`` (variant -> ``tasks``, ``price_usd``, ``runnable``), ``total_price_usd``,
+    ``browser`` (IC tasks are graded in a browser), ``errors`` (0: a broken table raises),
+    ``source`` and ``sha256``. Raises :class:`DatasetError` when the table cannot be had."""
+    path, digest = locate_table(source)
+    rows = read_table(path)
+    ic_runnable = _ic_flow() is not None
+    by_variant: dict[str, dict] = {}
+    for v in (MANAGER, IC):
+        chosen = [r for r in rows if r.variant == v]
+        by_variant[v] = {"tasks": len(chosen), "price_usd": sum(r.price for r in chosen),
+                         "runnable": True if v == MANAGER else ic_runnable}
+    return {"name": "swelancer", "tasks": len(rows), "by_kind": dict(Counter(KIND[r.variant] for r in rows)),
+            "by_split": dict(Counter(split_of(r) for r in rows)), "by_variant": by_variant,
+            "browser": sum(r.variant == IC for r in rows), "total_price_usd": sum(r.price for r in rows),
+            "errors": 0, "source": str(path), "sha256": digest}

