@@ -1,0 +1,110 @@
+"""`lancebench grade -p TASKS --predictions FILE` with SWE-bench's predictions format (a JSON list
+or JSONL of {instance_id, model_name_or_path, model_patch}): patches are graded like agent trials."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from lbtest import CALC_FIX, TASKS, lb, results
+
+pytestmark = pytest.mark.slow
+
+CALC = TASKS / "calc"
+
+PROTECTED_TOO = CALC_FIX + """diff --git a/tests/test_calc.py b/tests/test_calc.py
+new file mode 100644
+--- /dev/null
++++ b/tests/test_calc.py
+@@ -0,0 +1,2 @@
++def test_add():
++    assert True
+diff --git a/conftest.py b/conftest.py
+new file mode 100644
+--- /dev/null
++++ b/conftest.py
+@@ -0,0 +1 @@
++import os
+"""
+
+GARBAGE = """diff --git a/calc.py b/calc.py
+--- a/calc.py
++++ b/calc.py
+@@ -10,3 +10,3 @@
+ this context
+-does not exist
++anywhere
+"""
+
+
+def pred(model: str, patch: str | None, instance: str = "calc") -> dict:
+    return {"instance_id": instance, "model_name_or_path": model, "model_patch": patch}
+
+
+def grade(tmp_path, jobs, records, *, jsonl: bool, name: str = "preds") -> None:
+    path = tmp_path / (name + (".jsonl" if jsonl else ".json"))
+    text = "".join(json.dumps(r) + "\n" for r in records) if jsonl else json.dumps(records)
+    path.write_text(text)
+    lb("grade", "-p", CALC, "-p", TASKS / "pick", "--predictions", path, "-o", jobs, check=True)
+
+
+def by_model(jobs) -> dict[str, dict]:
+    out = {}
+    for job in jobs.iterdir():
+        for r in results(job):
+            out[r["model"]] = r
+    return out
+
+
+@pytest.mark.parametrize("jsonl", [False, True], ids=["json", "jsonl"])
+def test_grade_predictions(tmp_path, jobs, jsonl):
+    records = [pred("good", CALC_FIX), pred("empty", ""), pred("none", None), pred("protected", PROTECTED_TOO)]
+    grade(tmp_path, jobs, records, jsonl=jsonl)
+    rs = by_model(jobs)
+    assert set(rs) == {"good", "empty", "none", "protected"}
+    good = rs["good"]
+    assert good["status"] == "resolved" and good["patch_applied"] is True and good["dropped_paths"] == []
+    assert good["rewards"] == {"reward": 1.0, "f2p": 1.0, "p2p": 1.0}
+    for m in ("empty", "none"):
+        assert rs[m]["status"] == "unresolved" and rs[m]["patch_applied"] is None, rs[m]
+    protected = rs["protected"]
+    assert protected["status"] == "resolved", protected["reason"]
+    assert protected["dropped_paths"] == ["conftest.py", "tests/test_calc.py"]
+
+
+def test_garbage_patch_is_unresolved_and_recorded_as_not_applied(tmp_path, jobs):
+    grade(tmp_path, jobs, [pred("garbage", GARBAGE)], jsonl=False)
+    garbage = by_model(jobs)["garbage"]
+    assert garbage["status"] == "unresolved"
+    # SWE-bench reports a patch that does not apply as such; so must we.
+    assert garbage["patch_applied"] is False or "apply" in (garbage["reason"] or ""), \
+        (garbage["patch_applied"], garbage["reason"])
+
+
+def test_grade_a_single_prediction_jsonl(tmp_path, jobs):
+    """A JSONL file with one line is also valid JSON (an object): it must still be read as one
+    prediction, not as an object keyed by instance id."""
+    grade(tmp_path, jobs, [pred("good", CALC_FIX)], jsonl=True)
+    assert by_model(jobs)["good"]["status"] == "resolved"
+
+
+def test_regrading_changed_predictions_grades_the_new_patch(tmp_path, jobs):
+    """Grading a predictions file, then grading a changed file for the same model and instance,
+    must grade the new patch (the trial's identity ignores the patch, so the old result is kept)."""
+    grade(tmp_path, jobs, [pred("m", CALC_FIX)], jsonl=False, name="first")
+    assert by_model(jobs)["m"]["status"] == "resolved"
+    grade(tmp_path, jobs, [pred("m", "")], jsonl=False, name="second")
+    rs = [r for job in jobs.iterdir() for r in results(job)]
+    latest = max(rs, key=lambda r: r["finished_at"])
+    assert latest["status"] == "unresolved", [(r["status"], r["finished_at"]) for r in rs]
+
+
+def test_predictions_that_match_no_task_fail(tmp_path, jobs):
+    """Every instance_id is unknown: nothing is graded, which must be an error (non-zero exit),
+    not a warning and an empty job that exits 0."""
+    path = tmp_path / "preds.json"
+    path.write_text(json.dumps([pred("m", CALC_FIX, instance="django__django-11099")]))
+    proc = lb("grade", "-p", CALC, "-p", TASKS / "pick", "--predictions", path, "-o", jobs)
+    assert "django__django-11099" in proc.stdout + proc.stderr
+    assert proc.returncode != 0, proc.stdout[-1500:]
