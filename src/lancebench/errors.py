@@ -16,8 +16,10 @@ class TaskError(LancebenchError):
     ``problem`` (what is wrong) and ``fix`` (what to do). ``str()`` joins them in one line.
     """
 
-    def __init__(self, path: Path | str, problem: str, *, key: str | None = None, fix: str | None = None):
+    def __init__(self, path: Path | str, problem: str, *, key: str | None = None, fix: str | None = None,
+                 task_dir: Path | str | None = None):
         self.path = Path(path)
+        self.task_dir = Path(task_dir) if task_dir else self.path
         self.key = key
         self.problem = problem
         self.fix = fix

@@ -44,10 +44,10 @@ def test_attempts_and_invalid_trials_by_hand(trial):
     assert m["pass_at_k_tasks"] == {"1": 2, "2": 2, "3": 2, "4": 1}
     # pass^2: T1 C(1,2)/C(3,2) = 0, T2 1
     assert m["pass_hat_k"]["2"] == pytest.approx(0.5)
-    # earned: $1000 x 1/3 + $500 x 1 (T2's four successes pay once, not four times); T3 earns 0 and stays available
+    # earned: $1000 x 1/3 + $500 x 1 (T2's four successes pay once, not four times); T3 is not scored
     assert m["earned_usd"] == pytest.approx(1000 / 3 + 500)
-    assert m["available_usd"] == pytest.approx(1750)
-    assert m["earn_rate"] == pytest.approx((1000 / 3 + 500) / 1750)
+    assert m["available_usd"] == pytest.approx(1500) and m["unscored_usd"] == pytest.approx(250)
+    assert m["earn_rate"] == pytest.approx((1000 / 3 + 500) / 1500)
     # spend: all 12 trials x $2
     assert m["cost_usd"] == pytest.approx(24.0)
     # AI-first, 1 try: model $2 + $2; freelancer $1000 x 2/3 for T1's expected failure; over $1500 of counted tasks

@@ -61,7 +61,9 @@ def test_json_rows_merge_jobs_per_agent_model_dataset(cli, jobs):
     # t1 and t2 each solved once in two attempts: pass@1 = 1/2, pass@2 = 1
     assert m1["pass_at_k"] == {"1": pytest.approx(0.5), "2": pytest.approx(1.0)}
     assert m1["pass_hat_k"]["2"] == pytest.approx(0.0)
-    assert m1["earned_usd"] == pytest.approx(500 + 125) and m1["available_usd"] == pytest.approx(1300)
+    # t3 ($50) has only an invalid trial: not scored, so not available either
+    assert m1["earned_usd"] == pytest.approx(500 + 125) and m1["available_usd"] == pytest.approx(1250)
+    assert m1["unscored_usd"] == pytest.approx(50)
     assert m1["cost_usd"] == pytest.approx(5.0)
     # 1 try: model $1 + $1 (t1, t2), freelancer pays half of each; over $1250
     assert m1["cost_savings"]["1"] == pytest.approx(1 - (2 + 625) / 1250)
@@ -77,7 +79,7 @@ def test_by_taxonomy_field_and_price(cli, jobs):
     rows = json.loads(res.stdout)["rows"]
     assert [r["by_value"] for r in rows] == ["(all)", "api", "ui"]
     api = rows[1]
-    assert api["by"] == "area" and api["tasks"] == 2 and api["available_usd"] == pytest.approx(300)
+    assert api["by"] == "area" and api["tasks"] == 2 and api["available_usd"] == pytest.approx(250)
     assert api["earned_usd"] == pytest.approx(125)
     res = cli(jobs[0], "--format", "json", "--by", "price", "--bootstrap", "50")
     assert [r["by_value"] for r in json.loads(res.stdout)["rows"]] == ["(all)", "$0-250", "$250-500", "$1000-2000"]
@@ -103,7 +105,7 @@ def test_csv_is_one_flat_row_per_group(cli, jobs):
 def test_table_output_and_out_file(cli, jobs, tmp_path):
     res = cli(*jobs, "--bootstrap", "50")
     assert res.exit_code == 0, res.output
-    assert "qwen-local" in res.stdout and "$1,300.00" in res.stdout
+    assert "qwen-local" in res.stdout and "$1,250.00" in res.stdout
     out = tmp_path / "report.json"
     res = cli(*jobs, "--format", "json", "--out", out, "--bootstrap", "50")
     assert res.exit_code == 0 and res.stdout == ""

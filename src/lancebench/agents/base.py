@@ -60,6 +60,7 @@ class AgentOutcome:
 
     exit: Literal["completed", "limit", "timeout", "error"] = "completed"
     message: str | None = None
+    patch_applied: bool | None = None  # agents that apply a given patch say whether it applied
     choice: Any = None
     usage: Usage = field(default_factory=Usage)
     invalid_reason: str | None = None

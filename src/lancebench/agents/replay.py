@@ -7,6 +7,7 @@ record with ``instance_id``, ``model_name_or_path`` and ``model_patch``.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import tempfile
 from pathlib import Path
@@ -23,7 +24,10 @@ def read_predictions(path: Path) -> list[dict]:
     text = Path(path).read_text(encoding="utf-8")
     try:
         data = json.loads(text)
-        records = list(data.values()) if isinstance(data, dict) else data
+        if isinstance(data, dict):  # one record, or a map keyed by instance id
+            records = [data] if "instance_id" in data else list(data.values())
+        else:
+            records = data
     except ValueError:
         records = []
         for n, line in enumerate(text.splitlines(), 1):
@@ -51,6 +55,10 @@ class PatchAgent:
     def __init__(self, patches: dict[str, str]):
         self.patches = patches
 
+    def fingerprint(self, task_name: str) -> str:
+        """sha256 (12 hex digits) of the patch given for ``task_name``: part of the trial's identity."""
+        return hashlib.sha256(self.patches.get(task_name, "").encode()).hexdigest()[:12]
+
     async def run(self, ctx: AgentContext) -> AgentOutcome:
         patch = self.patches.get(ctx.task_name, "")
         if not patch.strip():
@@ -63,5 +71,6 @@ class PatchAgent:
                                      cwd=ctx.workdir, timeout=300)
         (ctx.logs_dir / "apply.log").write_text(res.output)
         if not res.ok:
-            return AgentOutcome(exit="error", message=f"prediction did not apply: {res.stderr[-500:]}")
-        return AgentOutcome(message="prediction applied")
+            return AgentOutcome(exit="error", message=f"prediction did not apply: {res.stderr[-500:]}",
+                                patch_applied=False)
+        return AgentOutcome(message="prediction applied", patch_applied=True)

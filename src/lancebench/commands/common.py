@@ -34,10 +34,13 @@ def select_tasks(paths: list[Path] | None, dataset: str | None, globs: list[str]
     else:
         tasks, errors = load_tasks(list(paths))
         label = "+".join(Path(p).resolve().name for p in paths)
+    unique: dict[Path, Task] = {}
+    for t in tasks:  # the same folder named twice (-p tasks -p tasks/x) runs once
+        unique.setdefault(t.paths.root, t)
+    tasks = list(unique.values())
     if globs:
         tasks = [t for t in tasks if any(fnmatch.fnmatch(t.name, g) for g in globs)]
-        errors = [e for e in errors if any(fnmatch.fnmatch(e.path.parent.name, g) or fnmatch.fnmatch(e.path.name, g)
-                                           for g in globs)]
+        errors = [e for e in errors if any(fnmatch.fnmatch(e.task_dir.name, g) for g in globs)]
     tasks = sorted(tasks, key=lambda t: t.name)
     if limit is not None:
         tasks = tasks[:limit]

@@ -199,21 +199,23 @@ def grade(
         for rec in records:
             by_model.setdefault(str(rec["model_name_or_path"]), {})[str(rec["instance_id"])] = rec["model_patch"]
         known = {t.name for t in tasks}
-        all_results = []
+        unknown = sorted({i for patches in by_model.values() for i in patches} - known)
+        if unknown:
+            console.print(f"[red]error:[/red] {len(unknown)} prediction(s) name no task under -p: {', '.join(unknown[:10])}")
+            if len(unknown) == sum(len(p) for p in by_model.values()):
+                raise ConfigError(f"{predictions}: no instance_id matches a task folder name under {', '.join(map(str, path))}")
         for model_name, patches in by_model.items():
-            unknown = sorted(set(patches) - known)
-            if unknown:
-                console.print(f"[yellow]warning:[/yellow] predictions for unknown tasks skipped: {', '.join(unknown[:10])}")
             chosen = [t for t in tasks if t.name in patches]
             opts = JobOptions(name=job_name or slug(label, "predictions", model_name), jobs_dir=jobs_dir,
                               agent=AgentRecipe("predictions", model=model_name, instance=PatchAgent(patches)),
                               concurrency=concurrency, backend=backend, sources=[str(predictions)])
             results = run_async(_run(chosen, opts, errors))
             _finish(JobPaths(jobs_dir / opts.name), results)
-            all_results += results
     except LancebenchError as exc:
         console.print(f"[red]error:[/red] {exc}", highlight=False)
         raise typer.Exit(2)
+    if unknown or errors:
+        raise typer.Exit(1)
 
 
 def register(app: typer.Typer) -> None:

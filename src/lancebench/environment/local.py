@@ -53,6 +53,7 @@ git for-each-ref --format='%(refname)' | while read -r ref; do
 done
 git stash clear 2>/dev/null || true
 git reflog expire --expire=now --all
+git -c gc.auto=0 gc -q --prune=now  # unreachable objects (future history) must not reach the agent
 git status --porcelain --untracked-files=no | grep -q . && { echo "tracked files differ from the base commit after setup" >&2; git status --short >&2; exit 3; }
 git rev-parse HEAD
 """

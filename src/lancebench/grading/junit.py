@@ -17,6 +17,7 @@ from pathlib import Path
 from lancebench.errors import LancebenchError
 
 OUTCOMES = ("passed", "failed", "error", "skipped")
+MAX_BYTES = 20_000_000  # a report written by the code under test must not exhaust the harness
 
 
 def _outcome(case: ET.Element) -> str:
@@ -49,6 +50,8 @@ def parse_junit(path: Path) -> dict[str, str]:
 
     Raises :class:`LancebenchError` when the file is not well-formed XML.
     """
+    if path.stat().st_size > MAX_BYTES:
+        raise LancebenchError(f"{path}: JUnit report larger than {MAX_BYTES} bytes; not read")
     try:
         root = ET.parse(path).getroot()
     except ET.ParseError as exc:

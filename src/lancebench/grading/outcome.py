@@ -60,7 +60,7 @@ def judge_run(*, exit_code: int | None, timed_out: bool, rewards: dict[str, floa
         out["p2p"] = sum(tests[t] == "passed" for t in p2p) / len(p2p) if p2p else 1.0
         all_pass = all(v == "passed" for v in tests.values())
         reward_ok = rewards is None or main_reward(rewards) >= 1.0
-        if all(v == "missing" for v in tests.values()) and rewards is None:
+        if all(v == "missing" for v in tests.values()):
             return RunOutcome(broken=True, reason="the JUnit report holds none of the task's F2P/P2P tests", tests=tests)
         failed = [t for t, v in tests.items() if v != "passed"]
         reason = None if all_pass and reward_ok else (

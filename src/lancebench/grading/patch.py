@@ -100,21 +100,22 @@ def glob_regex(pattern: str) -> re.Pattern:
         else:
             out.append(re.escape(pattern[i]))
             i += 1
-    return re.compile("".join(out) + r"\Z")
+    return re.compile("".join(out) + r"\Z", re.DOTALL)
 
 
-def is_protected(path: str, globs: list[str] | tuple[str, ...]) -> bool:
-    """Whether repository-relative ``path`` matches any of ``globs``."""
+def is_protected(path: str, globs: list[str] | tuple[str, ...], unprotect: list[str] | tuple[str, ...] = ()) -> bool:
+    """Whether repository-relative ``path`` matches any of ``globs`` and none of ``unprotect``."""
     path = path.removeprefix("./")
-    return any(glob_regex(g).match(path) for g in globs)
+    return any(glob_regex(g).match(path) for g in globs) and not any(glob_regex(g).match(path) for g in unprotect)
 
 
-def filter_patch(patch: str, globs: list[str] | tuple[str, ...]) -> tuple[str, list[str]]:
+def filter_patch(patch: str, globs: list[str] | tuple[str, ...],
+                 unprotect: list[str] | tuple[str, ...] = ()) -> tuple[str, list[str]]:
     """Return (patch without protected files' diffs, sorted protected paths that were dropped).
     A diff is dropped when either its old or its new path is protected (renames included)."""
     kept, dropped = [], set()
     for fd in split_patch(patch):
-        hit = {p for p in fd.paths if is_protected(p, globs)}
+        hit = {p for p in fd.paths if is_protected(p, globs, unprotect)}
         if hit:
             dropped |= fd.paths
         else:

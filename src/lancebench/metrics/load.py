@@ -51,7 +51,9 @@ def load_result(path: Path | str) -> TrialResult:
 
 
 def load_job(job_dir: Path | str) -> JobResults:
-    """Read ``job_dir/job.json`` (optional) and every ``job_dir/trials/*/result.json``.
+    """Read ``job_dir/job.json`` (optional) and every ``job_dir/trials/*/result.json`` of the
+    job's latest plan (``plan.json``, written by each run: trials of an older version of a task or
+    attempts beyond the latest ``-k`` stay on disk but are not read).
 
     Raises :class:`ResultsError` when ``job_dir`` has no ``trials/`` folder (not a job folder), or
     when ``job.json`` or any ``result.json`` cannot be read or validated."""
@@ -71,7 +73,9 @@ def load_job(job_dir: Path | str) -> JobResults:
             raise ResultsError(job_json, f"is not a valid job config ({exc.error_count()} problem(s): "
                                          f"{exc.errors()[0]['msg']})", "fix or restore job.json") from exc
     out = JobResults(path=job_dir, config=config)
-    for trial_dir in sorted(p for p in trials.iterdir() if p.is_dir()):
+    plan = job_dir / "plan.json"
+    planned = set(_read_json(plan)) if plan.is_file() else None
+    for trial_dir in sorted(p for p in trials.iterdir() if p.is_dir() and (planned is None or p.name in planned)):
         result = trial_dir / "result.json"
         if result.exists():
             out.results.append(load_result(result))

@@ -14,7 +14,7 @@ def earned_usd(price, rate) -> float:
     the task's success rate over its valid attempts, never summed over attempts).
 
     ``price``: (T,) USD; ``rate``: (T,) mean success in [0, 1], NaN for a task with no valid
-    trial, which earns nothing (and stays in :func:`available_usd`)."""
+    trial, which earns nothing (the caller leaves it out of :func:`available_usd`)."""
     p = np.asarray(price, dtype=np.float64)
     r = np.asarray(rate, dtype=np.float64)
     return float(np.sum(p * np.where(np.isnan(r), 0.0, r)))

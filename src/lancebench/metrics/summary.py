@@ -4,8 +4,9 @@ Conventions (docs/metrics.md):
 - Invalid trials are left out of every rate's numerator and denominator and counted in ``invalid``.
 - Rates (pass@k, pass^k, cost savings, quality) average over tasks with at least one valid trial
   (for k tries: at least k valid attempts; ``pass_at_k_tasks`` says how many tasks each k used).
-- A task with no valid trial is counted in ``tasks_without_valid_trial``; it earns nothing and stays
-  in ``available_usd`` (so ``earn_rate`` is conservative), and is left out of the rates.
+- A task with no valid trial is counted in ``tasks_without_valid_trial`` and its price in
+  ``unscored_usd``; it is left out of the rates and of ``available_usd`` (so an infrastructure
+  failure never counts as money the agent failed to earn).
 - ``cost_usd`` sums the recorded cost of every trial, invalid ones included (what was spent); it is
   ``None`` when any trial has no price, and ``cost_unknown_trials`` counts those trials.
 """
@@ -84,8 +85,8 @@ def compute_metrics(table: TrialTable, *, kmax: int | None = None, intervals: bo
                attempts_min=int(n[has_valid].min()) if has_valid.any() else 0,
                attempts_max=int(n.max()) if T else 0)
     if out["tasks_without_valid_trial"]:
-        notes.append(f"{out['tasks_without_valid_trial']} task(s) have no valid trial: they earn nothing, stay in "
-                     f"available_usd and are left out of the rates")
+        notes.append(f"{out['tasks_without_valid_trial']} task(s) have no valid trial: they are left out of the "
+                     f"rates and of available_usd (their prices are in unscored_usd)")
     if kmax is None:
         kmax = max(out["attempts_max"], 1)
 
@@ -115,8 +116,11 @@ def compute_metrics(table: TrialTable, *, kmax: int | None = None, intervals: bo
 
     # money
     earned = earned_usd(table.price, rate)
-    avail = available_usd(table.price)
-    out.update(earned_usd=earned, available_usd=avail, earn_rate=_num(earn_rate(earned, avail)))
+    # a task with no valid trial is not scored: its price is counted apart, not as money the agent
+    # failed to earn (an infrastructure failure must not look like a model failure)
+    avail = available_usd(table.price[has_valid])
+    out.update(earned_usd=earned, available_usd=avail, earn_rate=_num(earn_rate(earned, avail)),
+               unscored_usd=available_usd(table.price[~has_valid]))
 
     # usage
     unknown_cost = np.isnan(table.cost)

@@ -15,7 +15,7 @@ from typing import Callable
 
 from lancebench import __version__
 from lancebench.environment.cache import sub
-from lancebench.errors import TaskError
+from lancebench.errors import ConfigError, TaskError
 from lancebench.runner.executor import AgentRecipe, make_executor
 from lancebench.runner.models import JobConfig, TrialResult
 from lancebench.runner.paths import JobPaths
@@ -47,6 +47,19 @@ class JobOptions:
     def agent_label(self) -> str:
         return self.agent.spec
 
+    def agent_identity(self, task: Task) -> str:
+        """The agent part of a trial's identity: its label, plus a digest of what it will do when
+        that is given as data (a script's content, a prediction's patch), so that changing the
+        script or the patch makes a new trial instead of keeping a stale one."""
+        fingerprint = getattr(self.agent.instance, "fingerprint", None)
+        if callable(fingerprint):
+            return f"{self.agent_label}@{fingerprint(task.name)}"
+        if self.agent.spec.startswith("script:"):
+            script = Path(self.agent.spec.removeprefix("script:"))
+            if script.is_file():
+                return f"{self.agent_label}@{hashlib.sha256(script.read_bytes()).hexdigest()[:12]}"
+        return self.agent_label
+
 
 def plan(tasks: list[Task], opts: JobOptions) -> tuple[list[TrialSpec], list[TrialResult]]:
     """(trials to run, results already recorded and kept) for this job."""
@@ -55,7 +68,7 @@ def plan(tasks: list[Task], opts: JobOptions) -> tuple[list[TrialSpec], list[Tri
     todo, kept = [], []
     for task in tasks:
         for attempt in range(opts.attempts):
-            tid = trial_id(task.name, task.digest, opts.agent_label, opts.agent.model, attempt)
+            tid = trial_id(task.name, task.digest, opts.agent_identity(task), opts.agent.model, attempt)
             tp = paths.trial(tid)
             if tp.result.is_file():
                 old = read_result(tp.result)
@@ -68,9 +81,23 @@ def plan(tasks: list[Task], opts: JobOptions) -> tuple[list[TrialSpec], list[Tri
     return todo, kept
 
 
-def write_job_config(opts: JobOptions, task_errors: list[TaskError]) -> JobPaths:
-    """Create the job folder and write ``job.json`` (first run) and ``task_errors.json``."""
+def write_job_config(opts: JobOptions, task_errors: list[TaskError], tasks: list[Task] = ()) -> JobPaths:
+    """Create the job folder and write ``job.json`` (first run) and ``task_errors.json``.
+
+    Raises :class:`ConfigError` when the job folder was made by another agent or model (results
+    of two agents must not mix in one job) or lies inside a task folder (it would change the
+    task's digest, so nothing would ever resume)."""
     paths = JobPaths(opts.jobs_dir / opts.name)
+    root = paths.root.resolve()
+    for task in tasks:
+        if root == task.paths.root or task.paths.root in root.parents:
+            raise ConfigError(f"the job folder {paths.root} is inside the task folder {task.paths.root}; "
+                              "pass -o with a folder outside your tasks")
+    if paths.job.is_file():
+        old = JobConfig.model_validate_json(paths.job.read_text())
+        if (old.agent, old.model) != (opts.agent_label, opts.agent.model):
+            raise ConfigError(f"{paths.job}: this job was run with agent {old.agent!r} and model {old.model!r}, "
+                              f"not {opts.agent_label!r} and {opts.agent.model!r}; pass another --job-name")
     paths.trials.mkdir(parents=True, exist_ok=True)
     if not paths.job.is_file():
         cfg = JobConfig(name=opts.name, agent=opts.agent_label, model=opts.agent.model, attempts=opts.attempts,
@@ -90,8 +117,10 @@ async def run_job(tasks: list[Task], opts: JobOptions, *, on_result: Callable[[T
     Raises :class:`lancebench.errors.ModelAuthError` when the model refuses the credentials
     (trials already recorded stay recorded).
     """
-    write_job_config(opts, task_errors or [])
+    paths = write_job_config(opts, task_errors or [], tasks)
     todo, kept = plan(tasks, opts)
+    # the trials of this run's plan: `show` and reports read these, not superseded ones
+    write_json(paths.root / "plan.json", sorted([s.trial_id for s in todo] + [r.trial_id for r in kept]))
     results = list(kept)
 
     def record(r: TrialResult) -> None:

@@ -9,20 +9,17 @@ import re
 import tempfile
 from pathlib import Path
 
-from pydantic import ValidationError
-
-from lancebench.errors import LancebenchError
 from lancebench.runner.models import TrialResult
-from lancebench.runner.paths import JobPaths
 
 
-def atomic_write(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` so that readers see the old file or the whole new one, never a
-    part (temporary file in the same folder, fsync, rename)."""
+def atomic_write(path: Path, text: str, *, errors: str = "strict") -> None:
+    """Write ``text`` (UTF-8; ``errors="surrogateescape"`` writes undecodable bytes back as they
+    were) to ``path`` so that readers see the old file or the whole new one, never a part
+    (temporary file in the same folder, fsync, rename)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        with os.fdopen(fd, "w", encoding="utf-8", errors=errors) as fh:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
@@ -45,26 +42,15 @@ def trial_id(task_name: str, task_digest: str, agent: str, model: str | None, at
 
 
 def read_result(path: Path) -> TrialResult:
-    """Read one ``result.json``. Raises :class:`LancebenchError` naming the file when it is broken."""
-    try:
-        return TrialResult.model_validate_json(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, ValidationError) as exc:
-        raise LancebenchError(f"{path}: unreadable trial result ({str(exc).splitlines()[0]}); "
-                              "delete the trial folder to rerun it") from exc
+    """Read one ``result.json`` (see :func:`lancebench.metrics.load.load_result`)."""
+    from lancebench.metrics.load import load_result
+    return load_result(path)
 
 
 def read_results(job_dir: Path) -> list[TrialResult]:
-    """Every finished trial of a job (folders without ``result.json`` are unfinished and skipped)."""
-    paths = JobPaths(Path(job_dir))
-    if not paths.trials.is_dir():
-        if not paths.job.is_file():
-            raise LancebenchError(f"{job_dir}: not a lancebench job folder (no job.json); pass a folder made by `lancebench run`")
-        return []
-    out = []
-    for d in sorted(paths.trials.iterdir()):
-        if (d / "result.json").is_file():
-            out.append(read_result(d / "result.json"))
-    return out
+    """The finished trials of a job's latest plan (see :func:`lancebench.metrics.load.load_job`)."""
+    from lancebench.metrics.load import load_job
+    return load_job(job_dir).results
 
 
 def write_json(path: Path, data) -> None:

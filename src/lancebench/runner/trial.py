@@ -54,8 +54,9 @@ async def run_trial(spec: TrialSpec, agent: Agent, backend: Backend) -> TrialRes
     backend, the model service or the grader is recorded as an ``invalid`` trial.
     """
     task, paths = spec.task, spec.paths
-    if paths.root.exists():
-        shutil.rmtree(paths.root)  # an unfinished earlier run of this trial
+    for stale in (paths.root, spec.scratch):  # an unfinished earlier run of this trial (kill -9)
+        if stale.exists():
+            shutil.rmtree(stale)
     for d in (paths.agent, paths.verifier):
         d.mkdir(parents=True, exist_ok=True)
     result = TrialResult(trial_id=spec.trial_id, job=spec.job, task=task.name, task_digest=task.digest,
@@ -137,8 +138,12 @@ async def _agent_and_grade(spec: TrialSpec, agent: Agent, backend: Backend, env:
         result.choice, result.reason = choice, reason
         result.status = "resolved" if ok else "unresolved"
         result.rewards = {"reward": float(ok)}
+    elif outcome.patch_applied is False:  # a given patch (predictions) that did not apply
+        atomic_write(paths.patch, patch, errors="surrogateescape")
+        result.status, result.patch_applied, result.reason = "unresolved", False, outcome.message
+        result.rewards = {"reward": 0.0}
     else:
-        atomic_write(paths.patch, patch)
+        atomic_write(paths.patch, patch, errors="surrogateescape")
         await _grade_patch(spec, backend, env, patch, result)
     timings.grading_sec = time.monotonic() - t0
 
@@ -184,7 +189,7 @@ async def _read_answer(sandbox: Sandbox, env: PreparedEnvironment, task: Task, s
 async def _grade_patch(spec: TrialSpec, backend: Backend, env: PreparedEnvironment, patch: str,
                        result: TrialResult) -> None:
     task = spec.task
-    kept, dropped = filter_patch(patch, task.lb.protected_globs())
+    kept, dropped = filter_patch(patch, task.lb.protected_globs(), task.lb.unprotect)
     result.dropped_paths = dropped
     runs: list[RunOutcome] = []
     for i in range(task.lb.test_runs):
@@ -204,8 +209,9 @@ async def _grade_patch(spec: TrialSpec, backend: Backend, env: PreparedEnvironme
                                    labels=_labels(spec))
         if base.broken:
             raise _Invalid(f"grader failed with and without the patch: {combined.reason}")
+        # a broken run's rewards are not trusted: the code under test may have written them
         combined = RunOutcome(passed=False, reason=f"{combined.reason} (the grader works without the patch)",
-                              rewards=combined.rewards, tests=combined.tests)
+                              rewards={**combined.rewards, "reward": 0.0}, tests=combined.tests)
     result.status = "resolved" if combined.passed else "unresolved"
     result.reason = combined.reason
     result.rewards = combined.rewards or {"reward": 0.0}
@@ -220,8 +226,10 @@ async def grade_once(task: Task, backend: Backend, env: PreparedEnvironment, pat
     Returns (applied: None when the patch is empty, the run's outcome). The verifier's files are
     copied to ``out_dir``. Raises :class:`SandboxError` when the backend fails.
     """
+    if scratch.exists():
+        shutil.rmtree(scratch)
     logs = scratch / "logs"
-    logs.mkdir(parents=True, exist_ok=True)
+    logs.mkdir(parents=True)
     out_dir.mkdir(parents=True, exist_ok=True)
     tests = scratch / "tests"  # a copy: the task folder may sit where the sandbox user cannot read
     shutil.copytree(task.paths.tests, tests, dirs_exist_ok=True)

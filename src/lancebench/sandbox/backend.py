@@ -12,7 +12,7 @@ from typing import Protocol, runtime_checkable
 from lancebench.errors import ConfigError, SandboxError
 from lancebench.sandbox.base import Limits, Mount, Sandbox, SandboxSpec
 from lancebench.sandbox.cgroups import CgroupSet
-from lancebench.sandbox.local import LocalSandbox
+from lancebench.sandbox.local import LocalSandbox, make_readable
 from lancebench.task.model import Task
 
 
@@ -102,6 +102,7 @@ class LocalBackend:
         assert isinstance(sandbox, LocalSandbox)
         if sandbox.cgroups:
             sandbox.cgroups.kill()
+        make_readable(sandbox.spec.workspace)
         built = env.handle
         spec = SandboxSpec(workdir=env.workdir, workspace=sandbox.spec.workspace, env=dict(env.variables),
                            mounts=(Mount(built.git_dir, "/lancebench/base.git", False),), limits=task_limits(task))

@@ -17,6 +17,7 @@ import os
 import resource
 import shutil
 import signal
+import stat
 import tempfile
 import time
 import uuid
@@ -137,7 +138,7 @@ class LocalSandbox:
         mounts += [Mount(src, target, True) for target, src in sorted(self.extra.items())]
         return mounts
 
-    def _bwrap_argv(self, cwd: str, env: dict[str, str]) -> list[str]:
+    def _bwrap_argv(self, cwd: str, env: dict[str, str], info_fd: int | None = None) -> list[str]:
         argv = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
                 "--uid", str(INSIDE_UID), "--gid", str(INSIDE_UID), "--hostname", "lancebench"]
         if self.spec.network:
@@ -158,6 +159,8 @@ class LocalSandbox:
         argv += ["--clearenv"]
         for key, value in env.items():
             argv += ["--setenv", key, value]
+        if info_fd is not None:
+            argv += ["--info-fd", str(info_fd)]
         argv += ["--chdir", cwd, "--"]
         return argv
 
@@ -175,7 +178,7 @@ class LocalSandbox:
         if self.cgroups:
             self.cgroups.enter()
         if not (self.cgroups and self.cgroups.has_memory):
-            cap = lim.memory_mb * 1024 * 1024 * 4  # address space is larger than resident memory
+            cap = lim.memory_mb * 1024 * 1024 * 2  # address space runs larger than resident memory
             resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
         if lim.cpu_time_sec:
             resource.setrlimit(resource.RLIMIT_CPU, (lim.cpu_time_sec, lim.cpu_time_sec + 5))
@@ -198,16 +201,20 @@ class LocalSandbox:
         argv_cmd = ["bash", "-c", command] if isinstance(command, str) else list(command)
         full_env = self.base_env()
         full_env.update(env or {})
-        argv = self._bwrap_argv(cwd or self.spec.workdir, full_env) + argv_cmd
+        info_r, info_w = os.pipe()  # bwrap writes {"child-pid": N} there once the command starts
+        argv = self._bwrap_argv(cwd or self.spec.workdir, full_env, info_fd=info_w) + argv_cmd
         t0 = time.monotonic()
         out, err = CappedBuffer(self.spec.limits.output_bytes), CappedBuffer(self.spec.limits.output_bytes)
         try:
             proc = await asyncio.create_subprocess_exec(
                 *argv, stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-                start_new_session=True, preexec_fn=self._preexec, env={"PATH": "/usr/bin:/bin"})
+                start_new_session=True, preexec_fn=self._preexec, env={"PATH": "/usr/bin:/bin"}, pass_fds=(info_w,))
         except (OSError, ValueError) as exc:
+            os.close(info_r)
             raise SandboxError(f"could not start bubblewrap: {exc}") from exc
+        finally:
+            os.close(info_w)
         self._procs.add(proc)
         timed_out = False
         readers = asyncio.gather(drain(proc.stdout, out), drain(proc.stderr, err), self._feed(proc, stdin))
@@ -229,9 +236,10 @@ class LocalSandbox:
             self._procs.discard(proc)
         code = proc.returncode
         stderr_text = err.text()
-        if code is not None and code != 0 and "bwrap:" in stderr_text[:500] and not stderr_text.startswith("bash"):
-            if stderr_text.lstrip().startswith("bwrap:"):
-                raise SandboxError(f"bubblewrap failed: {stderr_text.strip()[:500]}")
+        with os.fdopen(info_r, "rb") as info:
+            started = b"child-pid" in info.read()
+        if not started and not timed_out:
+            raise SandboxError(f"bubblewrap could not set up the sandbox: {stderr_text.strip()[:500]}")
         return ExecResult(exit_code=None if timed_out else code, stdout=out.text(), stderr=stderr_text,
                           timed_out=timed_out, duration_sec=time.monotonic() - t0,
                           truncated_bytes=out.cut + err.cut)
@@ -292,15 +300,41 @@ class LocalSandbox:
             parent = parent.parent
 
     async def get(self, src: str, dest: Path) -> None:
-        """Copy ``src`` inside to host ``dest``; symlinks are copied as links, never followed."""
+        """Copy ``src`` inside to host ``dest``. Symlinks are copied as links, never followed;
+        special files (FIFOs, sockets, devices), which could block the harness, are skipped.
+        Raises :class:`SandboxError` when ``src`` is missing, a symlink or a special file."""
         source = self.host_path(src)
-        if source.is_symlink() or not source.exists():
-            raise SandboxError(f"{src} is missing or a symlink in the sandbox")
+        if source.is_symlink() or not (source.is_dir() or source.is_file()):
+            raise SandboxError(f"{src} is missing, a symlink or not a regular file in the sandbox")
         dest.parent.mkdir(parents=True, exist_ok=True)
         if source.is_dir():
-            shutil.copytree(source, dest, symlinks=True, dirs_exist_ok=True)
+            shutil.copytree(source, dest, symlinks=True, dirs_exist_ok=True, ignore=_special_files)
         else:
             shutil.copy2(source, dest, follow_symlinks=False)
+
+
+def _special_files(folder: str, names: list[str]) -> list[str]:
+    """copytree ``ignore`` callback: names that are neither folders, regular files nor symlinks."""
+    skip = []
+    for name in names:
+        mode = os.lstat(os.path.join(folder, name)).st_mode
+        if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
+            skip.append(name)
+    return skip
+
+
+def make_readable(root: Path) -> None:
+    """Give the owner read (and, on folders, search) permission on everything under ``root``, so
+    a file an agent made unreadable (``chmod 000``) cannot break the harness's capture."""
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            path = os.path.join(dirpath, name)
+            mode = os.lstat(path).st_mode
+            if stat.S_ISLNK(mode):
+                continue
+            want = mode | stat.S_IRUSR | (stat.S_IXUSR | stat.S_IWUSR if stat.S_ISDIR(mode) else 0)
+            if want != mode:
+                os.chmod(path, stat.S_IMODE(want))
 
 
 def _safe_join(base: Path, rel: PurePosixPath) -> Path:

@@ -88,6 +88,8 @@ def load_task(path: Path | str, *, dataset: str | None = None, name: str | None 
         if not lb.workdir.startswith("/"):
             errors.append(TaskError(paths.task_toml, "must be an absolute path", key="lancebench.workdir"))
     if errors:
+        for e in errors:
+            e.task_dir = paths.root
         raise TaskErrors(errors)
     assert config is not None
     return Task(name=name or paths.root.name, paths=paths, config=config, instruction=instruction,

@@ -22,7 +22,9 @@ DEFAULT_PROTECTED: tuple[str, ...] = (
     "tests/**", "test/**", "testing/**", "**/tests/**", "**/test/**",
     "**/test_*.py", "**/*_test.py", "**/conftest.py",
     "**/pytest.ini", "**/.pytest.ini", "**/tox.ini", "**/setup.cfg", "**/pyproject.toml", "**/noxfile.py",
-    "**/sitecustomize.py", "**/usercustomize.py", "**/*.pth",
+    "**/sitecustomize.py", "**/usercustomize.py", "**/*.pth", "**/*.pyc",
+    # modules that would shadow the test runner itself under `python -m pytest`
+    "pytest.py", "py.py", "_pytest/**", "pytest/**", "pluggy/**",
 )
 
 
@@ -125,8 +127,10 @@ class LancebenchConfig(_Strict):
     limits: LimitsConfig = Field(default_factory=LimitsConfig)
 
     def protected_globs(self) -> list[str]:
-        """The effective protected globs: defaults plus ``protect`` minus ``unprotect``."""
-        return [g for g in (*DEFAULT_PROTECTED, *self.protect) if g not in set(self.unprotect)]
+        """Globs of protected paths: the defaults plus ``protect``. A path matching one of them is
+        protected unless it also matches an ``unprotect`` glob (so ``unprotect = ["tests/**"]``
+        works although several default globs cover ``tests/``)."""
+        return [*DEFAULT_PROTECTED, *self.protect]
 
 
 class TaskConfig(_Open):
