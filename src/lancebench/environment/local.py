@@ -29,6 +29,7 @@ from lancebench.sandbox.base import Limits, Mount, SandboxSpec
 from lancebench.sandbox.local import DEFAULT_PATH, LocalSandbox
 from lancebench.task.model import Task
 
+BUILD_VERSION = 2  # bump when the way environments are built changes: older cache entries are not reused
 CA_BUNDLE = "/etc/ssl/certs/ca-certificates.crt"
 USER_CA = "/etc/lancebench-ca.pem"
 # Host variables a build may need to reach a package index through a proxy or a private mirror.
@@ -100,7 +101,7 @@ async def build_local_environment(task: Task, *, cache_dir: Path | None = None) 
     exceeds ``[environment] build_timeout_sec``, or leaves no usable repository.
     """
     envs = cache_dir or sub("envs")
-    digest = task.environment_digest()
+    digest = f"{task.environment_digest()[:48]}-b{BUILD_VERSION}"
     final = envs / digest
     variables = task_variables(task)
     if (final / "ready.json").is_file():

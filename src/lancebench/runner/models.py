@@ -54,7 +54,7 @@ class Timings(_Strict):
 
 
 def utcnow() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
 class TrialResult(_Strict):
