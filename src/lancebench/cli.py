@@ -36,6 +36,15 @@ def _register_all() -> None:
         module.register(app)
 
 
+@app.callback(invoke_without_command=True)
+def _main(version: bool = typer.Option(False, "--version", help="Print the version and exit.", is_eager=True)) -> None:
+    """Run coding agents on real tasks in sandboxes, grade them with hidden tests, report pass@k and dollars."""
+    if version:
+        from lancebench import __version__
+        print(f"lancebench {__version__}")
+        raise typer.Exit()
+
+
 _register_all()
 
 

@@ -49,14 +49,15 @@ def datasets(as_json: bool = typer.Option(False, "--json", help="Print JSON."),
         print(json.dumps(rows, indent=2))
         return
     table = Table(title="datasets")
-    for col in ("name", "tasks", "by kind", "total price", "description"):
+    for col in ("name", "tasks", "by kind", "browser", "total price", "description"):
         table.add_column(col, overflow="fold")
     for r in rows:
         if "error" in r:
-            table.add_row(r["name"], "-", "-", "-", f"{r['description']} [yellow]({r['error']})[/]")
+            table.add_row(r["name"], "-", "-", "-", "-", f"{r['description']} [yellow]({r['error'].splitlines()[0][:160]})[/]")
         else:
             kinds = ", ".join(f"{k}: {v}" for k, v in sorted(r.get("by_kind", {}).items()))
-            table.add_row(r["name"], str(r["tasks"]), kinds, f"${r['total_price_usd']:,.0f}", r["description"])
+            table.add_row(r["name"], str(r["tasks"]), kinds, str(r.get("browser", "-")), f"${r['total_price_usd']:,.0f}",
+                          r["description"])
     out.print(table)
 
 
@@ -68,8 +69,8 @@ def check(
     backend: str = typer.Option("local", "--backend", help="local or docker."),
     concurrency: int = typer.Option(1, "-n", "--concurrency", min=1),
     jobs_dir: Path = typer.Option(Path("jobs"), "-o", "--jobs-dir", help="Where the check's trials go."),
-    output: Optional[Path] = typer.Option(None, "--json-out", help="Write the JSON verdict here (default JOBS_DIR/check__<name>.json)."),
-    source: Optional[Path] = typer.Option(None, "--source"),
+    output: Optional[Path] = typer.Option(None, "--json-out", help="Write the JSON verdict here (default JOBS_DIR/_check/<name>.json)."),
+    source: Optional[Path] = typer.Option(None, "--source", help="Adapter input (e.g. the SWE-Lancer CSV)."),
     ca_bundle: Optional[Path] = typer.Option(None, "--ca-bundle", help="CA bundle passed into environment builds."),
 ) -> None:
     """Validate tasks: F2P fail and P2P pass on the base, the oracle resolves k times, nop resolves nothing.
@@ -98,7 +99,7 @@ def check(
     out.print(table)
     verdict = as_json(checks)
     verdict["task_errors"] = [str(e) for e in errors]
-    dest = output or jobs_dir / f"check__{slug(label)}.json"
+    dest = output or jobs_dir / "_check" / f"{slug(label)}.json"
     write_json(dest, verdict)
     out.print(f"{sum(c.ok for c in checks)}/{len(checks)} tasks ok, {len(errors)} broken task folder(s); JSON: {dest}")
     if errors or not verdict["ok"]:

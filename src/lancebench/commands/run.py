@@ -22,6 +22,21 @@ LOCAL_MAX_STEPS = 5  # default --max-steps for -m local
 STATUS_STYLE = {"resolved": "green", "unresolved": "red", "invalid": "yellow"}
 
 
+def parse_agent_options(items: list[str]) -> dict:
+    """``KEY=VALUE`` strings to a dict; VALUE is JSON when it parses, else the string. Raises
+    :class:`ConfigError` for an item without ``=``."""
+    out = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"--agent-option {item!r}: write KEY=VALUE, e.g. temperature=0")
+        try:
+            out[key.strip()] = json.loads(value)
+        except ValueError:
+            out[key.strip()] = value
+    return out
+
+
 def summarize(results: list[TrialResult]) -> dict:
     """The job summary (see :func:`lancebench.metrics.summarize`)."""
     from lancebench.metrics import summarize as metrics_summarize
@@ -30,7 +45,7 @@ def summarize(results: list[TrialResult]) -> dict:
 
 def results_table(results: list[TrialResult], title: str) -> Table:
     table = Table(title=title)
-    for col in ("task", "try", "status", "reward", "USD", "time", "reason"):
+    for col in ("task", "try", "status", "reward", "model $", "time", "reason"):
         table.add_column(col, overflow="fold")
     for r in sorted(results, key=lambda r: (r.task, r.attempt)):
         cost = "?" if r.usage.cost_usd is None else f"{r.usage.cost_usd:.4f}"
@@ -45,8 +60,11 @@ def print_summary(summary: dict) -> None:
     parts = []
     for k in keys:
         v = summary.get(k)
-        if isinstance(v, float):
-            parts.append(f"{k}={v:,.2f}" if k.endswith("_usd") else f"{k}={v:.4g}")
+        if v is None:
+            parts.append(f"{k}=n/a")
+        elif isinstance(v, float):
+            parts.append(f"{k}={v:,.2f}" if k.endswith("_usd") else f"{k}={v:.1%}" if k in ("pass_at_1", "earn_rate")
+                         else f"{k}={v:.4g}")
         else:
             parts.append(f"{k}={v}")
     out.print("  ".join(parts), highlight=False)
@@ -115,6 +133,9 @@ def run(
     seed: int = typer.Option(0, "--seed", help="Seed for the random agent."),
     source: Optional[Path] = typer.Option(None, "--source", help="Adapter input (e.g. the SWE-Lancer CSV)."),
     ca_bundle: Optional[Path] = typer.Option(None, "--ca-bundle", help="CA bundle passed into environment builds (corporate proxies)."),
+    agent_option: Optional[list[str]] = typer.Option(None, "--agent-option", "--ao",
+        help='Agent option KEY=VALUE (VALUE read as JSON when it parses), e.g. --ao temperature=0 '
+             '--ao \'prices={"input": 0.5, "output": 1.5}\' (repeatable).'),
 ) -> None:
     """Run an agent on tasks; one results folder per job. Running the same command again resumes.
 
@@ -136,6 +157,7 @@ def run(
         if max_steps is None and agent == "mini-swe-agent" and (model or "").split(":")[0] == "local":
             max_steps = LOCAL_MAX_STEPS  # a 135M model on a CPU: a short loop is all it can use
         options = {k: v for k, v in {"max_steps": max_steps, "max_cost": max_cost}.items() if v is not None}
+        options.update(parse_agent_options(agent_option or []))
         if agent == "random":
             options["seed"] = seed
         opts = JobOptions(name=job_name or slug(label, agent, model), jobs_dir=jobs_dir,
@@ -181,10 +203,10 @@ def show(job_dir: Path = typer.Argument(..., help="A job folder made by `lancebe
 def grade(
     path: list[Path] = typer.Option(..., "-p", "--path", help="Task folders (instance_id = task folder name)."),
     predictions: Path = typer.Option(..., "--predictions", help="SWE-bench predictions: JSON or JSONL."),
-    jobs_dir: Path = typer.Option(Path("jobs"), "-o", "--jobs-dir"),
-    job_name: Optional[str] = typer.Option(None, "--job-name"),
-    concurrency: int = typer.Option(1, "-n", "--concurrency", min=1),
-    backend: str = typer.Option("local", "--backend"),
+    jobs_dir: Path = typer.Option(Path("jobs"), "-o", "--jobs-dir", help="Where job folders go."),
+    job_name: Optional[str] = typer.Option(None, "--job-name", help="Job folder name (default: from tasks and model)."),
+    concurrency: int = typer.Option(1, "-n", "--concurrency", min=1, help="Trials at once."),
+    backend: str = typer.Option("local", "--backend", help="Sandbox backend: local or docker."),
 ) -> None:
     """Grade given patches (SWE-bench predictions format) exactly as agent trials are graded.
 
@@ -197,7 +219,11 @@ def grade(
         print_task_errors(errors)
         by_model: dict[str, dict[str, str]] = {}
         for rec in records:
-            by_model.setdefault(str(rec["model_name_or_path"]), {})[str(rec["instance_id"])] = rec["model_patch"]
+            patches = by_model.setdefault(str(rec["model_name_or_path"]), {})
+            if str(rec["instance_id"]) in patches:
+                raise ConfigError(f"{predictions}: two predictions of model {rec['model_name_or_path']!r} for "
+                                  f"{rec['instance_id']}; keep one")
+            patches[str(rec["instance_id"])] = rec["model_patch"]
         known = {t.name for t in tasks}
         unknown = sorted({i for patches in by_model.values() for i in patches} - known)
         if unknown:
@@ -206,6 +232,10 @@ def grade(
                 raise ConfigError(f"{predictions}: no instance_id matches a task folder name under {', '.join(map(str, path))}")
         for model_name, patches in by_model.items():
             chosen = [t for t in tasks if t.name in patches]
+            missing = len(tasks) - len(chosen)
+            if missing:
+                console.print(f"[yellow]note:[/yellow] {missing} of {len(tasks)} task(s) under -p have no prediction of "
+                              f"{model_name!r}: not graded, not counted")
             opts = JobOptions(name=job_name or slug(label, "predictions", model_name), jobs_dir=jobs_dir,
                               agent=AgentRecipe("predictions", model=model_name, instance=PatchAgent(patches)),
                               concurrency=concurrency, backend=backend, sources=[str(predictions)])

@@ -21,10 +21,24 @@ def validate(paths: list[Path] = typer.Argument(..., help="Task folders or folde
     tasks, errors = load_tasks(list(paths))
     for t in tasks:
         out.print(f"[green]ok[/green] {t.name} ({t.kind}, ${t.price_usd:,.0f}, {t.split})")
+        for warning in task_warnings(t):
+            out.print(f"  [yellow]warning[/yellow] {warning}", highlight=False)
     print_task_errors(errors)
     out.print(f"{len(tasks)} valid, {len(errors)} problem(s)")
     if errors:
         raise typer.Exit(1)
+
+
+def task_warnings(task) -> list[str]:
+    """What is legal but probably a mistake: no reference solution, no price, no local recipe."""
+    warnings = []
+    if not task.paths.solve_sh.is_file():
+        warnings.append(f"{task.paths.solve_sh}: missing; the oracle and `lancebench check` cannot validate the task")
+    if task.price_usd == 0:
+        warnings.append(f"{task.paths.task_toml}: no [lancebench] price_usd; the task earns $0")
+    if task.kind == "code" and task.lb.local is None:
+        warnings.append(f"{task.paths.task_toml}: no [lancebench.local] recipe; the task runs only with --backend docker")
+    return warnings
 
 
 def register(app: typer.Typer) -> None:

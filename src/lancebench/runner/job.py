@@ -82,7 +82,8 @@ def plan(tasks: list[Task], opts: JobOptions) -> tuple[list[TrialSpec], list[Tri
 
 
 def write_job_config(opts: JobOptions, task_errors: list[TaskError], tasks: list[Task] = ()) -> JobPaths:
-    """Create the job folder and write ``job.json`` (first run) and ``task_errors.json``.
+    """Create the job folder and write ``job.json`` (the latest run's options; ``created_at`` kept
+    from the first run) and ``task_errors.json``.
 
     Raises :class:`ConfigError` when the job folder was made by another agent or model (results
     of two agents must not mix in one job) or lies inside a task folder (it would change the
@@ -99,12 +100,12 @@ def write_job_config(opts: JobOptions, task_errors: list[TaskError], tasks: list
             raise ConfigError(f"{paths.job}: this job was run with agent {old.agent!r} and model {old.model!r}, "
                               f"not {opts.agent_label!r} and {opts.agent.model!r}; pass another --job-name")
     paths.trials.mkdir(parents=True, exist_ok=True)
-    if not paths.job.is_file():
-        cfg = JobConfig(name=opts.name, agent=opts.agent_label, model=opts.agent.model, attempts=opts.attempts,
-                        concurrency=opts.concurrency, backend=opts.backend, sources=opts.sources,
-                        task_filters=opts.task_filters, limit=opts.limit, agent_options=opts.agent.options,
-                        lancebench_version=__version__)
-        atomic_write(paths.job, cfg.model_dump_json(indent=2))
+    created = JobConfig.model_validate_json(paths.job.read_text()).created_at if paths.job.is_file() else None
+    cfg = JobConfig(name=opts.name, agent=opts.agent_label, model=opts.agent.model, attempts=opts.attempts,
+                    concurrency=opts.concurrency, backend=opts.backend, sources=opts.sources,
+                    task_filters=opts.task_filters, limit=opts.limit, agent_options=opts.agent.options,
+                    lancebench_version=__version__, **({"created_at": created} if created else {}))
+    atomic_write(paths.job, cfg.model_dump_json(indent=2))  # the options of the latest run (see plan.json)
     write_json(paths.task_errors, [{"path": str(e.path), "key": e.key, "problem": e.problem, "fix": e.fix}
                                    for e in task_errors])
     return paths

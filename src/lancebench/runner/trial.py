@@ -191,6 +191,8 @@ async def _grade_patch(spec: TrialSpec, backend: Backend, env: PreparedEnvironme
     task = spec.task
     kept, dropped = filter_patch(patch, task.lb.protected_globs(), task.lb.unprotect)
     result.dropped_paths = dropped
+    if dropped:  # what was graded, beside patch.diff (what was captured)
+        atomic_write(spec.paths.root / "patch.graded.diff", kept, errors="surrogateescape")
     runs: list[RunOutcome] = []
     for i in range(task.lb.test_runs):
         applied, run = await grade_once(task, backend, env, kept, spec.scratch / f"grade-{i}",

@@ -78,7 +78,16 @@ class LocalBackend:
         CgroupSet.prune_stale()
 
     async def prepare(self, task: Task) -> PreparedEnvironment:
+        """Build (or reuse) the task's environment. Raises :class:`SandboxError` for a code task
+        that has no ``[lancebench.local]`` recipe: its repository would be empty, and every agent
+        would fail for a reason that is not its own (Harbor tasks with only a Dockerfile run on
+        ``--backend docker``)."""
         from lancebench.environment.local import build_local_environment
+        if task.kind == "code" and task.lb.local is None:
+            has_docker = task.paths.dockerfile.is_file() or task.config.environment.docker_image
+            raise SandboxError(f"{task.paths.task_toml}: no [lancebench.local] recipe, so the local backend cannot "
+                               "build this task's environment; " + ("run it with --backend docker" if has_docker else
+                               "add [lancebench.local] setup = \"setup.sh\" (see docs/tasks.md)"))
         built = await build_local_environment(task)
         return PreparedEnvironment(base_commit=built.base_commit, workdir=built.workdir, variables=built.variables,
                                    handle=built, build_sec=built.build_sec)

@@ -231,9 +231,12 @@ class LocalSandbox:
                 readers.cancel()
         except asyncio.CancelledError:
             self._kill_tree(proc)
+            readers.cancel()
+            readers.add_done_callback(lambda f: f.cancelled() or f.exception())
             raise
         finally:
             self._procs.discard(proc)
+        await self._reap_leftovers()
         code = proc.returncode
         stderr_text = err.text()
         with os.fdopen(info_r, "rb") as info:
@@ -243,6 +246,17 @@ class LocalSandbox:
         return ExecResult(exit_code=None if timed_out else code, stdout=out.text(), stderr=stderr_text,
                           timed_out=timed_out, duration_sec=time.monotonic() - t0,
                           truncated_bytes=out.cut + err.cut)
+
+    async def _reap_leftovers(self) -> None:
+        """When no other command of this sandbox runs, make sure the ended command left no process:
+        the kernel tears its pid namespace down asynchronously, so wait briefly, then kill."""
+        if self.cgroups is None or self._procs:
+            return
+        for _ in range(40):
+            if not self.cgroups.procs():
+                return
+            await asyncio.sleep(0.025)
+        self.cgroups.kill()
 
     @staticmethod
     async def _feed(proc: asyncio.subprocess.Process, data: bytes | None) -> None:

@@ -62,12 +62,14 @@ async def check_base(task: Task, backend_name: str, work: Path) -> tuple[dict[st
 
 async def check_tasks(tasks: list[Task], *, k: int = 3, backend: str = "local", jobs_dir: Path,
                       label: str, concurrency: int = 1) -> list[TaskCheck]:
-    """Validate ``tasks`` (see the module docstring). Trials go to ``jobs_dir/check__<label>__*``
-    (fresh each time). Returns one :class:`TaskCheck` per task, in task order."""
+    """Validate ``tasks`` (see the module docstring). Trials go to ``jobs_dir/_check/<label>__*``
+    (fresh each time; apart from real jobs, so ``report jobs/`` does not pool them). Returns one
+    :class:`TaskCheck` per task, in task order."""
+    jobs_dir = jobs_dir / "_check"
     checks = {t.name: TaskCheck(task=t.name, kind=t.kind) for t in tasks}
     results = {}
     for agent, attempts in (("oracle", k), ("nop", 1)):
-        opts = JobOptions(name=f"check__{label}__{agent}", jobs_dir=jobs_dir, agent=AgentRecipe(agent),
+        opts = JobOptions(name=f"{label}__{agent}", jobs_dir=jobs_dir, agent=AgentRecipe(agent),
                           attempts=attempts, concurrency=concurrency, backend=backend)
         shutil.rmtree(jobs_dir / opts.name, ignore_errors=True)
         results[agent] = await run_job(tasks, opts)
