@@ -12,6 +12,7 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from lancebench.datasets.registry import load_dataset
 from lancebench.errors import ConfigError, TaskError
@@ -58,7 +59,7 @@ def use_ca_bundle(path: Path | None) -> None:
 
 def print_task_errors(errors: list[TaskError]) -> None:
     for e in errors:
-        console.print(f"[red]task error[/red] {e}", highlight=False, soft_wrap=True)
+        console.print(f"[red]task error[/red] {escape(str(e))}", highlight=False, soft_wrap=True)
 
 
 def slug(*parts: str | None, max_len: int = 100) -> str:

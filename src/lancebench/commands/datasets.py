@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Optional
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from lancebench.commands.common import console, out, print_task_errors, run_async, select_tasks
@@ -88,7 +89,7 @@ def check(
         checks = run_async(check_tasks(tasks, k=k, backend=backend, jobs_dir=jobs_dir, label=slug(label),
                                        concurrency=concurrency))
     except LancebenchError as exc:
-        console.print(f"[red]error:[/red] {exc}", highlight=False)
+        console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
         raise typer.Exit(2)
     table = Table(title=f"check {label}")
     for col in ("task", "kind", "verdict", "oracle", "nop", "problems"):

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Optional
 
 import typer
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -49,9 +50,9 @@ def results_table(results: list[TrialResult], title: str) -> Table:
         table.add_column(col, overflow="fold")
     for r in sorted(results, key=lambda r: (r.task, r.attempt)):
         cost = "?" if r.usage.cost_usd is None else f"{r.usage.cost_usd:.4f}"
-        table.add_row(r.task, str(r.attempt), f"[{STATUS_STYLE[r.status]}]{r.status}[/]",
+        table.add_row(escape(r.task), str(r.attempt), f"[{STATUS_STYLE[r.status]}]{r.status}[/]",
                       f"{r.rewards.get('reward', 0):g}" if r.rewards else "-", cost, f"{r.timings.total_sec:.1f}s",
-                      (r.reason or "")[:120])
+                      escape((r.reason or "")[:120]))
     return table
 
 
@@ -106,7 +107,7 @@ async def _run(tasks, opts: JobOptions, errors) -> list[TrialResult]:
         def on_result(r: TrialResult) -> None:
             progress.update(bar, advance=1)
             progress.console.print(f"  {r.task} #{r.attempt}: [{STATUS_STYLE[r.status]}]{r.status}[/]"
-                                   + (f" ({r.reason[:100]})" if r.reason else ""), highlight=False)
+                                   + (f" ({escape(r.reason[:100])})" if r.reason else ""), highlight=False)
 
         return await run_job(tasks, opts, on_result=on_result, task_errors=errors)
 
@@ -172,10 +173,10 @@ def run(
         with model_session(opts) as opts:
             results = run_async(_run(tasks, opts, errors))
     except ModelAuthError as exc:
-        console.print(f"[red]stopped:[/red] {exc}", highlight=False)
+        console.print(f"[red]stopped:[/red] {escape(str(exc))}", highlight=False)
         raise typer.Exit(3)
     except LancebenchError as exc:
-        console.print(f"[red]error:[/red] {exc}", highlight=False)
+        console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
         raise typer.Exit(2)
     _finish(JobPaths(opts.jobs_dir / opts.name), results)
     if errors:
@@ -191,7 +192,7 @@ def show(job_dir: Path = typer.Argument(..., help="A job folder made by `lancebe
     try:
         results = read_results(job_dir)
     except LancebenchError as exc:
-        console.print(f"[red]error:[/red] {exc}", highlight=False)
+        console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
         raise typer.Exit(2)
     summary = _summary(results)
     if as_json:
@@ -242,7 +243,7 @@ def grade(
             results = run_async(_run(chosen, opts, errors))
             _finish(JobPaths(jobs_dir / opts.name), results)
     except LancebenchError as exc:
-        console.print(f"[red]error:[/red] {exc}", highlight=False)
+        console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
         raise typer.Exit(2)
     if unknown or errors:
         raise typer.Exit(1)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 
 from lancebench.commands.common import out, print_task_errors
 from lancebench.task.load import load_tasks
@@ -22,7 +23,7 @@ def validate(paths: list[Path] = typer.Argument(..., help="Task folders or folde
     for t in tasks:
         out.print(f"[green]ok[/green] {t.name} ({t.kind}, ${t.price_usd:,.0f}, {t.split})")
         for warning in task_warnings(t):
-            out.print(f"  [yellow]warning[/yellow] {warning}", highlight=False)
+            out.print(f"  [yellow]warning[/yellow] {escape(warning)}", highlight=False)
     print_task_errors(errors)
     out.print(f"{len(tasks)} valid, {len(errors)} problem(s)")
     if errors:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Optional
 
 import typer
+from rich.markup import escape
 
 
 def gc_command(
@@ -28,7 +29,7 @@ def gc_command(
     try:
         result = gc(job, images=images)
     except SandboxError as exc:
-        console.print(f"[red]error:[/red] {exc}", highlight=False)
+        console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
         raise typer.Exit(2)
     console.print(f"removed {len(result.containers)} container(s)"
                   + (f" and {len(result.images)} image(s)" if images else ""), highlight=False)

@@ -1,0 +1,52 @@
+"""Harbor-only tasks on the local backend, job.json across runs, and --agent-option (regressions
+from a review by a new user)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from lancebench.commands.run import parse_agent_options
+from lancebench.errors import ConfigError
+from lbtest import TASKS, lb, one_result
+
+
+def _harbor_copy(shared):
+    """calc as a pure Harbor task: no [lancebench] table, no setup.sh, only a Dockerfile."""
+    dest = shared / "harbor-calc"
+    shutil.copytree(TASKS / "calc", dest)
+    (dest / "environment" / "setup.sh").unlink()
+    toml = (dest / "task.toml").read_text()
+    (dest / "task.toml").write_text(toml[: toml.index("[lancebench]")])
+    return dest
+
+
+def test_harbor_task_without_local_recipe_is_invalid_not_zero(shared, jobs):
+    task = _harbor_copy(shared)
+    proc = lb("tasks", "validate", task, check=True)
+    assert "no [lancebench.local] recipe" in proc.stdout and "earns $0" in proc.stdout
+    lb("run", "-p", task, "-a", "oracle", "-o", jobs)
+    r = one_result(jobs)
+    assert r["status"] == "invalid"
+    assert "--backend docker" in r["reason"] and "task.toml" in r["reason"]
+
+
+def test_job_json_follows_the_latest_run(jobs):
+    lb("run", "-p", TASKS / "pick", "-a", "nop", "-o", jobs, "--job-name", "j", check=True)
+    first = json.loads((jobs / "j" / "job.json").read_text())
+    lb("run", "-p", TASKS / "pick", "-a", "nop", "-o", jobs, "--job-name", "j", "-k", "2", check=True)
+    second = json.loads((jobs / "j" / "job.json").read_text())
+    assert (first["attempts"], second["attempts"]) == (1, 2)
+    assert second["created_at"] == first["created_at"]
+    assert len(json.loads((jobs / "j" / "plan.json").read_text())) == 2
+    proc = lb("run", "-p", TASKS / "pick", "-a", "oracle", "-o", jobs, "--job-name", "j", check=False)
+    assert "was run with agent 'nop'" in proc.stderr
+
+
+def test_agent_options_parse_json_values():
+    assert parse_agent_options(["temperature=0", 'prices={"input": 0.5}', "mode=text", "x=a=b"]) == {
+        "temperature": 0, "prices": {"input": 0.5}, "mode": "text", "x": "a=b"}
+    with pytest.raises(ConfigError, match="KEY=VALUE"):
+        parse_agent_options(["temperature"])
