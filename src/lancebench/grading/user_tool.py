@@ -260,8 +260,10 @@ class UserToolService:
         for d in (logs, trace):
             d.mkdir(parents=True, exist_ok=True)
         task = self.task
+        tests = work / "tests"  # a copy: the task folder may sit where the sandbox user cannot read
+        shutil.copytree(task.paths.tests, tests, dirs_exist_ok=True)
         sandbox = self.backend.open(task, self.env, work / "sandbox", mounts=(
-            Mount(task.paths.tests, "/tests", False), Mount(logs, "/logs/verifier", True),
+            Mount(tests, "/tests", False), Mount(logs, "/logs/verifier", True),
             Mount(trace, TRACE_INSIDE, True), Mount(self.plugin, PLUGIN_INSIDE, False)))
         await sandbox.start()
         try:
