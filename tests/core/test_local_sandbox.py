@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -366,8 +367,8 @@ asyncio.run(main(Path(sys.argv[1])))
 
 
 def test_memory_limit_is_enforced_without_cgroups(shared):
-    """Without cgroups (lancebench not run as root) the memory limit falls back to RLIMIT_AS of
-    4 x memory_mb, so a sandbox limited to 256 MB allocates 600 MB."""
+    """Without cgroups (lancebench not run as root) the memory limit falls back to RLIMIT_AS
+    (regression: it was 4 x memory_mb, so a sandbox limited to 256 MB allocated 600 MB)."""
     d = shared / "nonroot"
     d.mkdir()
     uid = 61001 if os.geteuid() == 0 else os.geteuid()
@@ -380,9 +381,11 @@ def test_memory_limit_is_enforced_without_cgroups(shared):
             os.setgid(uid)
             os.setuid(uid)
 
-    src = Path(__file__).resolve().parents[2] / "src"
+    # a copy of the package where the other uid can read it (the checkout may be under /root);
     # /usr/bin/python3: the venv's interpreter may sit under a folder the other uid cannot enter;
     # lancebench.sandbox needs only the standard library.
+    src = shared / "src"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "src" / "lancebench", src / "lancebench")
     proc = subprocess.run(["/usr/bin/python3", "-c", NON_ROOT_PROBE, str(d), str(src)], capture_output=True, text=True,
                           timeout=120, preexec_fn=drop, env={"PATH": "/usr/bin:/bin", "HOME": str(d)})
     line = next((x for x in proc.stdout.splitlines() if x.startswith("RESULT")), None)
