@@ -58,6 +58,15 @@ def _builds_dir() -> Path:
     return sub("docker-builds")
 
 
+def _image_path(image: str) -> str | None:
+    """The image's own ``PATH`` (from its config), so that the harness can prepend to it (the
+    user tool's folder) instead of replacing it with a guess."""
+    for item in engine.client().images.get(image).attrs.get("Config", {}).get("Env") or []:
+        if item.startswith("PATH="):
+            return item[5:]
+    return None
+
+
 class DockerBackend:
     """The ``docker`` backend (see the module docstring). Raises :class:`SandboxError` when no
     engine answers, :class:`EnvironmentBuildError` when an environment cannot be built."""
@@ -73,7 +82,8 @@ class DockerBackend:
         log = _builds_dir() / f"{task.environment_digest()[:24]}.log"
         tag = await asyncio.to_thread(ensure_image, task, ca_bundle=self.ca_bundle, log_path=log)
         image, workdir, commit = await asyncio.to_thread(_base_of, task, tag)
-        return PreparedEnvironment(base_commit=commit, workdir=workdir, variables={},
+        path = await asyncio.to_thread(_image_path, image)
+        return PreparedEnvironment(base_commit=commit, workdir=workdir, variables={"PATH": path} if path else {},
                                    handle=DockerEnvironment(image=image, build_log=log), build_sec=time.monotonic() - t0)
 
     def open(self, task: Task, env: PreparedEnvironment, scratch: Path, *, mounts: tuple[Mount, ...] = (),
