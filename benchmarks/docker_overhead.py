@@ -25,26 +25,13 @@ import argparse
 import asyncio
 import os
 import shutil
-import statistics
 import subprocess
 import tempfile
 import time
 from pathlib import Path
 
 from lancebench.sandbox.base import SandboxSpec
-
-
-def ms(samples: list[float]) -> float:
-    return statistics.median(samples) * 1000
-
-
-def bench_subprocess(n: int) -> float:
-    out = []
-    for _ in range(n):
-        t = time.perf_counter()
-        subprocess.run(["true"], check=True)
-        out.append(time.perf_counter() - t)
-    return ms(out)
+from sandbox_overhead import bench_subprocess, median_ms as ms  # the sibling benchmark (same folder)
 
 
 def local_box(ws: Path):
