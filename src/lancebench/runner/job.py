@@ -94,13 +94,12 @@ def write_job_config(opts: JobOptions, task_errors: list[TaskError], tasks: list
         if root == task.paths.root or task.paths.root in root.parents:
             raise ConfigError(f"the job folder {paths.root} is inside the task folder {task.paths.root}; "
                               "pass -o with a folder outside your tasks")
-    if paths.job.is_file():
-        old = JobConfig.model_validate_json(paths.job.read_text())
-        if (old.agent, old.model) != (opts.agent_label, opts.agent.model):
-            raise ConfigError(f"{paths.job}: this job was run with agent {old.agent!r} and model {old.model!r}, "
-                              f"not {opts.agent_label!r} and {opts.agent.model!r}; pass another --job-name")
+    old = JobConfig.model_validate_json(paths.job.read_text()) if paths.job.is_file() else None
+    if old is not None and (old.agent, old.model) != (opts.agent_label, opts.agent.model):
+        raise ConfigError(f"{paths.job}: this job was run with agent {old.agent!r} and model {old.model!r}, "
+                          f"not {opts.agent_label!r} and {opts.agent.model!r}; pass another --job-name")
     paths.trials.mkdir(parents=True, exist_ok=True)
-    created = JobConfig.model_validate_json(paths.job.read_text()).created_at if paths.job.is_file() else None
+    created = old.created_at if old is not None else None
     cfg = JobConfig(name=opts.name, agent=opts.agent_label, model=opts.agent.model, attempts=opts.attempts,
                     concurrency=opts.concurrency, backend=opts.backend, sources=opts.sources,
                     task_filters=opts.task_filters, limit=opts.limit, agent_options=opts.agent.options,
