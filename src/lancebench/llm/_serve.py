@@ -20,6 +20,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--model", required=True, help="path of a .gguf file")
     ap.add_argument("--ctx", type=int, default=8192, help="context window in tokens")
     ap.add_argument("--threads", type=int, default=0, help="CPU threads (0: all cores)")
+    ap.add_argument("--parallel", type=int, default=1, help="slots: requests served at once, each with --ctx tokens")
     ap.add_argument("--alias", default="", help="model name reported by the server")
     args = ap.parse_args(argv)
 
@@ -29,9 +30,9 @@ def main(argv: list[str] | None = None) -> int:
 
     params = xlc.CommonParams()
     params.model.path = args.model
-    params.n_ctx = args.ctx
+    params.n_ctx = args.ctx * args.parallel  # llama.cpp splits n_ctx evenly between the slots
     params.port = 0  # llama.cpp picks a free port; listening_address reports it
-    params.n_parallel = 1
+    params.n_parallel = args.parallel
     threads = args.threads or (os.cpu_count() or 1)
     params.cpuparams.n_threads = threads
     params.cpuparams_batch.n_threads = threads

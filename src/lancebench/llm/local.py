@@ -129,17 +129,19 @@ class LocalModelServer:
     """llama.cpp's OpenAI-compatible server for one GGUF file, in a child process.
 
     ``model``: ``local`` or ``local:/path/x.gguf``. ``ctx_tokens``: context window (tokens).
-    ``threads``: CPU threads (0: all). ``log_path``: where llama.cpp's log goes, rewritten at each
+    ``threads``: CPU threads (0: all). ``slots``: requests served at once (llama.cpp's
+    ``n_parallel``), each with its own ``ctx_tokens`` window and prompt cache. ``log_path``: where llama.cpp's log goes, rewritten at each
     start (default: ``$LANCEBENCH_HOME/models/server.log``). ``start_timeout_sec``: seconds to wait for the port.
     After :meth:`start`, ``api_base`` is ``http://127.0.0.1:<port>/v1``.
     Raises :class:`ModelError` when the server does not come up (the message ends with its log).
     """
 
-    def __init__(self, model: str = LOCAL_PREFIX, *, ctx_tokens: int = 8192, threads: int = 0,
+    def __init__(self, model: str = LOCAL_PREFIX, *, ctx_tokens: int = 8192, threads: int = 0, slots: int = 1,
                  log_path: Path | None = None, start_timeout_sec: float = 120.0):
         self.model = model
         self.ctx_tokens = ctx_tokens
         self.threads = threads
+        self.slots = max(1, slots)
         self.log_path = log_path
         self.start_timeout_sec = start_timeout_sec
         self.gguf: Path | None = None
@@ -161,7 +163,7 @@ class LocalModelServer:
         try:
             self._proc = subprocess.Popen(
                 [sys.executable, "-m", "lancebench.llm._serve", "--model", str(self.gguf), "--ctx", str(self.ctx_tokens),
-                 "--threads", str(self.threads)],
+                 "--threads", str(self.threads), "--parallel", str(self.slots)],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
                 # llama.cpp's OpenMP threads spin while idle; on a busy machine (sandboxes, other
                 # trials) that starves everyone, so they sleep instead.

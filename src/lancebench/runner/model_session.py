@@ -10,6 +10,8 @@ from typing import Iterator
 
 from lancebench.runner.job import JobOptions
 
+MAX_LOCAL_SLOTS = 4
+
 
 @contextlib.contextmanager
 def model_session(opts: JobOptions) -> Iterator[JobOptions]:
@@ -19,6 +21,8 @@ def model_session(opts: JobOptions) -> Iterator[JobOptions]:
         yield opts
         return
     from lancebench.llm import serving
-    with serving.model_endpoint(model, opts.agent.api_base) as (name, api_base):
+    # A local server gets one slot per concurrent trial (capped): each keeps its own prompt cache,
+    # and replies to two trials are computed in one batch (benchmarks/local_model_slots.py).
+    with serving.model_endpoint(model, opts.agent.api_base, slots=min(opts.concurrency, MAX_LOCAL_SLOTS)) as (name, api_base):
         recipe = dataclasses.replace(opts.agent, resolved_model=name, api_base=api_base)
         yield dataclasses.replace(opts, agent=recipe)
