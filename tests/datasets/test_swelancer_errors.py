@@ -118,6 +118,8 @@ class _Files:
                 data = files_.get(self.path)
                 self.send_response(200 if data is not None else 404)
                 self.send_header("Content-Length", str(len(data or b"")))
+                if self.path.endswith("/"):  # an index page (pip reads only HTML or JSON ones)
+                    self.send_header("Content-Type", "text/html")
                 self.end_headers()
                 self.wfile.write(data or b"")
 
@@ -169,3 +171,33 @@ def test_source_may_be_the_folder_holding_the_table(home, table_path, tmp_path):
     folder.mkdir()
     shutil.copy(table_path, folder / "all_swelancer_tasks.csv")
     assert swelancer.summary(folder)["tasks"] == 463
+
+
+def _fake_upstream_wheel(table: bytes) -> bytes:
+    """An ``inspect_evals`` 0.28.0 wheel holding only the table and the metadata pip reads."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr(swelancer_source.WHEEL_MEMBER, table)
+        zf.writestr("inspect_evals-0.28.0.dist-info/METADATA",
+                    "Metadata-Version: 2.1\nName: inspect-evals\nVersion: 0.28.0\n")
+        zf.writestr("inspect_evals-0.28.0.dist-info/WHEEL",
+                    "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+        zf.writestr("inspect_evals-0.28.0.dist-info/RECORD", "")
+    return buf.getvalue()
+
+
+def test_default_download_goes_through_pip_and_its_index(home, table_path, monkeypatch):
+    """Without LANCEBENCH_SWELANCER_URL the wheel comes through `pip download`, so the index pip is
+    configured with (here a PEP 503 index on 127.0.0.1; for users a mirror or proxy) is used."""
+    name = "inspect_evals-0.28.0-py3-none-any.whl"
+    page = f'<html><body><a href="/files/{name}">{name}</a></body></html>'.encode()
+    files = {"/simple/inspect-evals/": page, f"/files/{name}": _fake_upstream_wheel(table_path.read_bytes())}
+    with _Files(files) as base:
+        monkeypatch.setenv("PIP_INDEX_URL", f"{base}/simple/")
+        monkeypatch.setenv("PIP_NO_CACHE_DIR", "1")
+        monkeypatch.delenv("PIP_FIND_LINKS", raising=False)
+        monkeypatch.delenv("PIP_EXTRA_INDEX_URL", raising=False)
+        info = swelancer.summary(None)
+    assert info["tasks"] == 463 and info["sha256"] == swelancer_source.TABLE_SHA256
+    assert swelancer_source.sha256_file(home / "downloads" / "swelancer" / "all_swelancer_tasks.csv") \
+        == swelancer_source.sha256_file(table_path)

