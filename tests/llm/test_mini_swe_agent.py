@@ -221,6 +221,23 @@ def test_choice_task_and_browser_prompt(scripted, sandbox_dir):
     assert "answer.json" in prompt and "user-tool" in prompt
 
 
+def test_stop_after_block_ends_replies_at_the_first_closing_fence(scripted, sandbox_dir):
+    """With stop_after_block (the default for local models) the request carries the closing fence
+    as a stop sequence; a reply the server cut there (fence not included, finish_reason "stop") is
+    closed again, run, and kept closed in the conversation."""
+    cut = Reply("Fix it.\n\n```bash\nsed -i 's/a - b/a + b/' calc.py", finish_reason="stop")
+    srv = scripted([cut, submit()])
+    agent = MiniSweAgent("openai/scripted", srv.api_base, stop_after_block=True, mode="text")
+    out, ws, logs = asyncio.run(run_agent(sandbox_dir, agent))
+    assert out.exit == "completed" and asyncio.run(hidden_test_passes(ws))
+    assert all(r["body"]["stop"] == ["\n```\n"] for r in srv.requests)
+    assert srv.requests[1]["body"]["messages"][2]["content"] == cut.content + "\n```"
+    plain = scripted([submit()])
+    (sandbox_dir / "plain").mkdir()
+    asyncio.run(run_agent(sandbox_dir / "plain", MiniSweAgent("openai/scripted", plain.api_base, mode="text")))
+    assert "stop" not in plain.requests[0]["body"]  # off by default for hosted models
+
+
 def test_unknown_options_are_refused():
     with pytest.raises(ConfigError, match="max_stepz"):
         MiniSweAgent("openai/x", None, max_stepz=3)

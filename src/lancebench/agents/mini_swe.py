@@ -43,6 +43,7 @@ os.environ.setdefault("MSWEA_SILENT_STARTUP", "1")  # mini-swe-agent prints a ba
 SUBMIT_MARKER = "LANCEBENCH_SUBMIT"
 LOCAL_MAX_TOKENS = 256  # per reply of a local model when max_tokens is not given
 TEMPLATES_FILE = Path(__file__).parent / "config" / "mini_swe.yaml"
+CLOSING_FENCE = "\n```\n"  # ends a fenced block (an opening fence is followed by its language tag)
 BASH_BLOCK = re.compile(r"```(?:bash|sh|shell)[ \t]*\n(.*?)```", re.DOTALL)
 BASH_TOOL = {
     "type": "function",
@@ -66,6 +67,9 @@ class MiniSweOptions:
     - ``output_limit``: characters of a command's output shown to the model (head and tail kept).
     - ``max_tokens``: tokens per model reply (None: the provider's default; 256 for ``local``
       models, which otherwise ramble on slowly).
+    - ``stop_after_block``: in text mode, end each reply at the first closing code fence (only
+      the first ``bash`` block is run; what follows is never used). None: on for ``local`` models,
+      whose rambling after the block is most of their generation time.
     - ``temperature``: sampling temperature (None: the provider's default).
     - ``max_format_errors``: consecutive unparseable replies before giving up (0: no limit).
     - ``prices``: ``{"input": .., "output": .., "cached_input": ..}`` USD per million tokens.
@@ -82,6 +86,7 @@ class MiniSweOptions:
     command_timeout_sec: float = 180.0
     output_limit: int = 10_000
     max_tokens: int | None = None
+    stop_after_block: bool | None = None
     temperature: float | None = None
     max_format_errors: int = 3
     prices: dict | None = None
@@ -193,6 +198,8 @@ class _ClientModel:
         extra_args: dict[str, Any] = {}
         if self.opts.temperature is not None:
             extra_args["temperature"] = self.opts.temperature
+        if self.mode == "text" and self.opts.stop_after_block:
+            extra_args["stop"] = [CLOSING_FENCE]
         try:
             c = self.client.complete(self._api_messages(messages), tools=[BASH_TOOL] if self.mode == "tool" else None,
                                      max_tokens=self.opts.max_tokens, deadline=self.deadline, **extra_args)
@@ -202,6 +209,8 @@ class _ClientModel:
             raise TimeExceeded(_exit("TimeExceeded", str(exc))) from exc
         u = c.usage
         message = dict(c.message)
+        if "stop" in extra_args and c.finish_reason == "stop" and (c.content or "").count("```") % 2 == 1:
+            c.content = message["content"] = c.content + "\n```"  # the stop sequence is not part of the reply
         message["extra"] = {"cost": u.cost_usd or 0.0, "cost_usd": u.cost_usd, "input_tokens": u.input_tokens,
                             "output_tokens": u.output_tokens, "cached_tokens": u.cached_tokens,
                             "retries": u.retries, "latency_sec": round(u.latency_sec, 3), "model": c.model,
@@ -326,6 +335,8 @@ class MiniSweAgent:
         client, mode = await asyncio.to_thread(setup)
         if opts.max_tokens is None and client.resolved.local:
             opts.max_tokens = LOCAL_MAX_TOKENS
+        if opts.stop_after_block is None:
+            opts.stop_after_block = client.resolved.local
         budget = max(0.0, ctx.deadline - time.monotonic())
         margin = opts.deadline_margin_sec if opts.deadline_margin_sec is not None else min(30.0, max(2.0, 0.05 * budget))
         deadline = ctx.deadline - margin

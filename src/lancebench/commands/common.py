@@ -24,13 +24,15 @@ out = Console()
 
 
 def select_tasks(paths: list[Path] | None, dataset: str | None, globs: list[str] | None, limit: int | None,
-                 source: Path | None = None) -> tuple[list[Task], list[TaskError], str]:
+                 source: Path | None = None, repo_path: Path | None = None) -> tuple[list[Task], list[TaskError], str]:
     """Tasks from ``-p`` paths or ``-d`` dataset, filtered by ``-t`` globs and ``-l`` limit.
     Returns (tasks, task errors, a short label of the source). Raises ConfigError."""
     if bool(paths) == bool(dataset):
         raise ConfigError("pass exactly one of -p PATH (a task folder or a folder of tasks) or -d DATASET")
+    if repo_path is not None and not dataset:
+        raise ConfigError("--repo-path goes with -d swelancer[:manager] (it is the product repository its tasks browse)")
     if dataset:
-        tasks, errors = load_dataset(dataset, source=source)
+        tasks, errors = load_dataset(dataset, source=source, repo_path=repo_path)
         label = dataset
     else:
         tasks, errors = load_tasks(list(paths))

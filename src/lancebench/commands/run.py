@@ -133,6 +133,8 @@ def run(
     max_cost: Optional[float] = typer.Option(None, "--max-cost", help="LLM agents: cost limit per trial (USD)."),
     seed: int = typer.Option(0, "--seed", help="Seed for the random agent."),
     source: Optional[Path] = typer.Option(None, "--source", help="Adapter input (e.g. the SWE-Lancer CSV)."),
+    repo_path: Optional[Path] = typer.Option(None, "--repo-path", help="SWE-Lancer manager tasks: a clone of Expensify/App; "
+                                              "the agent browses it at the parent of each task's manager_commit (local backend)."),
     ca_bundle: Optional[Path] = typer.Option(None, "--ca-bundle", help="CA bundle passed into environment builds (corporate proxies)."),
     agent_option: Optional[list[str]] = typer.Option(None, "--agent-option", "--ao",
         help='Agent option KEY=VALUE (VALUE read as JSON when it parses), e.g. --ao temperature=0 '
@@ -151,7 +153,7 @@ def run(
             if model is None:
                 raise ConfigError("pass -a AGENT (oracle, nop, script:PATH, ...) or -m MODEL (runs mini-swe-agent)")
             agent = "mini-swe-agent"
-        tasks, errors, label = select_tasks(path, dataset, task_glob, limit, source)
+        tasks, errors, label = select_tasks(path, dataset, task_glob, limit, source, repo_path)
         print_task_errors(errors)
         if not tasks:
             raise ConfigError("no tasks selected" + (" (every task had errors)" if errors else ""))
@@ -166,7 +168,8 @@ def run(
                           attempts=attempts, concurrency=concurrency, backend=backend, executor=executor,
                           executor_options={"address": ray_address} if ray_address else {},
                           retry_invalid=retry_invalid, agent_timeout_sec=agent_timeout,
-                          sources=[str(p) for p in path or []] + ([dataset] if dataset else []),
+                          sources=[str(p) for p in path or []] + ([dataset] if dataset else [])
+                          + ([f"--repo-path {repo_path.resolve()}"] if repo_path else []),
                           task_filters=list(task_glob or []), limit=limit)
         opts.agent.build()  # fail on a bad agent name before any sandbox is built
         from lancebench.runner.model_session import model_session

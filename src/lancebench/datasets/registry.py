@@ -20,31 +20,34 @@ GENERIC_FILTERS = {"public": ("split", "public"), "private": ("split", "private"
 
 @dataclass(frozen=True)
 class Dataset:
-    """A named dataset. ``folders(filter, source)`` returns its task folders; adapter filters
-    it does not know raise :class:`DatasetError`. ``filters`` lists the adapter's own filters."""
+    """A named dataset. ``folders(filter, source, repo_path)`` returns its task folders; adapter
+    filters it does not know raise :class:`DatasetError`. ``filters`` lists the adapter's own
+    filters; ``repo_path`` says whether it takes ``--repo-path``."""
 
     name: str
     description: str
-    folders: Callable[[str | None, Path | None], list[Path]]
+    folders: Callable[[str | None, Path | None, Path | None], list[Path]]
     filters: tuple[str, ...] = ()
+    repo_path: bool = False
 
 
-def _mini_folders(filt: str | None, source: Path | None) -> list[Path]:
+def _mini_folders(filt: str | None, source: Path | None, repo_path: Path | None) -> list[Path]:
     if filt and filt not in GENERIC_FILTERS:
         raise DatasetError(f"dataset 'mini' has no filter '{filt}'; use one of {', '.join(GENERIC_FILTERS)}")
     return sorted(p for p in MINI_DIR.iterdir() if p.is_dir() and not p.name.startswith(("_", "."))) if MINI_DIR.is_dir() else []
 
 
-def _adapter(spec: str) -> Callable[[str | None, Path | None], list[Path]]:
-    def folders(filt: str | None, source: Path | None) -> list[Path]:
-        return load_object(spec, "dataset adapter")(filt, source)
+def _adapter(spec: str) -> Callable[[str | None, Path | None, Path | None], list[Path]]:
+    def folders(filt: str | None, source: Path | None, repo_path: Path | None) -> list[Path]:
+        fn = load_object(spec, "dataset adapter")
+        return fn(filt, source, repo_path) if repo_path is not None else fn(filt, source)
     return folders
 
 
 DATASETS: dict[str, Dataset] = {
     "mini": Dataset("mini", "bundled: real bugs and features in PyPI projects, browser tasks, manager tasks", _mini_folders),
     "swelancer": Dataset("swelancer", "SWE-Lancer Diamond (manager tasks run anywhere; IC tasks need the official images)",
-                         _adapter("lancebench.datasets.swelancer:task_folders"), ("manager", "ic")),
+                         _adapter("lancebench.datasets.swelancer:task_folders"), ("manager", "ic"), repo_path=True),
 }
 
 
@@ -53,14 +56,18 @@ def parse_name(name: str) -> tuple[str, str | None]:
     return base, (filt or None)
 
 
-def load_dataset(name: str, *, source: Path | None = None) -> tuple[list[Task], list[TaskError]]:
-    """Load the tasks of ``NAME[:FILTER]``. Returns (tasks, task errors). Raises
-    :class:`DatasetError` for an unknown name or filter."""
+def load_dataset(name: str, *, source: Path | None = None,
+                 repo_path: Path | None = None) -> tuple[list[Task], list[TaskError]]:
+    """Load the tasks of ``NAME[:FILTER]``; ``source`` and ``repo_path`` go to its adapter.
+    Returns (tasks, task errors). Raises :class:`DatasetError` for an unknown name or filter,
+    or a ``repo_path`` given to a dataset that takes none."""
     base, filt = parse_name(name)
     if base not in DATASETS:
         raise DatasetError(f"unknown dataset '{base}'; known: {', '.join(DATASETS)} (or pass -p PATH)")
     ds = DATASETS[base]
-    folders = ds.folders(filt, source)
+    if repo_path is not None and not ds.repo_path:
+        raise DatasetError(f"dataset '{base}' takes no --repo-path (swelancer does: a clone of Expensify/App)")
+    folders = ds.folders(filt, source, repo_path)
     tasks, errors = load_tasks(folders, dataset=base) if folders else ([], [])
     if filt in GENERIC_FILTERS:
         field, value = GENERIC_FILTERS[filt]

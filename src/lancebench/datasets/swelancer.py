@@ -20,6 +20,7 @@ Filters: ``manager``, ``ic``, and the generic ``public``/``private``/``code``/``
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import json
 import os
@@ -29,6 +30,7 @@ from collections import Counter
 from pathlib import Path
 
 from lancebench.datasets.swelancer_prompt import ANSWER_FILE, manager_instruction
+from lancebench.datasets.swelancer_repo import parents
 from lancebench.datasets.swelancer_source import locate_table
 from lancebench.datasets.swelancer_table import IC, MANAGER, SwelancerRow, read_table
 from lancebench.environment.cache import sub
@@ -56,9 +58,12 @@ def _toml_str(value: str) -> str:
     return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007f")
 
 
-def task_toml(row: SwelancerRow) -> str:
-    """The ``task.toml`` of a manager row."""
+def task_toml(row: SwelancerRow, checkout: tuple[str, str] | None = None) -> str:
+    """The ``task.toml`` of a manager row; ``checkout`` = (repository path, commit) adds a
+    ``[lancebench.local.checkout]`` that fills the workdir with that commit's tree."""
     ids = ", ".join(str(i) for i in row.proposal_ids)
+    local = ["", "[lancebench.local]", 'setup = ""', "", "[lancebench.local.checkout]",
+             f"repo = {_toml_str(checkout[0])}", f"rev = {_toml_str(checkout[1])}"] if checkout else []
     return "\n".join([
         'version = "1.0"',
         "",
@@ -85,6 +90,7 @@ def task_toml(row: SwelancerRow) -> str:
         "[lancebench.choice]",
         f"proposal_ids = [{ids}]",
         f'answer_file = "{ANSWER_FILE}"',
+        *local,
         "",
     ])
 
@@ -94,11 +100,12 @@ def solve_sh(row: SwelancerRow) -> str:
             f"printf '%s\\n' '{{\"selected_proposal_id\": {int(row.correct_id)}}}' > {ANSWER_FILE}\n")
 
 
-def task_files(row: SwelancerRow) -> dict[str, tuple[str, int]]:
-    """The files of manager ``row``'s task folder: relative path -> (text, mode)."""
+def task_files(row: SwelancerRow, checkout: tuple[str, str] | None = None) -> dict[str, tuple[str, int]]:
+    """The files of manager ``row``'s task folder: relative path -> (text, mode). ``checkout``: see
+    :func:`task_toml`."""
     return {
-        "task.toml": (task_toml(row), 0o644),
-        "instruction.md": (manager_instruction(row), 0o644),
+        "task.toml": (task_toml(row, checkout), 0o644),
+        "instruction.md": (manager_instruction(row, checkout=checkout is not None), 0o644),
         "tests/choice.json": (json.dumps({"correct_proposal_id": row.correct_id}) + "\n", 0o644),
         "solution/solve.sh": (solve_sh(row), 0o755),
     }
@@ -114,13 +121,14 @@ def _matches(dest: Path, files: dict[str, tuple[str, int]]) -> bool:
         return False
 
 
-def write_manager_task(row: SwelancerRow, dest: Path) -> Path:
-    """Write the task folder of manager ``row`` at ``dest`` and return ``dest``.
+def write_manager_task(row: SwelancerRow, dest: Path, checkout: tuple[str, str] | None = None) -> Path:
+    """Write the task folder of manager ``row`` at ``dest`` (with ``checkout``, see :func:`task_toml`)
+    and return ``dest``.
 
     A folder already there with the same content is reused untouched; otherwise (a table edited
     in place, a newer lancebench wording) the new folder is written beside it and renamed into
     place, so readers see the old folder or the whole new one. Raises :class:`DatasetError`."""
-    files = task_files(row)
+    files = task_files(row, checkout)
     if dest.is_dir() and _matches(dest, files):
         return dest
     dest.parent.mkdir(parents=True, exist_ok=True)
@@ -181,9 +189,12 @@ def cache_root(sha256: str) -> Path:
     return sub("datasets") / "swelancer" / sha256[:16]
 
 
-def task_folders(filt: str | None, source: Path | None) -> list[Path]:
-    """Task folders of ``swelancer[:filt]`` (see the module docstring). Raises :class:`DatasetError`
-    for an unknown filter, an unreadable or missing table, or IC tasks without the IC flow."""
+def task_folders(filt: str | None, source: Path | None, repo_path: Path | None = None) -> list[Path]:
+    """Task folders of ``swelancer[:filt]`` (see the module docstring). ``repo_path``: a clone of
+    Expensify/App; each manager task's workdir is then its tree at the parent of ``manager_commit``
+    (:mod:`lancebench.datasets.swelancer_repo`), and its folder goes under ``repo-<hash of the path>/``.
+    Raises :class:`DatasetError` for an unknown filter, an unreadable or missing table, IC tasks
+    without the IC flow, or a clone that lacks a needed commit."""
     _select([], filt)  # an unknown filter fails before any reading or download
     path, digest = locate_table(source)
     rows = _select(read_table(path), filt)
@@ -193,7 +204,14 @@ def task_folders(filt: str | None, source: Path | None) -> list[Path]:
         flow = _ic_flow()
         if flow is None:
             raise DatasetError(f"{len(ic_rows)} of the selected tasks are IC tasks. {IC_HELP}")
-    folders = [write_manager_task(r, root / r.question_id) for r in rows if r.variant == MANAGER]
+    managers = [r for r in rows if r.variant == MANAGER]
+    if repo_path is not None and managers:
+        repo = repo_path.expanduser().resolve()
+        base = parents(repo, managers, ANSWER_FILE)
+        where = root / f"repo-{hashlib.sha256(str(repo).encode()).hexdigest()[:12]}"
+        folders = [write_manager_task(r, where / r.question_id, (str(repo), base[r.question_id])) for r in managers]
+    else:
+        folders = [write_manager_task(r, root / r.question_id) for r in managers]
     if ic_rows:
         folders += list(flow.ic_task_folders(ic_rows, root))
     return sorted(folders)

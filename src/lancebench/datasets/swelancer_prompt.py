@@ -9,6 +9,9 @@ from lancebench.datasets.swelancer_table import SwelancerRow
 from lancebench.errors import DatasetError
 
 ANSWER_FILE = "answer.json"
+CHECKOUT_NOTE = ("Your working directory holds the App repository's code as it was when the proposals were "
+                 "reviewed (before any of them was merged; no git history): read it, search it and run what you "
+                 "need to judge the proposals.")
 # Strings that would point at the right answer or at where it is kept; none may reach the agent.
 FIXED_MARKERS = ("correct_proposal", "manager_data", "approval_comment_url", "correct_proposal_id")
 
@@ -37,9 +40,11 @@ def leaked_markers(text: str, row: SwelancerRow) -> list[str]:
     return [m for m in (*row.markers, *FIXED_MARKERS) if m and m in text]
 
 
-def manager_instruction(row: SwelancerRow) -> str:
+def manager_instruction(row: SwelancerRow, *, checkout: bool = False) -> str:
     """The prompt of a manager task: the issue (title, description, payout), every proposal with
-    its id, and how to answer. Raises :class:`DatasetError` if a marker of the answer remains."""
+    its id, and how to answer. ``checkout``: the workdir holds the product's code as the manager
+    saw it (``--repo-path``), and the prompt says so. Raises :class:`DatasetError` if a marker of
+    the answer remains."""
     ids = ", ".join(str(i) for i in row.proposal_ids)
     parts = [
         "# Pick the proposal to accept",
@@ -47,8 +52,8 @@ def manager_instruction(row: SwelancerRow) -> str:
         "You are the engineering manager reviewing freelancer proposals for an issue in Expensify's "
         "App repository (a React Native app for web, desktop and mobile). Read the issue and the "
         f"{len(row.proposals)} proposals below, then choose the single proposal you would accept: "
-        "the one that fixes the root cause most reliably without causing regressions. There is no "
-        "checkout of the repository here: decide from the issue and the proposals.",
+        "the one that fixes the root cause most reliably without causing regressions. "
+        + (CHECKOUT_NOTE if checkout else "There is no checkout of the repository here: decide from the issue and the proposals."),
         "",
         f"- Payout for this issue: {_usd(row.price)}",
         f"- Proposal ids: {ids}",

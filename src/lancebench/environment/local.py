@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lancebench.environment.cache import sub
+from lancebench.environment.checkout import export_tree
 from lancebench.errors import EnvironmentBuildError
 from lancebench.sandbox.base import Limits, Mount, SandboxSpec
 from lancebench.sandbox.local import DEFAULT_PATH, LocalSandbox
@@ -146,8 +147,18 @@ async def _build(task: Task, tmp: Path, variables: dict[str, str]) -> str:
     app, env, log = tmp / "app", tmp / "env", tmp / "build.log"
     for d in (app, env):
         d.mkdir(parents=True)
-    limits = Limits(memory_mb=max(task.config.environment.memory_mb, 4096), pids=4096, output_bytes=400_000)
     recipe = task.lb.local
+    lines: list[str] = []
+    if recipe is not None and recipe.checkout is not None:  # before the sandbox starts: it hands app/ to the sandbox uid
+        t0 = time.monotonic()
+        try:
+            commit = export_tree(Path(recipe.checkout.repo), recipe.checkout.rev, app)
+        except EnvironmentBuildError as exc:
+            raise EnvironmentBuildError(f"{task.paths.task_toml} [lancebench.local.checkout]: {exc} (point repo at a "
+                                        "clone that holds the commit, e.g. after git fetch)") from None
+        lines.append(f"$ checkout {recipe.checkout.repo} at {recipe.checkout.rev} = {commit} "
+                     f"({time.monotonic() - t0:.1f}s)")
+    limits = Limits(memory_mb=max(task.config.environment.memory_mb, 4096), pids=4096, output_bytes=400_000)
     build_env = dict(variables) | {"SSL_CERT_FILE": CA_BUNDLE, "PIP_CERT": CA_BUNDLE, "REQUESTS_CA_BUNDLE": CA_BUNDLE,
                                    "HOME": "/tmp/home", "PIP_NO_INPUT": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
     build_env |= {k: os.environ[k] for k in PASS_THROUGH if k in os.environ}
@@ -166,9 +177,8 @@ async def _build(task: Task, tmp: Path, variables: dict[str, str]) -> str:
     sandbox = LocalSandbox(SandboxSpec(workdir=task.lb.workdir, workspace=app, mounts=tuple(mounts), env=build_env,
                                        network=True, limits=limits), root=tmp / "sandbox")
     await sandbox.start()
-    lines: list[str] = []
     try:
-        if recipe is not None:
+        if recipe is not None and recipe.setup:
             res = await sandbox.exec(["bash", "-e", f"/task-env/{recipe.setup}"],
                                      timeout=task.config.environment.build_timeout_sec)
             lines += [f"$ setup {recipe.setup} (exit {res.exit_code}, {res.duration_sec:.1f}s)", res.stdout, res.stderr]

@@ -79,6 +79,10 @@ class DockerBackend:
 
     async def prepare(self, task: Task) -> PreparedEnvironment:
         t0 = time.monotonic()
+        if task.lb.local is not None and task.lb.local.checkout is not None:
+            raise EnvironmentBuildError(f"{task.paths.task_toml}: [lancebench.local.checkout] (a snapshot of a repository on "
+                                        "this machine, e.g. from --repo-path) is built by the local backend only; "
+                                        "run with --backend local")
         log = _builds_dir() / f"{task.environment_digest()[:24]}.log"
         tag = await asyncio.to_thread(ensure_image, task, ca_bundle=self.ca_bundle, log_path=log)
         image, workdir, commit = await asyncio.to_thread(_base_of, task, tag)

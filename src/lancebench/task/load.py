@@ -82,9 +82,12 @@ def load_task(path: Path | str, *, dataset: str | None = None, name: str | None 
         lb = config.lancebench
         if lb.kind == "choice":
             errors.extend(_choice_errors(paths, config))
-        if lb.local is not None and not (paths.environment / lb.local.setup).is_file():
+        if lb.local is not None and lb.local.setup and not (paths.environment / lb.local.setup).is_file():
             errors.append(TaskError(paths.task_toml, f"setup script environment/{lb.local.setup} not found",
                                     key="lancebench.local.setup", fix="point it at a script inside environment/"))
+        if lb.local is not None and lb.local.checkout is not None and not lb.local.checkout.repo.startswith("/"):
+            errors.append(TaskError(paths.task_toml, "must be an absolute path", key="lancebench.local.checkout.repo",
+                                    fix="name the repository on this machine by its absolute path"))
         if not lb.workdir.startswith("/"):
             errors.append(TaskError(paths.task_toml, "must be an absolute path", key="lancebench.workdir"))
     if errors:

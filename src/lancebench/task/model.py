@@ -61,10 +61,22 @@ class EnvironmentConfig(_Open):
     allow_internet: bool = False
 
 
+class Checkout(_Strict):
+    """``[lancebench.local.checkout]``: start the workdir from a snapshot of a git repository on the
+    host: the tree of ``rev`` in ``repo`` (an absolute path) is checked out into the workdir before
+    ``setup`` runs, without any history (the base commit is a fresh single commit of it). ``rev``
+    should be a full commit id, so the snapshot (and the environment digest, which includes both
+    fields) names one tree for good."""
+
+    repo: str
+    rev: str
+
+
 class LocalRecipe(_Strict):
     """``[lancebench.local]``: how the ``local`` backend builds the environment.
 
-    ``setup`` (a path relative to ``environment/``) runs once per environment digest, with
+    ``checkout`` (optional, :class:`Checkout`) fills the workdir from a host repository first.
+    ``setup`` (a path relative to ``environment/``; ``""`` for none) runs once per environment digest, with
     network, inside a sandbox where the workdir (``/app`` by default) and ``/env`` are writable;
     ``environment/`` is visible read-only at ``/task-env``. It must leave the repository in the
     workdir (a git repository at the base commit; if it is not one, lancebench commits what is
@@ -75,6 +87,7 @@ class LocalRecipe(_Strict):
     setup: str = "setup.sh"
     env: dict[str, str] = Field(default_factory=dict)
     path: list[str] = Field(default_factory=list)
+    checkout: Checkout | None = None
 
 
 class ChoiceConfig(_Strict):
