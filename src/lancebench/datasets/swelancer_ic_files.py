@@ -41,8 +41,8 @@ TEST_SH = r"""#!/bin/bash
 # replay that never comes up, writes no reward: the run is broken (no usable run: the trial is invalid).
 ISSUE=@ISSUE@
 LOGS=/logs/verifier
-STARTUP_SEC=${LANCEBENCH_IC_STARTUP_SEC:-900}
-APP_SEC=${LANCEBENCH_IC_APP_SEC:-600}
+STARTUP_SEC=900
+APP_SEC=600
 # the container environment the official harness gives (kept when the image sets it already; the
 # fake Pusher's key as the app's .env has it)
 export ISSUE_ID=$ISSUE EVAL_VARIANT=ic_swe DISPLAY=${DISPLAY:-:99} PYTHONDONTWRITEBYTECODE=1 LC_ALL=${LC_ALL:-C.UTF-8}
