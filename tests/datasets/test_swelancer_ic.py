@@ -96,14 +96,19 @@ def ic_raw(raw_rows) -> dict[str, str]:
     return {**row, "question_id": ISSUE}
 
 
-@pytest.fixture
-def ic_csv(tmp_path, ic_raw) -> Path:
-    path = tmp_path / "ic.csv"
+def write_csv(path: Path, raw: dict[str, str], *qids: str) -> Path:
+    """A table of ``raw`` (a real IC row) once per question id in ``qids``."""
     with path.open("w", newline="", encoding="utf-8") as fh:
         w = csv.DictWriter(fh, fieldnames=list(COLUMNS))
         w.writeheader()
-        w.writerow({c: ic_raw.get(c, "") for c in COLUMNS})
+        for qid in qids:
+            w.writerow({c: {**raw, "question_id": qid}.get(c, "") for c in COLUMNS})
     return path
+
+
+@pytest.fixture
+def ic_csv(tmp_path, ic_raw) -> Path:
+    return write_csv(tmp_path / "ic.csv", ic_raw, ISSUE)
 
 
 def in_image(image: str, script: str) -> str:
@@ -129,16 +134,19 @@ def test_image_names_follow_the_official_scheme_or_the_variable(monkeypatch):
 def test_no_engine_is_a_dataset_error_that_says_so(tmp_path, ic_csv):
     code = ("import sys; from pathlib import Path\n"
             "from lancebench.datasets.swelancer_table import read_table\n"
-            "from lancebench.datasets.swelancer_ic import ic_task_folders\n"
+            "from lancebench.datasets.swelancer_ic import ic_task_folders, missing_images\n"
             "from lancebench.errors import DatasetError\n"
+            f"rows = read_table(Path({str(ic_csv)!r}))\n"
+            "print('missing:', missing_images(rows))\n"
             "try:\n"
-            f"    ic_task_folders(read_table(Path({str(ic_csv)!r})), Path({str(tmp_path / 'root')!r}))\n"
+            f"    ic_task_folders(rows, Path({str(tmp_path / 'root')!r}))\n"
             "except DatasetError as exc:\n"
             "    print(exc); sys.exit(7)\n")
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                          env={**os.environ, "DOCKER_HOST": f"unix://{tmp_path}/no-engine.sock",
                               "LANCEBENCH_HOME": str(tmp_path / "home")})
     assert res.returncode == 7, res.stdout + res.stderr
+    assert res.stdout.startswith("missing: None\n")  # nothing can be said without an engine
     assert "no Docker engine answers" in res.stdout and "official per-task images" in res.stdout
     assert not (tmp_path / "root").exists()
 
@@ -151,14 +159,7 @@ def test_missing_images_name_the_images_and_the_pull_command(home, ic_raw, tmp_p
     for img in (f"{PREFIX}{one}:releasev1", f"{PREFIX}{two}:releasev1"):
         with pytest.raises(docker_mod.errors.ImageNotFound):
             client().images.get(img)
-    rows = []
-    for qid in (one, two):
-        path = tmp_path / f"{qid}.csv"
-        with path.open("w", newline="", encoding="utf-8") as fh:
-            w = csv.DictWriter(fh, fieldnames=list(COLUMNS))
-            w.writeheader()
-            w.writerow({c: {**ic_raw, "question_id": qid}.get(c, "") for c in COLUMNS})
-        rows += read_table(path)
+    rows = read_table(write_csv(tmp_path / "two.csv", ic_raw, one, two))
     root = tmp_path / "root"
     with pytest.raises(DatasetError) as err:
         ic_task_folders(rows[:1], root)
@@ -182,13 +183,8 @@ def test_an_image_without_the_official_tests_is_refused(home, ic_raw, tmp_path):
     tag = f"{PREFIX}{qid}"
     client().images.get(BASE).tag(tag, "releasev1")
     try:
-        path = tmp_path / "t.csv"
-        with path.open("w", newline="", encoding="utf-8") as fh:
-            w = csv.DictWriter(fh, fieldnames=list(COLUMNS))
-            w.writeheader()
-            w.writerow({c: {**ic_raw, "question_id": qid}.get(c, "") for c in COLUMNS})
         with pytest.raises(DatasetError) as err:
-            ic_task_folders(read_table(path), tmp_path / "root")
+            ic_task_folders(read_table(write_csv(tmp_path / "t.csv", ic_raw, qid)), tmp_path / "root")
         assert f"image {tag}:releasev1 has no /app/tests" in str(err.value)
         assert not (tmp_path / "root" / qid).exists()
     finally:
@@ -318,11 +314,7 @@ def test_a_run_that_neither_passes_nor_fails_makes_the_trial_invalid(fake_image,
     tag = f"{PREFIX}{qid}:releasev1"
     client().images.build(fileobj=io.BytesIO(dockerfile.encode()), tag=tag, rm=True, forcerm=True, pull=False)
     try:
-        path = tmp_path / "broken.csv"
-        with path.open("w", newline="", encoding="utf-8") as fh:
-            w = csv.DictWriter(fh, fieldnames=list(COLUMNS))
-            w.writeheader()
-            w.writerow({c: {**ic_raw, "question_id": qid}.get(c, "") for c in COLUMNS})
+        path = write_csv(tmp_path / "broken.csv", ic_raw, qid)
         result, trial = run_cli(["-d", "swelancer:ic", "--source", str(path), "-a", "nop"], home, tmp_path / "jobs", qid)
         assert result["status"] == "invalid" and "grader failed" in result["reason"], result["reason"]
         for i in range(3):
@@ -333,3 +325,12 @@ def test_a_run_that_neither_passes_nor_fails_makes_the_trial_invalid(fake_image,
         for img in client().images.list(filters={"label": f"lancebench.task={qid}"}):
             client().api.remove_image(img.id, force=True, noprune=True)
         client().api.remove_image(tag, force=True, noprune=True)
+
+
+@docker_test
+def test_missing_images_are_counted_without_writing(fake_image, home, ic_raw, tmp_path):
+    from lancebench.datasets.swelancer_ic import missing_images
+    rows = read_table(write_csv(tmp_path / "two.csv", ic_raw, ISSUE, "990008_1"))
+    assert missing_images(rows) == [f"{PREFIX}990008_1:releasev1"]
+    assert missing_images(rows[:1]) == []
+    assert not any(tmp_path.glob("**/missing-images.txt"))

@@ -110,3 +110,29 @@ def test_a_clone_without_the_commits_is_refused_with_the_fix(table_path, clone, 
     with pytest.raises(DatasetError, match="takes no --repo-path"):
         from lancebench.datasets.registry import load_dataset
         load_dataset("mini", repo_path=repo)
+
+
+def test_a_task_folder_alone_cannot_make_the_harness_read_a_repository(clone, tmp_path, monkeypatch):
+    """A task.toml naming a repository of this machine that the run was not given builds nothing:
+    the trial is invalid (infrastructure: the task is unusable), and the tree never reaches a sandbox."""
+    repo, bases, _ = clone
+    monkeypatch.delenv("LANCEBENCH_CHECKOUT_REPOS", raising=False)
+    task = tmp_path / "sneaky"
+    (task / "tests").mkdir(parents=True)
+    (task / "instruction.md").write_text("Pick one.\n")
+    (task / "tests" / "choice.json").write_text('{"correct_proposal_id": 1}\n')
+    (task / "task.toml").write_text(f"""version = "1.0"
+[lancebench]
+kind = "choice"
+price_usd = 1.0
+[lancebench.choice]
+proposal_ids = [1, 2]
+[lancebench.local]
+setup = ""
+[lancebench.local.checkout]
+repo = "{repo}"
+rev = "{bases[0]}"
+""")
+    res = lancebench("run", "-p", str(task), "-a", "nop", "-o", str(tmp_path / "jobs"), "--job-name", "sneaky")
+    [r] = read_results(tmp_path / "jobs" / "sneaky")
+    assert r.status == "invalid" and "--repo-path" in (r.reason or ""), (r.status, r.reason, res.stderr[-2000:])

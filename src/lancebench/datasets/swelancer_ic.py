@@ -26,7 +26,7 @@ import uuid
 from pathlib import Path
 
 from lancebench.datasets.swelancer_ic_files import PATCH, SOLVE_SH, TEST_SH, dockerfile, instruction, task_toml
-from lancebench.datasets.swelancer_ic_images import image_ids, official_tests
+from lancebench.datasets.swelancer_ic_images import image_ids, lookup, official_tests
 from lancebench.datasets.swelancer_table import IC, SwelancerRow
 from lancebench.errors import DatasetError
 
@@ -129,3 +129,13 @@ def ic_task_folders(rows: list[SwelancerRow], root: Path) -> list[Path]:
         tests = official_tests(image, ids[image], r.question_id)
         folders.append(write_task(task_files(r, image, ids[image], tests), root / r.question_id))
     return folders
+
+
+def missing_images(rows: list[SwelancerRow]) -> list[str] | None:
+    """The official images of ``rows`` that are not in the local Docker engine (``[]``: every task
+    can run), or None when no engine answers. Writes nothing; for counts such as ``lancebench
+    datasets``."""
+    try:
+        return lookup([image_name(r.question_id) for r in rows])[1]
+    except DatasetError:
+        return None

@@ -3,7 +3,7 @@ holds, and the hidden tests (``/app/tests``) copied out of one image.
 
 - :func:`image_ids` checks that every image is in the local engine (never pulls: each is 15-25 GB)
   and returns their ids; a missing image or a silent engine is a :class:`DatasetError` that says
-  what to run.
+  what to run. :func:`lookup` only tells which are there.
 - :func:`official_tests` copies ``/app/tests`` out of an image (``docker create`` + an archive of
   the folder, no container is started) into ``$LANCEBENCH_HOME/swelancer-ic/tests/<image id>-<issue>/``,
   once per image id: a re-pulled image (a new id) is copied again. Of ``issues/`` only the task's
@@ -36,11 +36,9 @@ def _client():
                            f"engine, but {exc}") from None
 
 
-def image_ids(names: list[str], root: Path, hint: str) -> dict[str, str]:
-    """``{name: image id}`` for every image in ``names``. Raises :class:`DatasetError` when no engine
-    answers, or when some are missing: how many, the first few, and the ``docker pull`` command
-    (the whole list goes to ``root/missing-images.txt`` for ``xargs``). ``hint`` is added to the
-    message (how to point lancebench at other image names)."""
+def lookup(names: list[str]) -> tuple[dict[str, str], list[str]]:
+    """(``{name: image id}`` of the images in the local engine, names of the missing ones).
+    Raises :class:`DatasetError` when no engine answers or one cannot inspect an image."""
     docker, cli = _client()
     ids: dict[str, str] = {}
     missing: list[str] = []
@@ -51,6 +49,15 @@ def image_ids(names: list[str], root: Path, hint: str) -> dict[str, str]:
             missing.append(name)
         except docker.errors.APIError as exc:
             raise DatasetError(f"docker could not inspect image {name}: {exc}") from None
+    return ids, missing
+
+
+def image_ids(names: list[str], root: Path, hint: str) -> dict[str, str]:
+    """``{name: image id}`` for every image in ``names``. Raises :class:`DatasetError` when no engine
+    answers, or when some are missing: how many, the first few, and the ``docker pull`` command
+    (the whole list goes to ``root/missing-images.txt`` for ``xargs``). ``hint`` is added to the
+    message (how to point lancebench at other image names)."""
+    ids, missing = lookup(names)
     if not missing:
         return ids
     shown = ", ".join(missing[:SHOWN_MISSING]) + (", ..." if len(missing) > SHOWN_MISSING else "")
@@ -80,7 +87,7 @@ def official_tests(image: str, image_id: str, issue: str) -> Path:
     cid = None
     try:
         dest.parent.mkdir(parents=True, exist_ok=True)
-        cid = cli.api.create_container(image_id, command=["true"], entrypoint=[],
+        cid = cli.api.create_container(image_id, command=["true"],
                                        labels={engine.LABEL_MANAGED: "true", "lancebench.phase": "swelancer-ic-tests"})["Id"]
         with tempfile.TemporaryFile(dir=dest.parent) as buf:
             chunks, _ = cli.api.get_archive(cid, TESTS_INSIDE)

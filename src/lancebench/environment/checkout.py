@@ -16,6 +16,22 @@ from pathlib import Path
 from lancebench.errors import EnvironmentBuildError
 
 TIMEOUT_SEC = 1800
+ALLOWED_ENV = "LANCEBENCH_CHECKOUT_REPOS"  # os.pathsep-separated repositories this run may read (--repo-path sets it)
+
+
+def allow(repo: Path) -> None:
+    """Let this process (and the ones it starts) snapshot ``repo``: a task folder alone cannot make
+    the harness read a repository of this machine that the user did not name."""
+    known = [p for p in os.environ.get(ALLOWED_ENV, "").split(os.pathsep) if p]
+    os.environ[ALLOWED_ENV] = os.pathsep.join(dict.fromkeys([*known, str(repo.expanduser().resolve())]))
+
+
+def check_allowed(repo: Path) -> None:
+    """Raise :class:`EnvironmentBuildError` unless ``repo`` was allowed (:func:`allow`); checked
+    before a cached snapshot is reused, too."""
+    if str(repo.resolve()) not in {str(Path(p).resolve()) for p in os.environ.get(ALLOWED_ENV, "").split(os.pathsep) if p}:
+        raise EnvironmentBuildError(f"{repo}: this run was not given that repository; pass --repo-path {repo} "
+                                    f"(or list it in {ALLOWED_ENV}) to let tasks start from it")
 
 
 def _git(repo: Path, *args: str, env: dict[str, str] | None = None) -> str:
@@ -35,7 +51,9 @@ def _git(repo: Path, *args: str, env: dict[str, str] | None = None) -> str:
 def export_tree(repo: Path, rev: str, dest: Path) -> str:
     """Write the files of ``rev`` in the git repository ``repo`` into the existing folder ``dest``
     and return the full commit id ``rev`` names. Raises :class:`EnvironmentBuildError` when
-    ``repo`` is not a git repository, ``rev`` names no commit there, or the checkout fails."""
+    ``repo`` was not allowed (:func:`allow`), is not a git repository, ``rev`` names no commit
+    there, or the checkout fails."""
+    check_allowed(repo)
     if not repo.is_dir():
         raise EnvironmentBuildError(f"{repo}: the checkout's repository is not a folder on this machine")
     commit = _git(repo, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}").strip()

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lancebench.environment.cache import sub
-from lancebench.environment.checkout import export_tree
+from lancebench.environment.checkout import check_allowed, export_tree
 from lancebench.errors import EnvironmentBuildError
 from lancebench.sandbox.base import Limits, Mount, SandboxSpec
 from lancebench.sandbox.local import DEFAULT_PATH, LocalSandbox
@@ -101,6 +101,12 @@ async def build_local_environment(task: Task, *, cache_dir: Path | None = None) 
     Raises :class:`EnvironmentBuildError` (with the log's tail) when the setup script fails,
     exceeds ``[environment] build_timeout_sec``, or leaves no usable repository.
     """
+    checkout = task.lb.local.checkout if task.lb.local else None
+    if checkout is not None:
+        try:
+            check_allowed(Path(checkout.repo))
+        except EnvironmentBuildError as exc:
+            raise EnvironmentBuildError(f"{task.paths.task_toml} [lancebench.local.checkout]: {exc}") from None
     envs = cache_dir or sub("envs")
     digest = f"{task.environment_digest()[:48]}-b{BUILD_VERSION}"
     final = envs / digest
