@@ -315,7 +315,8 @@ def test_a_run_that_neither_passes_nor_fails_makes_the_trial_invalid(fake_image,
     client().images.build(fileobj=io.BytesIO(dockerfile.encode()), tag=tag, rm=True, forcerm=True, pull=False)
     try:
         path = write_csv(tmp_path / "broken.csv", ic_raw, qid)
-        result, trial = run_cli(["-d", "swelancer:ic", "--source", str(path), "-a", "nop"], home, tmp_path / "jobs", qid)
+        result, trial = run_cli(["-d", "swelancer:ic", "--source", str(path), "-a", "nop"], home, tmp_path / "jobs",
+                                qid)
         assert result["status"] == "invalid" and "grader failed" in result["reason"], result["reason"]
         for i in range(3):
             run = trial / "verifier" / f"run-{i}"
@@ -334,3 +335,28 @@ def test_missing_images_are_counted_without_writing(fake_image, home, ic_raw, tm
     assert missing_images(rows) == [f"{PREFIX}990008_1:releasev1"]
     assert missing_images(rows[:1]) == []
     assert not any(tmp_path.glob("**/missing-images.txt"))
+
+
+@docker_test
+def test_the_real_table_without_images_is_refused_with_every_pull(table_path, raw_rows, tmp_path, monkeypatch):
+    from lancebench.datasets.registry import load_dataset
+    monkeypatch.setenv("LANCEBENCH_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("LANCEBENCH_SWELANCER_IMAGES", raising=False)
+    names = [f"swelancer/swelancer_x86_{r['question_id']}:releasev1" for r in raw_rows if r["variant"] == "ic_swe"]
+    missing = []
+    for name in names:
+        try:
+            client().images.get(name)
+        except docker_mod.errors.ImageNotFound:
+            missing.append(name)
+    if not missing:
+        pytest.skip("every official IC image is in this engine")
+    with pytest.raises(DatasetError) as err:
+        load_dataset("swelancer:ic", source=table_path)
+    msg = str(err.value)
+    assert f"{len(missing)} of the {len(names)} SWE-Lancer IC images are not in the local Docker engine" in msg
+    assert missing[0] in msg and "docker pull" in msg
+    if len(missing) > 1:  # the whole list, for xargs; no task folder written
+        (listing,) = (tmp_path / "home").glob("datasets/swelancer/*/missing-images.txt")
+        assert listing.read_text().split() == missing
+        assert [p.name for p in listing.parent.iterdir()] == ["missing-images.txt"]

@@ -23,7 +23,8 @@ def _counts(name: str, source: Optional[Path]) -> dict:
         from lancebench.datasets.swelancer import summary
         info = summary(source)
         info.setdefault("name", name)
-        info.setdefault("description", ds.description)
+        ic = info["by_variant"]["ic_swe"]
+        info.setdefault("description", f"{ds.description}; IC tasks with their image here: {ic['runnable']} of {ic['tasks']}")
         return info
     tasks, errors = load_dataset(name, source=source)
     return {"name": name, "description": ds.description, "tasks": len(tasks),

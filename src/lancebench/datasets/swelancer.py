@@ -8,7 +8,8 @@ folder in Harbor's layout under ``<lancebench home>/datasets/swelancer/<table sh
 - manager rows (``swe_manager``) become ``kind = "choice"`` tasks: ``instruction.md`` (our own
   wording: the issue, its payout, the proposals, how to answer), ``tests/choice.json`` (the right
   id, which only the harness reads) and ``solution/solve.sh`` (writes the right answer, so the
-  ``oracle`` agent validates the task). The agent's workspace is an empty repository.
+  ``oracle`` agent validates the task). The agent's workspace is an empty repository, or, with
+  ``repo_path`` (``--repo-path``), the product's tree at the parent of ``manager_commit``.
 - IC rows (``ic_swe``) need SWE-Lancer's official per-task images (the product's checkout with the
   bug reintroduced, the hidden Playwright test); they are written by
   ``lancebench.datasets.swelancer_ic`` when that flow is installed, and are otherwise refused
@@ -21,11 +22,7 @@ Filters: ``manager``, ``ic``, and the generic ``public``/``private``/``code``/``
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
-import os
-import shutil
-import uuid
 from collections import Counter
 from pathlib import Path
 
@@ -33,6 +30,7 @@ from lancebench.datasets.swelancer_prompt import ANSWER_FILE, manager_instructio
 from lancebench.datasets.swelancer_repo import parents
 from lancebench.datasets.swelancer_source import locate_table
 from lancebench.datasets.swelancer_table import IC, MANAGER, SwelancerRow, read_table
+from lancebench.datasets.task_folder import write_task
 from lancebench.environment.cache import sub
 from lancebench.environment.checkout import allow
 from lancebench.errors import DatasetError
@@ -40,11 +38,6 @@ from lancebench.errors import DatasetError
 FILTERS = ("manager", "ic")
 GENERIC = ("public", "private", "code", "choice")
 KIND = {MANAGER: "choice", IC: "code"}
-IC_MODULE = "lancebench.datasets.swelancer_ic"
-IC_HELP = ("SWE-Lancer IC tasks run only inside the official per-task Docker images (the Expensify App checkout "
-           "with the bug reintroduced, the hidden Playwright test and recorded network traffic), which lancebench "
-           "cannot build or download by itself. Run the manager tasks with -d swelancer:manager; for IC tasks, "
-           "see docs/swelancer.md for how to point lancebench at the official images")
 
 
 def split_of(row: SwelancerRow) -> str:
@@ -112,51 +105,11 @@ def task_files(row: SwelancerRow, checkout: tuple[str, str] | None = None) -> di
     }
 
 
-def _matches(dest: Path, files: dict[str, tuple[str, int]]) -> bool:
-    """True when ``dest`` holds exactly ``files`` with that content."""
-    try:
-        present = {p.relative_to(dest).as_posix() for p in dest.rglob("*") if not p.is_dir()}
-        return present == set(files) and all((dest / rel).read_text(encoding="utf-8") == text
-                                             for rel, (text, _) in files.items())
-    except (OSError, UnicodeDecodeError):
-        return False
-
-
 def write_manager_task(row: SwelancerRow, dest: Path, checkout: tuple[str, str] | None = None) -> Path:
     """Write the task folder of manager ``row`` at ``dest`` (with ``checkout``, see :func:`task_toml`)
-    and return ``dest``.
-
-    A folder already there with the same content is reused untouched; otherwise (a table edited
-    in place, a newer lancebench wording) the new folder is written beside it and renamed into
-    place, so readers see the old folder or the whole new one. Raises :class:`DatasetError`."""
-    files = task_files(row, checkout)
-    if dest.is_dir() and _matches(dest, files):
-        return dest
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tag = uuid.uuid4().hex[:8]
-    tmp, old = dest.parent / f".{dest.name}.{tag}.tmp", dest.parent / f".{dest.name}.{tag}.old"
-    try:
-        for rel, (text, mode) in files.items():
-            path = tmp / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
-            os.chmod(path, mode)
-        for d in (tmp, *(p for p in tmp.rglob("*") if p.is_dir())):
-            os.chmod(d, 0o755)
-        if dest.exists():
-            os.rename(dest, old)
-        try:
-            os.rename(tmp, dest)
-        except OSError:
-            if not (dest.is_dir() and _matches(dest, files)):  # not a race with another writer of the same folder
-                raise
-    except OSError as exc:
-        raise DatasetError(f"cannot write the SWE-Lancer task folder {dest}: {exc.strerror or exc} "
-                           f"(check that {dest.parent} is writable, or set LANCEBENCH_HOME)") from None
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-        shutil.rmtree(old, ignore_errors=True)
-    return dest
+    and return ``dest``; atomically, reusing a folder already there with the same content
+    (:func:`lancebench.datasets.task_folder.write_task`). Raises :class:`DatasetError`."""
+    return write_task({rel: (text.encode("utf-8"), mode) for rel, (text, mode) in task_files(row, checkout).items()}, dest)
 
 
 def _select(rows: list[SwelancerRow], filt: str | None) -> list[SwelancerRow]:
@@ -172,17 +125,6 @@ def _select(rows: list[SwelancerRow], filt: str | None) -> list[SwelancerRow]:
         return [r for r in rows if KIND[r.variant] == filt]
     raise DatasetError(f"dataset 'swelancer' has no filter '{filt}'; use one of {', '.join(FILTERS + GENERIC)} "
                        f"(e.g. -d swelancer:manager)")
-
-
-def _ic_flow():
-    """The IC flow module if it is installed and offers ``ic_task_folders``, else None."""
-    try:
-        module = importlib.import_module(IC_MODULE)
-    except ModuleNotFoundError as exc:
-        if exc.name == IC_MODULE:
-            return None
-        raise
-    return module if hasattr(module, "ic_task_folders") else None
 
 
 def cache_root(sha256: str) -> Path:
@@ -201,10 +143,6 @@ def task_folders(filt: str | None, source: Path | None, repo_path: Path | None =
     rows = _select(read_table(path), filt)
     root = cache_root(digest)
     ic_rows = [r for r in rows if r.variant == IC]
-    if ic_rows:
-        flow = _ic_flow()
-        if flow is None:
-            raise DatasetError(f"{len(ic_rows)} of the selected tasks are IC tasks. {IC_HELP}")
     managers = [r for r in rows if r.variant == MANAGER]
     if repo_path is not None and managers:
         repo = repo_path.expanduser().resolve()
@@ -215,23 +153,27 @@ def task_folders(filt: str | None, source: Path | None, repo_path: Path | None =
     else:
         folders = [write_manager_task(r, root / r.question_id) for r in managers]
     if ic_rows:
-        folders += list(flow.ic_task_folders(ic_rows, root))
+        from lancebench.datasets.swelancer_ic import ic_task_folders  # the Docker SDK, only when needed
+        folders += ic_task_folders(ic_rows, root)
     return sorted(folders)
 
 
 def summary(source: Path | None) -> dict:
     """Counts of the table without writing any task: ``tasks``, ``by_kind``, ``by_split``,
-    ``by_variant`` (variant -> ``tasks``, ``price_usd``, ``runnable``), ``total_price_usd``,
+    ``by_variant`` (variant -> ``tasks``, ``price_usd``, ``runnable``: the number of tasks whose
+    environment is at hand here: every manager task; the IC tasks whose official image the local
+    Docker engine holds, 0 without an engine), ``total_price_usd``,
     ``browser`` (IC tasks are graded in a browser), ``errors`` (0: a broken table raises),
     ``source`` and ``sha256``. Raises :class:`DatasetError` when the table cannot be had."""
     path, digest = locate_table(source)
     rows = read_table(path)
-    ic_runnable = _ic_flow() is not None
+    from lancebench.datasets.swelancer_ic import missing_images
     by_variant: dict[str, dict] = {}
     for v in (MANAGER, IC):
         chosen = [r for r in rows if r.variant == v]
+        missing = missing_images(chosen) if v == IC else []
         by_variant[v] = {"tasks": len(chosen), "price_usd": sum(r.price for r in chosen),
-                         "runnable": True if v == MANAGER else ic_runnable}
+                         "runnable": len(chosen) - len(missing) if missing is not None else 0}
     return {"name": "swelancer", "tasks": len(rows), "by_kind": dict(Counter(KIND[r.variant] for r in rows)),
             "by_split": dict(Counter(split_of(r) for r in rows)), "by_variant": by_variant,
             "browser": sum(r.variant == IC for r in rows), "total_price_usd": sum(r.price for r in rows),

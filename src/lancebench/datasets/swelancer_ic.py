@@ -21,20 +21,16 @@ prefix to which ``{id}:releasev1`` is appended. Default: ``swelancer/swelancer_x
 from __future__ import annotations
 
 import os
-import shutil
-import uuid
 from pathlib import Path
 
 from lancebench.datasets.swelancer_ic_files import PATCH, SOLVE_SH, TEST_SH, dockerfile, instruction, task_toml
 from lancebench.datasets.swelancer_ic_images import image_ids, lookup, official_tests
+from lancebench.datasets.task_folder import Files, write_task
 from lancebench.datasets.swelancer_table import IC, SwelancerRow
 from lancebench.errors import DatasetError
 
 IMAGES_ENV = "LANCEBENCH_SWELANCER_IMAGES"
 DEFAULT_IMAGES = "swelancer/swelancer_x86_{id}:releasev1"
-
-Files = dict[str, tuple[bytes, int]]
-
 
 def image_name(question_id: str) -> str:
     """The official image of IC task ``question_id``: ``$LANCEBENCH_SWELANCER_IMAGES`` (a pattern
@@ -57,7 +53,8 @@ def task_files(row: SwelancerRow, image: str, image_id: str, tests: Path) -> Fil
     files: Files = {}
     for p in sorted(tests.rglob("*")):
         if p.is_file() and not p.is_symlink():
-            files[f"tests/{p.relative_to(tests).as_posix()}"] = (p.read_bytes(), 0o755 if p.stat().st_mode & 0o111 else 0o644)
+            mode = 0o755 if p.stat().st_mode & 0o111 else 0o644
+            files[f"tests/{p.relative_to(tests).as_posix()}"] = (p.read_bytes(), mode)
     text = {"task.toml": (task_toml(row, image, image_id), 0o644),
             "instruction.md": (instruction(row), 0o644),
             "environment/Dockerfile": (dockerfile(image, image_id), 0o644),
@@ -66,49 +63,6 @@ def task_files(row: SwelancerRow, image: str, image_id: str, tests: Path) -> Fil
     files.update({rel: (body.encode("utf-8"), mode) for rel, (body, mode) in text.items()})
     files[f"solution/{PATCH}"] = (fix.read_bytes(), 0o644)
     return files
-
-
-def _matches(dest: Path, files: Files) -> bool:
-    try:
-        present = {p.relative_to(dest).as_posix() for p in dest.rglob("*") if not p.is_dir()}
-        return present == set(files) and all(
-            (dest / rel).read_bytes() == body and bool((dest / rel).stat().st_mode & 0o111) == bool(mode & 0o111)
-            for rel, (body, mode) in files.items())
-    except OSError:
-        return False
-
-
-def write_task(files: Files, dest: Path) -> Path:
-    """Write ``files`` as the folder ``dest`` and return it: reused untouched when it already holds
-    exactly them, else written beside it and renamed into place (readers see the old folder or the
-    whole new one). Raises :class:`DatasetError`."""
-    if dest.is_dir() and _matches(dest, files):
-        return dest
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tag = uuid.uuid4().hex[:8]
-    tmp, old = dest.parent / f".{dest.name}.{tag}.tmp", dest.parent / f".{dest.name}.{tag}.old"
-    try:
-        for rel, (body, mode) in files.items():
-            path = tmp / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(body)
-            os.chmod(path, mode)
-        for d in (tmp, *(p for p in tmp.rglob("*") if p.is_dir())):
-            os.chmod(d, 0o755)
-        if dest.exists():
-            os.rename(dest, old)
-        try:
-            os.rename(tmp, dest)
-        except OSError:
-            if not (dest.is_dir() and _matches(dest, files)):  # not a race with another writer of the same folder
-                raise
-    except OSError as exc:
-        raise DatasetError(f"cannot write the SWE-Lancer task folder {dest}: {exc.strerror or exc} "
-                           f"(check that {dest.parent} is writable, or set LANCEBENCH_HOME)") from None
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-        shutil.rmtree(old, ignore_errors=True)
-    return dest
 
 
 def ic_task_folders(rows: list[SwelancerRow], root: Path) -> list[Path]:

@@ -17,7 +17,7 @@ PATCH = "bug_reintroduce.patch"
 def dockerfile(image: str, image_id: str) -> str:
     return (f"# SWE-Lancer IC task on its official image (written by lancebench).\n"
             f"FROM {image}\n"
-            f"# image id when this folder was written (a re-pulled image gives a new folder and a new build): {image_id}\n"
+            f"# image id when this folder was written (a re-pulled image gives a new build): {image_id}\n"
             "# No hidden test in the agent's container; no patch leftovers (*.orig hold the fixed code);\n"
             "# the product as one fresh commit, so neither the fix nor the bug can be read from git history.\n"
             "RUN rm -rf /app/tests /app/tests.zip \\\n"
@@ -49,8 +49,8 @@ export ISSUE_ID=$ISSUE EVAL_VARIANT=ic_swe DISPLAY=${DISPLAY:-:99} PYTHONDONTWRI
 export USE_WEB_PROXY=${USE_WEB_PROXY:-false} EXPENSIFY_URL=${EXPENSIFY_URL:-https://www.expensify.com}
 export NEW_EXPENSIFY_URL=${NEW_EXPENSIFY_URL:-https://www.new.expensify.com}
 app_key=$(sed -n 's/^PUSHER_APP_KEY=//p' /app/expensify/.env 2>/dev/null | head -n 1)
-export PUSHER_APP_KEY=${PUSHER_APP_KEY:-${app_key:-lancebench0pusher0key}} PUSHER_APP_SECRET=${PUSHER_APP_SECRET:-lancebench0pusher0secret}
-export PUSHER_APP_ID=${PUSHER_APP_ID:-1000001}
+export PUSHER_APP_KEY=${PUSHER_APP_KEY:-${app_key:-lancebench0pusher0key}}
+export PUSHER_APP_SECRET=${PUSHER_APP_SECRET:-lancebench0pusher0secret} PUSHER_APP_ID=${PUSHER_APP_ID:-1000001}
 export PYTHONPATH="/app/tests${PYTHONPATH:+:$PYTHONPATH}"
 mkdir -p "$LOGS"
 rm -f "$LOGS/reward.txt"
@@ -76,17 +76,17 @@ grep -q 'dev\.new\.expensify\.com' /etc/hosts || echo '127.0.0.1 dev.new.expensi
 cd /app/expensify || broken "no /app/expensify"
 for cfg in config/webpack/webpack.dev.ts config/webpack/webpack.dev.js; do
   if [ -f "$cfg" ]; then
-    npx webpack --config "./$cfg" >"$LOGS/webpack.log" 2>&1 || echo "the webpack build failed (webpack.log); testing anyway"
+    npx webpack --config "./$cfg" >"$LOGS/webpack.log" 2>&1 || echo "webpack failed (webpack.log); testing anyway"
     break
   fi
 done
 nohup npm run web >"$LOGS/npm_run_web.log" 2>&1 &
 (cd /app/tests && exec nohup mitmdump -s replay.py --ssl-insecure --quiet) >"$LOGS/mitmdump.log" 2>&1 &
-wait_port 8080 60 || { tail -n 20 "$LOGS/mitmdump.log" >&2; broken "mitmdump (the recorded traffic) is not listening on 8080"; }
-wait_port 8082 "$APP_SEC" || echo "the web app is not listening on 8082 after ${APP_SEC}s (npm_run_web.log); testing anyway"
+wait_port 8080 60 || { tail -n 20 "$LOGS/mitmdump.log" >&2; broken "mitmdump (recorded traffic) is not on port 8080"; }
+wait_port 8082 "$APP_SEC" || echo "the web app is not on port 8082 after ${APP_SEC}s (npm_run_web.log); testing anyway"
 
 cd /app/tests || broken "no /app/tests"
-python3.12 rewrite_test.py "issues/$ISSUE/test.py" >"$LOGS/rewrite_test.log" 2>&1 || echo "rewrite_test.py failed (rewrite_test.log)"
+python3.12 rewrite_test.py "issues/$ISSUE/test.py" >"$LOGS/rewrite_test.log" 2>&1 || echo "rewrite_test.py failed"
 pytest "issues/$ISSUE/test.py" >"$LOGS/pytest.log" 2>&1
 code=$?
 tail -n 60 "$LOGS/pytest.log"

@@ -61,17 +61,16 @@ def image_ids(names: list[str], root: Path, hint: str) -> dict[str, str]:
     if not missing:
         return ids
     shown = ", ".join(missing[:SHOWN_MISSING]) + (", ..." if len(missing) > SHOWN_MISSING else "")
-    if len(missing) == 1:
-        fix = f"docker pull {missing[0]}"
-    else:
+    fix = f"docker pull {missing[0]}"
+    if len(missing) > 1:
         root.mkdir(parents=True, exist_ok=True)
         listing = root / MISSING_LIST
         listing.write_text("".join(f"{m}\n" for m in missing), encoding="utf-8")
-        fix = f"xargs -n1 docker pull < {listing}   (the list of all {len(missing)})"
-    raise DatasetError(f"{len(missing)} of the {len(ids) + len(missing)} SWE-Lancer IC images are not in the local Docker "
-                       f"engine: {shown}. lancebench does not pull them (15-25 GB each); pull them first: {fix}. "
-                       f"To run only the tasks whose images you have, pass --source a copy of the table holding just "
-                       f"those rows. {hint}")
+        fix = f"xargs -n1 docker pull < {listing}   (that file lists all {len(missing)})"
+    raise DatasetError(f"{len(missing)} of the {len(ids) + len(missing)} SWE-Lancer IC images are not in the local "
+                       f"Docker engine: {shown}. lancebench does not pull them (15-25 GB each); pull them first: "
+                       f"{fix}. To run only the tasks whose images you have, pass --source a copy of the table "
+                       f"holding just those rows. {hint}")
 
 
 def official_tests(image: str, image_id: str, issue: str) -> Path:
@@ -87,8 +86,8 @@ def official_tests(image: str, image_id: str, issue: str) -> Path:
     cid = None
     try:
         dest.parent.mkdir(parents=True, exist_ok=True)
-        cid = cli.api.create_container(image_id, command=["true"],
-                                       labels={engine.LABEL_MANAGED: "true", "lancebench.phase": "swelancer-ic-tests"})["Id"]
+        labels = {engine.LABEL_MANAGED: "true", "lancebench.phase": "swelancer-ic-tests"}
+        cid = cli.api.create_container(image_id, command=["true"], labels=labels)["Id"]
         with tempfile.TemporaryFile(dir=dest.parent) as buf:
             chunks, _ = cli.api.get_archive(cid, TESTS_INSIDE)
             for chunk in chunks:
