@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 
 from lancebench.datasets.swelancer import split_of
+from lancebench.datasets.swelancer_prompt import usd
 from lancebench.datasets.swelancer_table import SwelancerRow
 
 WORKDIR = "/app/expensify"
@@ -108,10 +109,6 @@ git apply -R --verbose "$fix" || patch -R -p1 --no-backup-if-mismatch < "$fix"
 """
 
 
-def _usd(price: float) -> str:
-    return f"${price:,.0f}" if float(price).is_integer() else f"${price:,.2f}"
-
-
 def instruction(row: SwelancerRow) -> str:
     """The prompt of IC ``row``: the issue, its payout, where the code is, how the work is judged."""
     return "\n".join([
@@ -119,7 +116,7 @@ def instruction(row: SwelancerRow) -> str:
         "",
         "You are a freelance software engineer. Expensify's App (a React Native app for web, desktop and "
         f"mobile) is checked out in `{WORKDIR}`, your working directory. Fix the issue below in the code; "
-        f"it pays {_usd(row.price)}.",
+        f"it pays {usd(row.price)}.",
         "",
         "## The issue",
         "",

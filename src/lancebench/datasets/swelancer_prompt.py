@@ -16,7 +16,8 @@ CHECKOUT_NOTE = ("Your working directory holds the App repository's code as it w
 FIXED_MARKERS = ("correct_proposal", "manager_data", "approval_comment_url", "correct_proposal_id")
 
 
-def _usd(price: float) -> str:
+def usd(price: float) -> str:
+    """A payout as the prompts show it: ``$8,000`` or ``$62.50``."""
     return f"${price:,.0f}" if float(price).is_integer() else f"${price:,.2f}"
 
 
@@ -55,7 +56,7 @@ def manager_instruction(row: SwelancerRow, *, checkout: bool = False) -> str:
         "the one that fixes the root cause most reliably without causing regressions. "
         + (CHECKOUT_NOTE if checkout else "There is no checkout of the repository here: decide from the issue and the proposals."),
         "",
-        f"- Payout for this issue: {_usd(row.price)}",
+        f"- Payout for this issue: {usd(row.price)}",
         f"- Proposal ids: {ids}",
         "",
         "## The issue",
