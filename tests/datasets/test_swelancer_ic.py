@@ -360,3 +360,21 @@ def test_the_real_table_without_images_is_refused_with_every_pull(table_path, ra
         (listing,) = (tmp_path / "home").glob("datasets/swelancer/*/missing-images.txt")
         assert listing.read_text().split() == missing
         assert [p.name for p in listing.parent.iterdir()] == ["missing-images.txt"]
+
+
+def test_task_globs_select_the_images_needed(table_path, raw_rows, tmp_path, monkeypatch):
+    """`-t` reaches the adapter: a user who pulled one task's image runs that task without pulling
+    the other 197 (here the image is absent too, so the error names exactly that one)."""
+    from lancebench.datasets.registry import load_dataset
+    monkeypatch.setenv("LANCEBENCH_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("LANCEBENCH_SWELANCER_IMAGES", raising=False)
+    qid = next(r["question_id"] for r in raw_rows if r["variant"] == "ic_swe")
+    name = f"swelancer/swelancer_x86_{qid.split('-')[0]}:releasev1"
+    try:
+        client().images.get(name)
+        pytest.skip(f"{name} is in this engine")
+    except docker_mod.errors.ImageNotFound:
+        pass
+    with pytest.raises(DatasetError) as err:
+        load_dataset("swelancer:ic", source=table_path, names=[qid])
+    assert "1 of the 1 SWE-Lancer IC images" in str(err.value) and f"docker pull {name}" in str(err.value)

@@ -32,7 +32,7 @@ def select_tasks(paths: list[Path] | None, dataset: str | None, globs: list[str]
     if repo_path is not None and not dataset:
         raise ConfigError("--repo-path goes with -d swelancer[:manager] (it is the product repository its tasks browse)")
     if dataset:
-        tasks, errors = load_dataset(dataset, source=source, repo_path=repo_path)
+        tasks, errors = load_dataset(dataset, source=source, repo_path=repo_path, names=globs)
         label = dataset
     else:
         tasks, errors = load_tasks(list(paths))

@@ -20,27 +20,28 @@ GENERIC_FILTERS = {"public": ("split", "public"), "private": ("split", "private"
 
 @dataclass(frozen=True)
 class Dataset:
-    """A named dataset. ``folders(filter, source, repo_path)`` returns its task folders; adapter
+    """A named dataset. ``folders(filter, source, repo_path, names)`` returns its task folders
+    (``names``: ``-t`` globs an adapter may use to write only those tasks; None: all); adapter
     filters it does not know raise :class:`DatasetError`. ``filters`` lists the adapter's own
     filters; ``repo_path`` says whether it takes ``--repo-path``."""
 
     name: str
     description: str
-    folders: Callable[[str | None, Path | None, Path | None], list[Path]]
+    folders: Callable[[str | None, Path | None, Path | None, list[str] | None], list[Path]]
     filters: tuple[str, ...] = ()
     repo_path: bool = False
 
 
-def _mini_folders(filt: str | None, source: Path | None, repo_path: Path | None) -> list[Path]:
+def _mini_folders(filt: str | None, source: Path | None, repo_path: Path | None, names: list[str] | None) -> list[Path]:
     if filt and filt not in GENERIC_FILTERS:
         raise DatasetError(f"dataset 'mini' has no filter '{filt}'; use one of {', '.join(GENERIC_FILTERS)}")
     return sorted(p for p in MINI_DIR.iterdir() if p.is_dir() and not p.name.startswith(("_", "."))) if MINI_DIR.is_dir() else []
 
 
-def _adapter(spec: str) -> Callable[[str | None, Path | None, Path | None], list[Path]]:
-    def folders(filt: str | None, source: Path | None, repo_path: Path | None) -> list[Path]:
-        fn = load_object(spec, "dataset adapter")
-        return fn(filt, source, repo_path) if repo_path is not None else fn(filt, source)
+def _adapter(spec: str) -> Callable[..., list[Path]]:
+    def folders(filt: str | None, source: Path | None, repo_path: Path | None, names: list[str] | None) -> list[Path]:
+        extras = {k: v for k, v in {"repo_path": repo_path, "names": names}.items() if v}
+        return load_object(spec, "dataset adapter")(filt, source, **extras)
     return folders
 
 
@@ -56,9 +57,10 @@ def parse_name(name: str) -> tuple[str, str | None]:
     return base, (filt or None)
 
 
-def load_dataset(name: str, *, source: Path | None = None,
-                 repo_path: Path | None = None) -> tuple[list[Task], list[TaskError]]:
-    """Load the tasks of ``NAME[:FILTER]``; ``source`` and ``repo_path`` go to its adapter.
+def load_dataset(name: str, *, source: Path | None = None, repo_path: Path | None = None,
+                 names: list[str] | None = None) -> tuple[list[Task], list[TaskError]]:
+    """Load the tasks of ``NAME[:FILTER]``; ``source``, ``repo_path`` and ``names`` (task name
+    globs; the caller still filters by them) go to its adapter.
     Returns (tasks, task errors). Raises :class:`DatasetError` for an unknown name or filter,
     or a ``repo_path`` given to a dataset that takes none."""
     base, filt = parse_name(name)
@@ -67,7 +69,7 @@ def load_dataset(name: str, *, source: Path | None = None,
     ds = DATASETS[base]
     if repo_path is not None and not ds.repo_path:
         raise DatasetError(f"dataset '{base}' takes no --repo-path (swelancer does: a clone of Expensify/App)")
-    folders = ds.folders(filt, source, repo_path)
+    folders = ds.folders(filt, source, repo_path, names)
     tasks, errors = load_tasks(folders, dataset=base) if folders else ([], [])
     if filt in GENERIC_FILTERS:
         field, value = GENERIC_FILTERS[filt]

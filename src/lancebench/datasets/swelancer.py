@@ -21,6 +21,7 @@ Filters: ``manager``, ``ic``, and the generic ``public``/``private``/``code``/``
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import json
 from collections import Counter
@@ -132,15 +133,20 @@ def cache_root(sha256: str) -> Path:
     return sub("datasets") / "swelancer" / sha256[:16]
 
 
-def task_folders(filt: str | None, source: Path | None, repo_path: Path | None = None) -> list[Path]:
+def task_folders(filt: str | None, source: Path | None, repo_path: Path | None = None,
+                 names: list[str] | None = None) -> list[Path]:
     """Task folders of ``swelancer[:filt]`` (see the module docstring). ``repo_path``: a clone of
     Expensify/App; each manager task's workdir is then its tree at the parent of ``manager_commit``
     (:mod:`lancebench.datasets.swelancer_repo`), and its folder goes under ``repo-<hash of the path>/``.
+    ``names``: question-id globs (``-t``); only those tasks are written (so IC tasks need only
+    their own images, and a clone only their commits).
     Raises :class:`DatasetError` for an unknown filter, an unreadable or missing table, IC tasks
     without the IC flow, or a clone that lacks a needed commit."""
     _select([], filt)  # an unknown filter fails before any reading or download
     path, digest = locate_table(source)
     rows = _select(read_table(path), filt)
+    if names:
+        rows = [r for r in rows if any(fnmatch.fnmatch(r.question_id, g) for g in names)]
     root = cache_root(digest)
     ic_rows = [r for r in rows if r.variant == IC]
     managers = [r for r in rows if r.variant == MANAGER]
