@@ -138,6 +138,9 @@ class DockerSandbox:
                 cap_drop=["ALL"], security_opt=["no-new-privileges"],
                 mem_limit=lim.memory_mb * 1024 * 1024, memswap_limit=lim.memory_mb * 1024 * 1024,
                 nano_cpus=int(min(lim.cpus, _engine_cpus()) * 1e9), pids_limit=lim.pids + 4,  # + docker-init, keeper, wrapper, killer
+                # /dev/shm: Docker's 64 MB default crashes Chromium on real apps; its pages count
+                # toward the memory limit anyway, so half of it costs no extra memory.
+                shm_size=f"{max(64, lim.memory_mb // 2)}m",
                 ulimits=ulimits, mounts=mounts, log_config={"type": "none"}, stdin_open=False, tty=False)
         except docker.errors.APIError as exc:
             raise SandboxError(f"docker could not create a container from {spec.image}: {exc}") from exc
