@@ -10,10 +10,10 @@ folder in Harbor's layout under ``<lancebench home>/datasets/swelancer/<table sh
   id, which only the harness reads) and ``solution/solve.sh`` (writes the right answer, so the
   ``oracle`` agent validates the task). The agent's workspace is an empty repository, or, with
   ``repo_path`` (``--repo-path``), the product's tree at the parent of ``manager_commit``.
-- IC rows (``ic_swe``) need SWE-Lancer's official per-task images (the product's checkout with the
-  bug reintroduced, the hidden Playwright test); they are written by
-  ``lancebench.datasets.swelancer_ic`` when that flow is installed, and are otherwise refused
-  with a :class:`DatasetError` that says so.
+- IC rows (``ic_swe``) run on SWE-Lancer's official per-task images (the product's checkout with
+  the bug reintroduced, the hidden Playwright test), which must be in the local Docker engine;
+  :mod:`lancebench.datasets.swelancer_ic` writes their folders, or refuses with a
+  :class:`DatasetError` giving the ``docker pull`` commands of the missing images.
 
 Filters: ``manager``, ``ic``, and the generic ``public``/``private``/``code``/``choice``.
 ``summary(source)`` counts tasks and dollars per variant without writing anything.
@@ -141,7 +141,7 @@ def task_folders(filt: str | None, source: Path | None, repo_path: Path | None =
     ``names``: question-id globs (``-t``); only those tasks are written (so IC tasks need only
     their own images, and a clone only their commits).
     Raises :class:`DatasetError` for an unknown filter, an unreadable or missing table, IC tasks
-    without the IC flow, or a clone that lacks a needed commit."""
+    whose images are missing, or a clone that lacks a needed commit."""
     _select([], filt)  # an unknown filter fails before any reading or download
     path, digest = locate_table(source)
     rows = _select(read_table(path), filt)
