@@ -69,8 +69,8 @@ def image_ids(names: list[str], root: Path, hint: str) -> dict[str, str]:
         fix = f"xargs -n1 docker pull < {listing}   (that file lists all {len(missing)})"
     raise DatasetError(f"{len(missing)} of the {len(ids) + len(missing)} SWE-Lancer IC images are not in the local "
                        f"Docker engine: {shown}. lancebench does not pull them (15-25 GB each); pull them first: "
-                       f"{fix}. To run only the tasks whose images you have, pass --source a copy of the table "
-                       f"holding just those rows. {hint}")
+                       f"{fix}. To run only the tasks whose images you have, select them with -t ID "
+                       f"(repeatable, globs allowed). {hint}")
 
 
 def official_tests(image: str, image_id: str, issue: str) -> Path:
