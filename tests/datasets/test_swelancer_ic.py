@@ -24,6 +24,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from docker_support import docker_skip_reason
 
 from lancebench.datasets.swelancer_table import COLUMNS, read_table
 from lancebench.errors import DatasetError
@@ -42,18 +43,7 @@ IMAGE = f"{PREFIX}{ISSUE}:releasev1"
 BASE = "debian:bookworm-slim"
 
 
-def _skip_reason() -> str | None:
-    problem = engine_problem()
-    if problem:
-        return f"no Docker engine: {problem}"
-    try:
-        client().images.get(BASE)
-    except docker_mod.errors.ImageNotFound:
-        return f"image {BASE} is missing: run .ci/docker-setup.sh to build it locally"
-    return None
-
-
-_REASON = _skip_reason()
+_REASON = docker_skip_reason(BASE)
 needs_docker = [pytest.mark.docker, pytest.mark.skipif(_REASON is not None, reason=_REASON or "")]
 
 
@@ -362,6 +352,7 @@ def test_the_real_table_without_images_is_refused_with_every_pull(table_path, ra
         assert [p.name for p in listing.parent.iterdir()] == ["missing-images.txt"]
 
 
+@docker_test
 def test_task_globs_select_the_images_needed(table_path, raw_rows, tmp_path, monkeypatch):
     """`-t` reaches the adapter: a user who pulled one task's image runs that task without pulling
     the other 197 (here the image is absent too, so the error names exactly that one)."""

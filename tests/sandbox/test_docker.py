@@ -18,6 +18,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+from docker_support import docker_skip_reason
 
 from lancebench.errors import EnvironmentBuildError, SandboxError
 from lancebench.sandbox.base import Limits, Mount, SandboxSpec
@@ -30,18 +31,7 @@ from lancebench.sandbox.docker_engine import client  # noqa: E402
 BASE = "debian:bookworm-slim"
 
 
-def _skip_reason() -> str | None:
-    problem = engine_problem()
-    if problem:
-        return f"no Docker engine: {problem}"
-    try:
-        client().images.get(BASE)
-    except docker_mod.errors.ImageNotFound:
-        return f"image {BASE} is missing: run .ci/docker-setup.sh to build it locally (debootstrap + docker import)"
-    return None
-
-
-_REASON = _skip_reason()
+_REASON = docker_skip_reason(BASE)
 pytestmark = [pytest.mark.docker, pytest.mark.skipif(_REASON is not None, reason=_REASON or "")]
 
 JOB = f"pytest-{uuid.uuid4().hex[:8]}"
