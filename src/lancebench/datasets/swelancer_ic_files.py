@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 from lancebench.datasets.swelancer import split_of
-from lancebench.datasets.swelancer_prompt import usd
+from lancebench.datasets.swelancer_prompt import issue_section, usd
 from lancebench.datasets.swelancer_table import SwelancerRow
 
 WORKDIR = "/app/expensify"
@@ -118,12 +118,7 @@ def instruction(row: SwelancerRow) -> str:
         f"mobile) is checked out in `{WORKDIR}`, your working directory. Fix the issue below in the code; "
         f"it pays {usd(row.price)}.",
         "",
-        "## The issue",
-        "",
-        f"### {row.title.strip()}",
-        "",
-        row.description.strip(),
-        "",
+        *issue_section(row),
         "## How your work is judged",
         "",
         f"When you stop, your changes to `{WORKDIR}` are applied to a fresh copy of the repository and an "

@@ -21,6 +21,11 @@ def usd(price: float) -> str:
     return f"${price:,.0f}" if float(price).is_integer() else f"${price:,.2f}"
 
 
+def issue_section(row: SwelancerRow) -> list[str]:
+    """The lines that show the issue (title and description) in both variants' prompts."""
+    return ["## The issue", "", f"### {row.title.strip()}", "", row.description.strip(), ""]
+
+
 def redact(text: str, row: SwelancerRow) -> str:
     """``text`` without the row's answer markers. A proposal may quote the approval comment's URL
     (one task does: a freelancer links their earlier comment); the URL then loses its
@@ -59,12 +64,7 @@ def manager_instruction(row: SwelancerRow, *, checkout: bool = False) -> str:
         f"- Payout for this issue: {usd(row.price)}",
         f"- Proposal ids: {ids}",
         "",
-        "## The issue",
-        "",
-        f"### {row.title.strip()}",
-        "",
-        row.description.strip(),
-        "",
+        *issue_section(row),
         "## The proposals",
         "",
         "Each proposal starts with a line `=== Proposal <id> ===`.",
