@@ -17,7 +17,7 @@ import time
 import numpy as np
 
 from lancebench.metrics import TrialTable, compute_metrics
-from lancebench.runner.models import TrialResult, Usage
+from lancebench.results.models import TrialResult, Usage
 
 
 def make_data(n_trials: int, n_tasks: int, seed: int = 0):

@@ -87,7 +87,7 @@ setup = "setup.sh"
 async def bench_trial(repeats: int = 5) -> float:
     """Median wall seconds of a nop trial on a cached 20 MB repository with a no-op verifier."""
     from lancebench.agents.builtin import NopAgent
-    from lancebench.runner.paths import TrialPaths
+    from lancebench.results.paths import TrialPaths
     from lancebench.runner.trial import TrialSpec, run_trial
     from lancebench.sandbox.backend import LocalBackend
     from lancebench.task.load import load_task

@@ -64,3 +64,18 @@ class ModelAuthError(ModelError):
 
 class DatasetError(LancebenchError):
     """A dataset name or source is unknown or unreadable."""
+
+
+class ResultsError(LancebenchError):
+    """A job folder or one of its ``result.json`` files cannot be read.
+
+    ``path`` is the file or folder at fault; the message says what is wrong and what to do."""
+
+    def __init__(self, path: Path | str, problem: str, fix: str | None = None):
+        self.path = Path(path)
+        self.problem = problem
+        self.fix = fix
+        msg = f"{self.path}: {problem}"
+        if fix:
+            msg += f" ({fix})"
+        super().__init__(msg)

@@ -28,7 +28,7 @@ from docker_support import docker_skip_reason
 
 from lancebench.datasets.swelancer_table import COLUMNS, read_table
 from lancebench.errors import DatasetError
-from lancebench.runner.store import read_results
+from lancebench.results.store import read_results
 from lancebench.task.load import load_task
 
 docker_mod = pytest.importorskip("docker", reason="the Docker SDK is missing: pip install 'lancebench[docker]'")

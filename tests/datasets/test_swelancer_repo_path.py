@@ -15,7 +15,7 @@ import pytest
 from lancebench.datasets import swelancer
 from lancebench.datasets.swelancer_table import COLUMNS
 from lancebench.errors import DatasetError
-from lancebench.runner.store import read_results
+from lancebench.results.store import read_results
 
 from test_swelancer_runs import lancebench
 

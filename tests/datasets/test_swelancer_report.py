@@ -9,7 +9,7 @@ import pytest
 from rich.console import Console
 
 from lancebench.datasets.swelancer_report import breakdown_table, is_swelancer, variant_breakdown, variant_of
-from lancebench.runner.models import TrialResult, Usage
+from lancebench.results.models import TrialResult, Usage
 
 _n = itertools.count()
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from lancebench.runner.store import read_results
+from lancebench.results.store import read_results
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "llm"))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from lancebench.runner.models import JobConfig, TrialResult, Usage
+from lancebench.results.models import JobConfig, TrialResult, Usage
 
 _ids = itertools.count()
 

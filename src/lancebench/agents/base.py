@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from lancebench.runner.models import Usage
+from lancebench.results.models import Usage
 from lancebench.sandbox.base import Limits, Sandbox
 
 

@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from lancebench.runner.models import Usage
+from lancebench.results.models import Usage
 
 SCHEMA_VERSION = "ATIF-v1.4"
 TRAJECTORY_FILE = "trajectory.json"

@@ -14,7 +14,7 @@ from rich.table import Table
 from lancebench.commands.common import console, out, print_task_errors, run_async, select_tasks
 from lancebench.datasets.registry import DATASETS, load_dataset
 from lancebench.errors import LancebenchError
-from lancebench.runner.store import write_json
+from lancebench.results.store import write_json
 
 
 def _counts(name: str, source: Optional[Path]) -> dict:

@@ -15,9 +15,9 @@ from lancebench.commands.common import console, out, print_task_errors, run_asyn
 from lancebench.errors import ConfigError, LancebenchError, ModelAuthError
 from lancebench.runner.executor import AgentRecipe
 from lancebench.runner.job import JobOptions, run_job
-from lancebench.runner.models import TrialResult
-from lancebench.runner.paths import JobPaths
-from lancebench.runner.store import read_results, write_json
+from lancebench.results.models import TrialResult
+from lancebench.results.paths import JobPaths
+from lancebench.results.store import read_results, write_json
 
 LOCAL_MAX_STEPS = 5  # default --max-steps for -m local
 STATUS_STYLE = {"resolved": "green", "unresolved": "red", "invalid": "yellow"}

@@ -17,7 +17,7 @@ from rich.table import Table
 from lancebench.datasets.swelancer_table import IC, MANAGER
 from lancebench.metrics.summary import compute_metrics
 from lancebench.metrics.table import TrialTable
-from lancebench.runner.models import TrialResult
+from lancebench.results.models import TrialResult
 
 TOTAL = "total"
 LABELS = {IC: "IC SWE", MANAGER: "SWE Manager", TOTAL: "Total"}

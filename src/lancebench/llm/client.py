@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lancebench.errors import ModelAuthError, ModelError
-from lancebench.runner.models import Usage
+from lancebench.results.models import Usage
 
 # litellm fetches its price table from the network at import unless told otherwise; the copy shipped
 # inside the package is used instead, so lancebench runs offline.

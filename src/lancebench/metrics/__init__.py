@@ -9,7 +9,7 @@ from lancebench.metrics.intervals import (
     bootstrap_mean_interval, bootstrap_ratio_interval, bootstrap_sum_interval, bootstrap_weights,
     closed_form_interval, normal_mean_interval, wilson_interval,
 )
-from lancebench.metrics.load import JobResults, load_job, load_jobs, load_result
+from lancebench.results.load import JobResults, load_job, load_jobs, load_result
 from lancebench.metrics.money import available_usd, earn_rate, earned_usd, price_bucket
 from lancebench.metrics.passk import (
     expected_attempts_table, pass_at_k, pass_at_k_table, pass_hat_k, pass_hat_k_table,

@@ -1,6 +1,6 @@
 """Code-quality metrics from judge scores (Senior SWE-Bench): tasteful solve rate and mean scores.
 
-Where the numbers live in a :class:`~lancebench.runner.models.TrialResult` (until the senior
+Where the numbers live in a :class:`~lancebench.results.models.TrialResult` (until the senior
 grading issue fixes its own fields, this is the convention read here):
 
 - the *tasteful* flag: ``rewards["tasteful"]`` (1.0 / 0.0), else ``extra["tasteful"]`` (bool);

@@ -27,7 +27,7 @@ from lancebench.metrics.money import available_usd, earn_rate, earned_usd
 from lancebench.metrics.passk import pass_at_k_table, pass_hat_k_table
 from lancebench.metrics.quality import per_task_mean, tasteful_solve
 from lancebench.metrics.table import TrialTable
-from lancebench.runner.models import TrialResult
+from lancebench.results.models import TrialResult
 
 CI_METHOD = ("percentile bootstrap over tasks (Efron 1979), seeded; closed form: Wilson score interval when "
              "every per-task value is 0 or 1, else the normal approximation over tasks")

@@ -14,7 +14,7 @@ import numpy as np
 
 from lancebench.metrics.errors import MetricsError
 from lancebench.metrics.quality import is_quality_key, tasteful_flag
-from lancebench.runner.models import TrialResult
+from lancebench.results.models import TrialResult
 
 TaskKey = tuple[str | None, str, str]
 

@@ -8,11 +8,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from lancebench.errors import ConfigError
-from lancebench.metrics.load import JobResults
+from lancebench.results.load import JobResults
 from lancebench.metrics.money import price_bucket
 from lancebench.metrics.summary import CI_METHOD, compute_metrics
 from lancebench.metrics.table import TrialTable
-from lancebench.runner.models import TrialResult
+from lancebench.results.models import TrialResult
 
 # Task fields ``--by`` accepts besides taxonomy keys; ``variant`` is ``kind`` unless the tasks'
 # taxonomy has its own ``variant`` (SWE-Lancer's IC SWE / SWE Manager split).

@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 
 from lancebench.errors import ConfigError, LancebenchError
-from lancebench.metrics.load import load_jobs
+from lancebench.results.load import load_jobs
 from lancebench.report.build import ReportOptions, build_report
 from lancebench.report.render import check_format, render_table, to_csv, to_json, write_parquet
 

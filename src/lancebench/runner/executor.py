@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Awaitable, Callable, Protocol
 
 from lancebench.agents.registry import make_agent
-from lancebench.runner.models import TrialResult
+from lancebench.results.models import TrialResult
 from lancebench.runner.trial import TrialSpec, run_trial
 from lancebench.sandbox.backend import make_backend
 

@@ -2,7 +2,7 @@
 
 Running the same job again keeps finished trials (those with a ``result.json``) and reruns the
 others; ``retry_invalid`` also reruns ``invalid`` ones. A trial's identity is its task's content
-digest, agent, model and attempt (:func:`lancebench.runner.store.trial_key`), not the whole job
+digest, agent, model and attempt (:func:`lancebench.results.store.trial_key`), not the whole job
 configuration, so unrelated option changes don't block a resume.
 """
 
@@ -17,9 +17,9 @@ from lancebench import __version__
 from lancebench.environment.cache import sub
 from lancebench.errors import ConfigError, TaskError
 from lancebench.runner.executor import AgentRecipe, make_executor
-from lancebench.runner.models import JobConfig, TrialResult
-from lancebench.runner.paths import JobPaths
-from lancebench.runner.store import atomic_write, read_result, trial_id, write_json
+from lancebench.results.models import JobConfig, TrialResult
+from lancebench.results.paths import JobPaths
+from lancebench.results.store import atomic_write, read_result, trial_id, write_json
 from lancebench.runner.trial import TrialSpec
 from lancebench.task.model import Task
 

@@ -14,7 +14,7 @@ Flow of one trial:
    the trial's other files (``patch.diff``, ``agent/``, ``verifier/``, ``error.txt``), then
    deletes that folder.
 3. The driver replaces the trial folder with the unpacked files and writes ``result.json`` last
-   (:func:`lancebench.runner.store.atomic_write`), then calls ``on_result``.
+   (:func:`lancebench.results.store.atomic_write`), then calls ``on_result``.
 
 Failures:
 
@@ -52,9 +52,9 @@ import ray.exceptions
 from lancebench.environment.cache import sub
 from lancebench.errors import ConfigError, LancebenchError, ModelAuthError
 from lancebench.runner.executor import AgentRecipe, OnResult, execute_trial
-from lancebench.runner.models import TrialResult
-from lancebench.runner.paths import TrialPaths
-from lancebench.runner.store import atomic_write
+from lancebench.results.models import TrialResult
+from lancebench.results.paths import TrialPaths
+from lancebench.results.store import atomic_write
 from lancebench.runner.trial import TrialSpec
 from lancebench.task.model import Task, TaskPaths, tree_digest
 

@@ -17,9 +17,9 @@ from lancebench.grading.junit import parse_junit
 from lancebench.grading.outcome import RunOutcome, combine_runs, judge_run
 from lancebench.grading.patch import filter_patch
 from lancebench.grading.rewards import RewardError, read_rewards
-from lancebench.runner.models import Timings, TrialResult, Usage, utcnow
-from lancebench.runner.paths import TrialPaths
-from lancebench.runner.store import atomic_write
+from lancebench.results.models import Timings, TrialResult, Usage, utcnow
+from lancebench.results.paths import TrialPaths
+from lancebench.results.store import atomic_write
 from lancebench.sandbox.backend import Backend, PreparedEnvironment, task_limits
 from lancebench.sandbox.base import Mount, Sandbox
 from lancebench.task.model import Task

@@ -1,6 +1,6 @@
 """File formats of a job's results folder (pydantic v2, strict: unknown keys are errors).
 
-Layout (see :class:`lancebench.runner.paths.JobPaths`)::
+Layout (see :class:`lancebench.results.paths.JobPaths`)::
 
     JOBS_DIR/<job>/job.json            JobConfig
     JOBS_DIR/<job>/summary.json        written by ``lancebench show`` / at the end of a run

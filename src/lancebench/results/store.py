@@ -9,7 +9,8 @@ import re
 import tempfile
 from pathlib import Path
 
-from lancebench.runner.models import TrialResult
+from lancebench.results.load import load_job, load_result
+from lancebench.results.models import TrialResult
 
 
 def atomic_write(path: Path, text: str, *, errors: str = "strict") -> None:
@@ -42,14 +43,12 @@ def trial_id(task_name: str, task_digest: str, agent: str, model: str | None, at
 
 
 def read_result(path: Path) -> TrialResult:
-    """Read one ``result.json`` (see :func:`lancebench.metrics.load.load_result`)."""
-    from lancebench.metrics.load import load_result
+    """Read one ``result.json`` (see :func:`lancebench.results.load.load_result`)."""
     return load_result(path)
 
 
 def read_results(job_dir: Path) -> list[TrialResult]:
-    """The finished trials of a job's latest plan (see :func:`lancebench.metrics.load.load_job`)."""
-    from lancebench.metrics.load import load_job
+    """The finished trials of a job's latest plan (see :func:`lancebench.results.load.load_job`)."""
     return load_job(job_dir).results
 
 

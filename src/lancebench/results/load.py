@@ -12,8 +12,8 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from lancebench.metrics.errors import ResultsError
-from lancebench.runner.models import JobConfig, TrialResult
+from lancebench.errors import ResultsError
+from lancebench.results.models import JobConfig, TrialResult
 
 
 @dataclass
