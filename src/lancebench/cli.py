@@ -21,6 +21,7 @@ COMMAND_MODULES = (
     "lancebench.commands.run",
     "lancebench.commands.datasets",
     "lancebench.report.cli",
+    "lancebench.commands.analyze",
     "lancebench.sandbox.docker_cli",
 )
 
