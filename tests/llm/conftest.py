@@ -5,26 +5,11 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from scripted_server import Fail, Reply, ScriptedServer
-
-
-@pytest.fixture
-def scripted() -> Iterator[Callable[..., ScriptedServer]]:
-    """``scripted([Reply(...), Fail(500), ...])`` starts a server; all are stopped at teardown."""
-    servers: list[ScriptedServer] = []
-
-    def start(script: list[Reply | Fail], **kwargs) -> ScriptedServer:
-        srv = ScriptedServer(script, **kwargs).start()
-        servers.append(srv)
-        return srv
-
-    yield start
-    for srv in servers:
-        srv.stop()
+from scripted_server import scripted  # noqa: F401  (the fixture)
 
 
 @pytest.fixture

@@ -16,15 +16,19 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+import pytest
 
 
 @dataclass
 class Reply:
     """An answer: ``content`` text and/or ``tool_calls`` (``[{"name", "arguments": dict|str}]``);
-    the usage reported; ``finish_reason``."""
+    the usage reported; ``finish_reason``; ``delay_sec``: seconds to wait before answering (a slow
+    model, for timeout tests)."""
 
     content: str | None = ""
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
@@ -32,6 +36,7 @@ class Reply:
     completion_tokens: int = 20
     cached_tokens: int = 0
     finish_reason: str | None = None
+    delay_sec: float = 0.0
 
 
 @dataclass
@@ -95,7 +100,12 @@ class ScriptedServer:
                     self._send(item.status, {"error": {"message": item.message, "type": kind.get(item.status, "server_error"),
                                                        "code": str(item.status)}}, headers)
                 else:
-                    self._send(200, server._completion(item))
+                    if item.delay_sec:
+                        time.sleep(item.delay_sec)
+                    try:
+                        self._send(200, server._completion(item))
+                    except (BrokenPipeError, ConnectionResetError):  # the client gave up waiting
+                        pass
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
@@ -153,3 +163,19 @@ class ScriptedServer:
                       "total_tokens": reply.prompt_tokens + reply.completion_tokens,
                       "prompt_tokens_details": {"cached_tokens": reply.cached_tokens}},
         }
+
+
+@pytest.fixture
+def scripted() -> Iterator[Callable[..., ScriptedServer]]:
+    """``scripted([Reply(...), Fail(500), ...])`` starts a server; all are stopped at teardown.
+    Import it into a conftest.py to use it."""
+    servers: list[ScriptedServer] = []
+
+    def start(script: list[Reply | Fail], **kwargs: Any) -> ScriptedServer:
+        srv = ScriptedServer(script, **kwargs).start()
+        servers.append(srv)
+        return srv
+
+    yield start
+    for srv in servers:
+        srv.stop()

@@ -6,34 +6,51 @@ import json
 
 import pytest
 
+from lancebench.results.models import JudgeRecord, QualityVerdict
 from lancebench.metrics import ResultsError, TrialTable, compute_metrics, load_job, load_jobs, summarize
+
+
+def judged(tasteful: bool | None, minimality: float | None = None, rubric: float | None = None,
+           bloat: float | None = None) -> dict:
+    """The senior-grading fields of a trial: a taste judge (``ok`` with a minimality score, or
+    ``failed:timeout`` when None), a rubric judge when given, and the verdict."""
+    judges = {"taste": JudgeRecord(status="ok", scores={"minimality": minimality}) if minimality is not None
+              else JudgeRecord(status="failed:timeout")}
+    if rubric is not None:
+        judges["rubric"] = JudgeRecord(status="ok", scores={"mean": rubric})
+    return {"judges": judges, "quality": QualityVerdict(tasteful=tasteful, patch_bloat=bloat)}
 
 
 def test_tasteful_solve_rate_and_scores_by_hand(trial):
     rs = [
-        # task a: tasteful solve, untasteful solve, failure (judge skipped) -> 1, 0, 0 -> 1/3
-        trial("a", "resolved", rewards={"reward": 1.0, "tasteful": 1.0, "taste.minimality": 4.0, "rubric": 0.8}),
-        trial("a", "resolved", rewards={"reward": 1.0, "tasteful": 0.0, "taste.minimality": 2.0, "rubric": 0.4}),
-        trial("a", "unresolved", rewards={"reward": 0.0}),
-        # task b: solve whose judge failed (unknown, left out), failure -> 0
-        trial("b", "resolved", rewards={"reward": 1.0}),
-        trial("b", "unresolved", extra={"tasteful": True}),
+        # task a: tasteful solve, untasteful solve, failure -> 1, 0, 0 -> 1/3
+        trial("a", "resolved", rewards={"reward": 1.0}, **judged(True, 4.0, 0.8, bloat=1.0)),
+        trial("a", "resolved", rewards={"reward": 1.0}, **judged(False, 2.0, 0.4, bloat=3.0)),
+        trial("a", "unresolved", rewards={"reward": 0.0}, **judged(False, 1.0)),
+        # task b: solve whose taste judge failed (unknown, left out), failure -> 0
+        trial("b", "resolved", rewards={"reward": 1.0}, **judged(None)),
+        trial("b", "unresolved", **judged(False)),
         # invalid trials never count, whatever their scores
-        trial("b", "invalid", rewards={"tasteful": 1.0, "taste.minimality": 100.0}),
+        trial("b", "invalid", **judged(True, 100.0)),
     ]
     m = compute_metrics(TrialTable.from_results(rs), n_boot=100)
     assert m["tasteful_solve_rate"] == pytest.approx((1 / 3 + 0) / 2)
     assert m["quality_missing"] == 1
-    assert m["quality_scores"] == {"rubric": pytest.approx(0.6), "taste.minimality": pytest.approx(3.0)}
+    # per-task means first: task a's minimality (4 + 2 + 1) / 3, task b has none
+    assert m["quality_scores"] == {"rubric.mean": pytest.approx(0.6), "taste.minimality": pytest.approx(7 / 3),
+                                   "patch_bloat": pytest.approx(2.0)}
+    assert m["quality_medians"] == {"patch_bloat": 2.0, "rubric.mean": pytest.approx(0.6), "taste.minimality": 2.0}
     lo, hi = m["tasteful_solve_rate_ci"]
     assert lo <= m["tasteful_solve_rate"] <= hi
-    assert set(m["quality_scores_ci"]) == {"rubric", "taste.minimality"}
+    assert set(m["quality_scores_ci"]) == {"rubric.mean", "taste.minimality", "patch_bloat"}
 
 
-def test_no_judges_means_no_quality_numbers(trial):
-    m = compute_metrics(TrialTable.from_results([trial("a", "resolved", rewards={"reward": 1.0})]), n_boot=20)
-    assert m["tasteful_solve_rate"] is None and m["tasteful_solve_rate_ci"] is None
-    assert m["quality_scores"] == {} and m["quality_missing"] == 0
+def test_verifier_reward_keys_are_not_judge_scores(trial):
+    """Regression: a verifier's status flag such as ``rubric_judge_ok`` was averaged as a score, and
+    a ``tasteful`` reward key was read as the verdict."""
+    rs = [trial("a", "resolved", rewards={"reward": 1.0, "rubric_judge_ok": 1.0, "rubric": 0.2, "tasteful": 1.0})]
+    m = compute_metrics(TrialTable.from_results(rs), n_boot=20)
+    assert m["quality_scores"] == {} and m["tasteful_solve_rate"] is None
 
 
 def test_load_job_reads_every_result(tmp_path, trial, job_writer):

@@ -25,7 +25,7 @@ from lancebench.metrics.intervals import (
 )
 from lancebench.metrics.money import available_usd, earn_rate, earned_usd
 from lancebench.metrics.passk import pass_at_k_table, pass_hat_k_table
-from lancebench.metrics.quality import per_task_mean, tasteful_solve
+from lancebench.metrics.quality import per_task_mean, score_medians, tasteful_solve
 from lancebench.metrics.table import TrialTable
 from lancebench.results.models import TrialResult
 
@@ -67,7 +67,9 @@ def compute_metrics(table: TrialTable, *, kmax: int | None = None, intervals: bo
     ``cached_tokens`` (tokens, all trials).
     Economics (SWE-Lancer section 3.6): ``cost_savings`` and ``contribution_ratio`` by k,
     ``model_cost_usd`` (expected, one try per task), ``earnings_per_api_usd``, ``api_cost_share``.
-    Quality: ``tasteful_solve_rate``, ``quality_scores`` (name -> mean), ``quality_missing``.
+    Quality (:mod:`lancebench.metrics.quality`): ``tasteful_solve_rate``, ``quality_scores`` (name ->
+    mean over tasks of per-task means), ``quality_medians`` (name -> median over valid trials, e.g.
+    ``taste.minimality``, ``patch_bloat``), ``quality_missing``.
     With ``intervals``: ``*_ci`` (bootstrap, ``n_boot`` resamples of tasks, ``seed``) and
     ``*_ci_closed`` beside each rate, each ``[lo, hi]`` at ``confidence``; ``notes`` explain every
     None. ``kmax`` defaults to the most valid attempts of any task."""
@@ -163,6 +165,7 @@ def compute_metrics(table: TrialTable, *, kmax: int | None = None, intervals: bo
                   for name, col in sorted(table.scores.items())}
     out["quality_scores"] = {name: _num(np.nanmean(m)) if (~np.isnan(m)).any() else None
                              for name, m in score_task.items()}
+    out["quality_medians"] = score_medians(table.valid, table.scores)
     if has_quality and out["quality_missing"]:
         notes.append(f"{out['quality_missing']} resolved trial(s) have no tasteful flag (judge skipped or failed): "
                      f"left out of tasteful_solve_rate")

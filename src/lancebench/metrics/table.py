@@ -13,7 +13,7 @@ from typing import Iterable
 import numpy as np
 
 from lancebench.metrics.errors import MetricsError
-from lancebench.metrics.quality import is_quality_key, tasteful_flag
+from lancebench.metrics.quality import quality_scores, tasteful_flag
 from lancebench.results.models import TrialResult
 
 TaskKey = tuple[str | None, str, str]
@@ -113,14 +113,9 @@ class TrialTable:
             tin.append(u.input_tokens)
             tout.append(u.output_tokens)
             tcached.append(u.cached_tokens)
-            rw = r.rewards
-            if rw or r.extra:
-                tasteful.append(tasteful_flag(rw, r.extra))
-                for name, value in rw.items():
-                    if is_quality_key(name):
-                        scores.setdefault(name, {})[pos] = value
-            else:
-                tasteful.append(nan)
+            tasteful.append(tasteful_flag(r))
+            for name, value in quality_scores(r).items():
+                scores.setdefault(name, {})[pos] = value
         n = len(ti)
         st = np.asarray(status, dtype=object)
         score_cols = {}

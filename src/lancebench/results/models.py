@@ -53,6 +53,59 @@ class Timings(_Strict):
     total_sec: float = 0.0
 
 
+class JudgeRecord(_Strict):
+    """One judge's outcome on one trial (``TrialResult.judges[name]``; names ``rubric``, ``taste``,
+    ``validation``).
+
+    - ``status``: ``ok`` | ``skipped`` (nothing to judge, e.g. an empty rubric or no validation
+      spec) | ``failed:<why>`` (``failed:timeout``, ``failed:schema``, ``failed:model-error``,
+      ``failed:turns``, ``failed:tokens``...). Only ``ok`` carries scores: a failed or skipped judge
+      has none, never 0.
+    - ``scores``: name -> number. Rubric: ``mean``, ``f2p``, ``p2p`` (fractions 0..1 of criteria
+      met). Taste: the ten dimensions (1..5, anchored scales) and the group medians
+      ``practice_alignment`` and ``relative_taste``. Validation: ``score`` (passed stories / stories).
+    - ``rationale``: the judge's own summary (free text); ``details``: per-criterion or per-story
+      records (``{"criteria": [{"name", "group", "score", "rationale"}]}``,
+      ``{"stories": [{"name", "outcome", "detail"}]}``).
+    - ``model``: the judge model; ``turns``: model calls made; ``usage``: tokens and USD;
+      ``duration_sec``: wall seconds.
+    """
+
+    status: str
+    scores: dict[str, float] = Field(default_factory=dict)
+    rationale: str = ""
+    details: dict = Field(default_factory=dict)
+    model: str | None = None
+    turns: int = 0
+    usage: Usage = Field(default_factory=Usage)
+    duration_sec: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+class QualityVerdict(_Strict):
+    """Senior grading's verdict on one trial (``TrialResult.quality``).
+
+    - ``tasteful``: True when the trial is resolved and clears every threshold, False when it is
+      unresolved or misses one, None when unknown (a needed judge was skipped or failed).
+    - ``thresholds``: the thresholds applied (stored with the result: ``taste_min`` for each taste
+      group median, ``rubric_min`` for the rubric mean, absent when not required).
+    - ``patch_bloat``: agent SLOC / reference SLOC over behavioural files (None when the reference
+      has no behavioural SLOC); ``agent_sloc``, ``reference_sloc``: the counts (see
+      :mod:`lancebench.judging.bloat`).
+    - ``reason``: why the trial is not tasteful, or why that is unknown.
+    """
+
+    tasteful: bool | None = None
+    thresholds: dict[str, float] = Field(default_factory=dict)
+    patch_bloat: float | None = None
+    agent_sloc: int | None = None
+    reference_sloc: int | None = None
+    reason: str | None = None
+
+
 def utcnow() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
@@ -70,6 +123,8 @@ class TrialResult(_Strict):
     - ``tests``: test id -> ``passed`` | ``failed`` | ``error`` | ``skipped`` | ``missing`` (JUnit).
     - ``choice``: the proposal id the agent chose (choice tasks).
     - ``price_usd``: the task's price (USD); ``usage``: tokens and USD; ``timings``: seconds.
+    - ``judges``: senior grading, judge name -> :class:`JudgeRecord` (empty without
+      ``--judge-model``); ``quality``: the :class:`QualityVerdict` (None without judges).
     """
 
     schema_version: int = 1
@@ -98,6 +153,8 @@ class TrialResult(_Strict):
     started_at: str = Field(default_factory=utcnow)
     finished_at: str = Field(default_factory=utcnow)
     extra: dict = Field(default_factory=dict)
+    judges: dict[str, JudgeRecord] = Field(default_factory=dict)
+    quality: QualityVerdict | None = None
 
     @property
     def success(self) -> float | None:
