@@ -50,6 +50,12 @@ class EnvironmentBuildError(SandboxError):
     """Building a task's environment failed; the message ends with the tail of the build log."""
 
 
+class WorkspaceError(LancebenchError):
+    """What the agent left in its workspace cannot be captured or graded (a nested repository git
+    refuses, a patch over the size cap, a tree git cannot read): the agent's doing, so the trial
+    is ``unresolved`` with this message as reason, never ``invalid``."""
+
+
 class AgentError(LancebenchError):
     """The agent could not run for a reason outside the model's control (a broken agent, not a wrong answer)."""
 

@@ -273,10 +273,10 @@ def test_pytest_shadowed_by_a_repository_module_is_not_resolved(jobs):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="known gap, as in SWE-bench: the code under test runs in the verifier's "
-                   "process and can write its report; needs a report channel the tested code cannot reach")
 def test_module_that_forges_the_junit_report_is_not_resolved(jobs):
     """calc.py, imported by the hidden tests, overwrites /logs/verifier/junit.xml with passes and
-    exits 0: the code under test can write the verifier's output folder."""
+    exits 0: the code under test can write the verifier's output folder; the static scan refuses
+    the patch (tests/adversarial covers the variants)."""
     r = run_one(CALC, agent("forge_junit.sh"), jobs)
     assert_unresolved(r)
+    assert "static scan" in r["reason"] and "calc.py" in r["reason"], r["reason"]

@@ -11,17 +11,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lancebench.agents.base import Agent, AgentContext, AgentOutcome
-from lancebench.errors import (AgentError, LancebenchError, ModelAuthError, ModelError, SandboxError)
+from lancebench.errors import (AgentError, LancebenchError, ModelAuthError, ModelError, SandboxError,
+                               WorkspaceError)
 from lancebench.grading.choice import grade_choice, read_answer_file
 from lancebench.grading.junit import parse_junit
 from lancebench.grading.outcome import RunOutcome, combine_runs, judge_run
 from lancebench.grading.patch import filter_patch
 from lancebench.grading.rewards import RewardError, read_rewards
+from lancebench.grading.scan import scan_patch, scan_reason
 from lancebench.results.models import Timings, TrialResult, Usage, utcnow
 from lancebench.results.paths import TrialPaths
 from lancebench.results.store import atomic_write
 from lancebench.sandbox.backend import Backend, PreparedEnvironment, task_limits
 from lancebench.sandbox.base import Mount, Sandbox
+from lancebench.sandbox.fstree import remove_tree
 from lancebench.task.model import Task
 
 AGENT_GRACE_SEC = 30.0  # beyond the agent's budget before the harness cancels it
@@ -55,8 +58,7 @@ async def run_trial(spec: TrialSpec, agent: Agent, backend: Backend) -> TrialRes
     """
     task, paths = spec.task, spec.paths
     for stale in (paths.root, spec.scratch):  # an unfinished earlier run of this trial (kill -9)
-        if stale.exists():
-            shutil.rmtree(stale)
+        remove_tree(stale)
     for d in (paths.agent, paths.verifier):
         d.mkdir(parents=True, exist_ok=True)
     result = TrialResult(trial_id=spec.trial_id, job=spec.job, task=task.name, task_digest=task.digest,
@@ -72,6 +74,8 @@ async def run_trial(spec: TrialSpec, agent: Agent, backend: Backend) -> TrialRes
         await _agent_and_grade(spec, agent, backend, env, result, timings)
     except ModelAuthError:
         raise
+    except WorkspaceError as exc:  # what the agent left cannot be captured or graded: its doing
+        result.status, result.reason, result.rewards = "unresolved", str(exc)[:4000], {"reward": 0.0}
     except (ModelError, AgentError, SandboxError, _Invalid, LancebenchError) as exc:
         result.status, result.reason = "invalid", f"{type(exc).__name__}: {exc}"[:4000]
     except Exception as exc:  # a bug anywhere must not lose the job: record it as invalid
@@ -79,7 +83,7 @@ async def run_trial(spec: TrialSpec, agent: Agent, backend: Backend) -> TrialRes
         paths.error_log.write_text(traceback.format_exc())
         result.status, result.reason = "invalid", f"internal error {type(exc).__name__}: {exc}"[:4000]
     finally:
-        shutil.rmtree(spec.scratch, ignore_errors=True)
+        remove_tree(spec.scratch)
     timings.total_sec = time.monotonic() - t_start
     result.timings = timings
     result.finished_at = utcnow()
@@ -148,6 +152,18 @@ async def _agent_and_grade(spec: TrialSpec, agent: Agent, backend: Backend, env:
     timings.grading_sec = time.monotonic() - t0
 
 
+def verifier_env(task: Task) -> dict[str, str]:
+    """The environment of ``tests/test.sh``: task.toml's ``[verifier] env``, pytest's plugin
+    auto-loading off (an installed or planted entry point cannot join the run) and the plugins the
+    task names (``[lancebench] pytest_plugins``) loaded instead, and no bytecode written."""
+    env = dict(task.config.verifier.env)
+    plugins = [p for p in env.get("PYTEST_PLUGINS", "").split(",") if p.strip()] + list(task.lb.pytest_plugins)
+    env |= {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+    if plugins:
+        env["PYTEST_PLUGINS"] = ",".join(plugins)
+    return env
+
+
 def _labels(spec: TrialSpec) -> dict[str, str]:
     return {"lancebench.job": spec.job, "lancebench.trial": spec.trial_id}
 
@@ -193,6 +209,10 @@ async def _grade_patch(spec: TrialSpec, backend: Backend, env: PreparedEnvironme
     result.dropped_paths = dropped
     if dropped:  # what was graded, beside patch.diff (what was captured)
         atomic_write(spec.paths.root / "patch.graded.diff", kept, errors="surrogateescape")
+    findings = scan_patch(kept) if task.lb.scan_patch else []
+    if findings:
+        result.status, result.reason, result.rewards = "unresolved", scan_reason(findings), {"reward": 0.0}
+        return
     runs: list[RunOutcome] = []
     for i in range(task.lb.test_runs):
         applied, run = await grade_once(task, backend, env, kept, spec.scratch / f"grade-{i}",
@@ -228,8 +248,7 @@ async def grade_once(task: Task, backend: Backend, env: PreparedEnvironment, pat
     Returns (applied: None when the patch is empty, the run's outcome). The verifier's files are
     copied to ``out_dir``. Raises :class:`SandboxError` when the backend fails.
     """
-    if scratch.exists():
-        shutil.rmtree(scratch)
+    remove_tree(scratch)
     logs = scratch / "logs"
     logs.mkdir(parents=True)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -250,7 +269,7 @@ async def grade_once(task: Task, backend: Backend, env: PreparedEnvironment, pat
             applied = res.ok
             if not applied:
                 return False, RunOutcome(reason="the patch did not apply")
-        res = await sandbox.exec(["bash", "/tests/test.sh"], cwd=env.workdir, env=dict(task.config.verifier.env),
+        res = await sandbox.exec(["bash", "/tests/test.sh"], cwd=env.workdir, env=verifier_env(task),
                                  timeout=task.config.verifier.timeout_sec)
         (out_dir / "test.log").write_text(f"exit code: {res.exit_code} timed out: {res.timed_out} "
                                           f"({res.duration_sec:.1f}s)\n--- stdout\n{res.stdout}\n--- stderr\n{res.stderr}")

@@ -4,15 +4,17 @@
 from __future__ import annotations
 
 import importlib
+import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from lancebench.errors import ConfigError, SandboxError
-from lancebench.sandbox.base import Limits, Mount, Sandbox, SandboxSpec
+from lancebench.errors import ConfigError, SandboxError, WorkspaceError
+from lancebench.sandbox.base import CapturedPatch, Limits, Mount, Sandbox, SandboxSpec
 from lancebench.sandbox.cgroups import CgroupSet
-from lancebench.sandbox.local import LocalSandbox, make_readable
+from lancebench.sandbox.fstree import make_readable, remove_tree
+from lancebench.sandbox.local import LocalSandbox
 from lancebench.task.model import Task
 
 
@@ -58,14 +60,45 @@ def task_limits(task: Task) -> Limits:
 
 
 CAPTURE = r"""
-set -euo pipefail
+set -uo pipefail
 export GIT_DIR=/lancebench/base.git GIT_WORK_TREE="$1" GIT_INDEX_FILE=/tmp/capture.index
 export GIT_OBJECT_DIRECTORY=/tmp/capture-objects GIT_ALTERNATE_OBJECT_DIRECTORIES=/lancebench/base.git/objects
-mkdir -p "$GIT_OBJECT_DIRECTORY"
-git read-tree "$2"
-git add -A -- .
-git diff --cached --binary --no-color --no-ext-diff --no-textconv "$2" > /tmp/capture.patch
+fail() { echo "$2" >&2; exit "$1"; }
+{ mkdir -p "$GIT_OBJECT_DIRECTORY" && git cat-file -e "$2^{commit}" && git read-tree "$2"; } \
+  || fail 90 "the pristine base repository cannot be read"
+git add -A -- . || fail 91 "git could not read the workspace (git add -A failed)"
+git diff --cached --no-renames --name-only -z "$2" > /tmp/capture.names || fail 91 "git diff failed on the workspace"
+( ulimit -f $(( $3 / 1024 + 1 )); exec git diff --cached --no-renames --binary --no-color --no-ext-diff \
+    --no-textconv "$2" > /tmp/capture.patch ) 2>/tmp/capture.err
+code=$?
+[ "$(stat -c %s /tmp/capture.patch)" -le "$3" ] || fail 92 "the patch is over the cap of $3 bytes ([lancebench.limits] patch_mb)"
+[ $code -eq 0 ] || fail 91 "git diff failed on the workspace: $(tail -c 500 /tmp/capture.err)"
 """
+
+
+async def run_capture(box: Sandbox, tree: str, task: Task, env: PreparedEnvironment, scratch: Path) -> CapturedPatch:
+    """Run :data:`CAPTURE` in ``box`` (a sandbox holding the workspace at ``tree`` and the pristine
+    base repository at ``/lancebench/base.git``) and read the patch and its NUL-separated paths.
+
+    The patch is capped at ``[lancebench.limits] patch_mb`` inside the sandbox, before the harness
+    reads a byte of it. Raises :class:`SandboxError` when the base repository cannot be read (the
+    harness's fault) and :class:`WorkspaceError` when the workspace cannot be captured (the agent's)."""
+    cap = task.lb.limits.patch_mb * 1024 * 1024
+    res = await box.exec(["bash", "-c", CAPTURE, "capture", tree, env.base_commit, str(cap)], timeout=600)
+    if res.exit_code == 90 or (res.exit_code is None and not res.timed_out):
+        raise SandboxError(f"patch capture failed (exit {res.exit_code}): {res.stderr[-1500:]}")
+    if res.timed_out:
+        raise WorkspaceError("the workspace could not be captured within 600 s (too many or too large files)")
+    if not res.ok:
+        raise WorkspaceError(f"the workspace could not be captured (exit {res.exit_code}): {res.stderr.strip()[-1000:]}")
+    scratch.mkdir(parents=True, exist_ok=True)
+    out, names = scratch / "capture.patch", scratch / "capture.names"
+    await box.get("/tmp/capture.patch", out)
+    await box.get("/tmp/capture.names", names)
+    if out.stat().st_size > cap or names.stat().st_size > cap:
+        raise WorkspaceError(f"the patch is over the cap of {cap} bytes ([lancebench.limits] patch_mb)")
+    paths = names.read_bytes().decode("utf-8", errors="surrogateescape").split("\0")
+    return CapturedPatch(out.read_text(encoding="utf-8", errors="surrogateescape"), [p for p in paths if p])
 
 
 class LocalBackend:
@@ -96,8 +129,8 @@ class LocalBackend:
              network: bool = False, labels: dict[str, str] | None = None) -> LocalSandbox:
         built = env.handle
         workspace = scratch / "workspace"
-        if workspace.exists():
-            shutil.rmtree(workspace)
+        if os.path.lexists(workspace):
+            remove_tree(workspace)
         scratch.mkdir(parents=True, exist_ok=True)
         shutil.copytree(built.app, workspace, symlinks=True)
         spec = SandboxSpec(workdir=env.workdir, workspace=workspace, env=dict(env.variables),
@@ -105,7 +138,7 @@ class LocalBackend:
                            allow_hosts=tuple(task.lb.allow_hosts), limits=task_limits(task), labels=labels or {})
         return LocalSandbox(spec, root=scratch / "root")
 
-    async def capture(self, task: Task, env: PreparedEnvironment, sandbox: Sandbox, scratch: Path) -> str:
+    async def capture(self, task: Task, env: PreparedEnvironment, sandbox: Sandbox, scratch: Path) -> CapturedPatch:
         """Diff the agent's workspace against the pristine base repository (the cached ``.git``,
         read-only), in a separate sandbox: the agent's own ``.git`` is ignored."""
         assert isinstance(sandbox, LocalSandbox)
@@ -118,15 +151,10 @@ class LocalBackend:
         capture = LocalSandbox(spec, root=scratch / "capture-root")
         await capture.start()
         try:
-            res = await capture.exec(["bash", "-c", CAPTURE, "capture", env.workdir, env.base_commit], timeout=600)
-            if not res.ok:
-                raise SandboxError(f"patch capture failed (exit {res.exit_code}): {res.stderr[-1500:]}")
-            out = scratch / "capture.patch"
-            await capture.get("/tmp/capture.patch", out)
-            return out.read_text(encoding="utf-8", errors="surrogateescape")
+            return await run_capture(capture, env.workdir, task, env, scratch)
         finally:
             await capture.stop()
-            shutil.rmtree(scratch / "capture-root", ignore_errors=True)
+            remove_tree(scratch / "capture-root")
 
 
 BACKENDS = {"local": "lancebench.sandbox.backend:LocalBackend",

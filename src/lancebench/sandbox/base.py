@@ -26,6 +26,19 @@ class Limits:
     storage_mb: int = 10240
 
 
+class CapturedPatch(str):
+    """A captured patch: its text (``git diff --binary``, decoded UTF-8 with surrogateescape) and
+    ``paths``, the changed repository paths exactly as git's NUL-separated output gives them
+    (``git diff --no-renames --name-only -z``), in the patch's order; None when not known."""
+
+    paths: tuple[str, ...] | None
+
+    def __new__(cls, text: str, paths: list[str] | tuple[str, ...] | None = None) -> "CapturedPatch":
+        obj = super().__new__(cls, text)
+        obj.paths = tuple(paths) if paths is not None else None
+        return obj
+
+
 @dataclass(frozen=True)
 class Mount:
     """A host folder visible in the sandbox at ``target``; ``writable`` False binds it read-only."""

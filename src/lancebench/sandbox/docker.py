@@ -23,7 +23,6 @@ import atexit
 import json
 import os
 import re
-import shutil
 import tarfile
 import tempfile
 import threading
@@ -37,6 +36,7 @@ from lancebench.sandbox import docker_engine as engine
 from lancebench.sandbox.base import ExecResult, SandboxSpec
 from lancebench.sandbox.docker_engine import LABEL_ENVIRONMENT, LABEL_JOB, LABEL_MANAGED, LABEL_TRIAL, engine_problem
 from lancebench.sandbox.docker_image import ensure_image
+from lancebench.sandbox.fstree import COPY_NOTES, copy_tree, remove_tree
 from lancebench.sandbox.docker_shell import KILLER, PID_PREFIX, WRAPPER
 from lancebench.sandbox.output import CappedBuffer
 
@@ -394,28 +394,31 @@ class DockerSandbox:
             member = tarfile.tar_filter(member, path)  # no absolute paths, nothing outside ``path``
             return member.replace(uid=uid, gid=gid, uname="", gname="", deep=False)
 
-        with tempfile.TemporaryFile() as buf, tempfile.TemporaryDirectory(dir=dest.parent, prefix=".lb-get-") as tmp:
-            try:
-                for chunk in chunks:
-                    buf.write(chunk)
-            except docker.errors.APIError as exc:
-                raise SandboxError(f"get: the copy of {src} out of {self.name} broke: {exc}") from exc
-            buf.seek(0)
-            try:
-                with tarfile.open(fileobj=buf, mode="r|") as tar:
-                    tar.extractall(tmp, filter=safe)
-            except (tarfile.TarError, OSError) as exc:
-                raise SandboxError(f"get: could not unpack {src} from {self.name}: {exc}") from exc
+        tmp = tempfile.mkdtemp(dir=dest.parent, prefix=".lb-get-")
+        try:
+            with tempfile.TemporaryFile() as buf:
+                try:
+                    for chunk in chunks:
+                        buf.write(chunk)
+                except docker.errors.APIError as exc:
+                    raise SandboxError(f"get: the copy of {src} out of {self.name} broke: {exc}") from exc
+                buf.seek(0)
+                try:
+                    with tarfile.open(fileobj=buf, mode="r|") as tar:
+                        tar.extractall(tmp, filter=safe)
+                except (tarfile.TarError, OSError) as exc:
+                    raise SandboxError(f"get: could not unpack {src} from {self.name}: {exc}") from exc
             got = Path(tmp) / src.name
             if got.is_dir() and not got.is_symlink():
-                if dest.exists():
-                    shutil.copytree(got, dest, symlinks=True, dirs_exist_ok=True)
-                else:
-                    os.replace(got, dest)
+                notes = copy_tree(got, dest)  # bounded: the folder may hold whatever the sandbox wrote
+                if notes:
+                    (dest / COPY_NOTES).write_text("\n".join(notes[:200]) + "\n")
             else:
                 if dest.is_dir() and not dest.is_symlink():
-                    shutil.rmtree(dest)
+                    remove_tree(dest)
                 os.replace(got, dest)
+        finally:
+            remove_tree(Path(tmp))
 
 
 class _ExecStream:

@@ -29,8 +29,8 @@ from pathlib import Path
 
 from lancebench.errors import EnvironmentBuildError, SandboxError
 from lancebench.sandbox import docker_engine as engine
-from lancebench.sandbox.backend import CAPTURE, PreparedEnvironment, task_limits
-from lancebench.sandbox.base import Mount, SandboxSpec
+from lancebench.sandbox.backend import PreparedEnvironment, run_capture, task_limits
+from lancebench.sandbox.base import CapturedPatch, Mount, SandboxSpec
 from lancebench.sandbox.docker import BASE_ENV, KEEPER, DockerSandbox
 from lancebench.sandbox.docker_engine import LABEL_MANAGED
 from lancebench.sandbox.docker_image import _image_lock, ensure_image
@@ -103,7 +103,7 @@ class DockerBackend:
                            labels=labels)
         return DockerSandbox(spec)
 
-    async def capture(self, task: Task, env: PreparedEnvironment, sandbox, scratch: Path) -> str:
+    async def capture(self, task: Task, env: PreparedEnvironment, sandbox, scratch: Path) -> CapturedPatch:
         """End every process of ``sandbox``, then diff its workdir against the pristine base in a
         fresh container. Returns the patch text. Raises :class:`SandboxError`."""
         if not isinstance(sandbox, DockerSandbox) or sandbox.container_id is None:
@@ -128,12 +128,7 @@ class DockerBackend:
             await asyncio.to_thread(_copy_tree, sandbox.container_id, env.workdir, box.container_id, CAPTURE_ROOT,
                                     scratch)
             tree = f"{CAPTURE_ROOT}/{Path(env.workdir).name}"
-            res = await box.exec(["bash", "-c", CAPTURE, "capture", tree, env.base_commit], timeout=600)
-            if not res.ok:
-                raise SandboxError(f"patch capture failed (exit {res.exit_code}): {res.stderr[-1500:]}")
-            out = scratch / "capture.patch"
-            await box.get("/tmp/capture.patch", out)
-            return out.read_text(encoding="utf-8", errors="surrogateescape")
+            return await run_capture(box, tree, task, env, scratch)
         finally:
             await box.stop()
 

@@ -17,7 +17,6 @@ import os
 import resource
 import shutil
 import signal
-import stat
 import tempfile
 import time
 import uuid
@@ -26,6 +25,7 @@ from pathlib import Path, PurePosixPath
 from lancebench.errors import SandboxError
 from lancebench.sandbox.base import ExecResult, Mount, SandboxSpec
 from lancebench.sandbox.cgroups import CgroupSet
+from lancebench.sandbox.fstree import COPY_NOTES, chown_tree, copy_tree, copy_file, remove_tree
 from lancebench.sandbox.output import CappedBuffer, drain
 
 INSIDE_UID = 1000
@@ -43,16 +43,6 @@ def sandbox_host_uid() -> int | None:
     if os.geteuid() != 0:
         return None
     return int(os.environ.get("LANCEBENCH_SANDBOX_UID", "61000"))
-
-
-def chown_tree(path: Path, uid: int | None) -> None:
-    """Give ``path`` and everything below it to ``uid`` (no-op for None); never follows symlinks."""
-    if uid is None or not path.exists():
-        return
-    os.lchown(path, uid, uid)
-    for dirpath, dirnames, filenames in os.walk(path):
-        for name in dirnames + filenames:
-            os.lchown(os.path.join(dirpath, name), uid, uid)
 
 
 def _within(child: PurePosixPath, parent: str) -> bool:
@@ -117,7 +107,7 @@ class LocalSandbox:
                 pass
         self._procs.clear()
         if self._own_root:
-            shutil.rmtree(self.root, ignore_errors=True)
+            remove_tree(self.root)
         self.started = False
 
     def _write_etc(self) -> None:
@@ -315,40 +305,23 @@ class LocalSandbox:
 
     async def get(self, src: str, dest: Path) -> None:
         """Copy ``src`` inside to host ``dest``. Symlinks are copied as links, never followed;
-        special files (FIFOs, sockets, devices), which could block the harness, are skipped.
-        Raises :class:`SandboxError` when ``src`` is missing, a symlink or a special file."""
+        special files (FIFOs, sockets, devices), which could block the harness, are skipped; a
+        folder is copied within :class:`CopyBounds` (what is past them is left out and listed in
+        ``dest/.lancebench-copy-notes.txt``). Raises :class:`SandboxError` when ``src`` is
+        missing, a symlink or a special file."""
         source = self.host_path(src)
         if source.is_symlink() or not (source.is_dir() or source.is_file()):
             raise SandboxError(f"{src} is missing, a symlink or not a regular file in the sandbox")
         dest.parent.mkdir(parents=True, exist_ok=True)
-        if source.is_dir():
-            shutil.copytree(source, dest, symlinks=True, dirs_exist_ok=True, ignore=_special_files)
-        else:
-            shutil.copy2(source, dest, follow_symlinks=False)
-
-
-def _special_files(folder: str, names: list[str]) -> list[str]:
-    """copytree ``ignore`` callback: names that are neither folders, regular files nor symlinks."""
-    skip = []
-    for name in names:
-        mode = os.lstat(os.path.join(folder, name)).st_mode
-        if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
-            skip.append(name)
-    return skip
-
-
-def make_readable(root: Path) -> None:
-    """Give the owner read (and, on folders, search) permission on everything under ``root``, so
-    a file an agent made unreadable (``chmod 000``) cannot break the harness's capture."""
-    for dirpath, dirnames, filenames in os.walk(root):
-        for name in dirnames + filenames:
-            path = os.path.join(dirpath, name)
-            mode = os.lstat(path).st_mode
-            if stat.S_ISLNK(mode):
-                continue
-            want = mode | stat.S_IRUSR | (stat.S_IXUSR | stat.S_IWUSR if stat.S_ISDIR(mode) else 0)
-            if want != mode:
-                os.chmod(path, stat.S_IMODE(want))
+        try:
+            if source.is_dir():
+                notes = copy_tree(source, dest)
+                if notes:
+                    (dest / COPY_NOTES).write_text("\n".join(notes[:200]) + "\n")
+            else:
+                copy_file(source, dest)
+        except OSError as exc:
+            raise SandboxError(f"could not copy {src} out of the sandbox: {exc}") from exc
 
 
 def _safe_join(base: Path, rel: PurePosixPath) -> Path:

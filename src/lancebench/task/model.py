@@ -21,8 +21,14 @@ from pydantic import BaseModel, ConfigDict, Field
 DEFAULT_PROTECTED: tuple[str, ...] = (
     "tests/**", "test/**", "testing/**", "**/tests/**", "**/test/**",
     "**/test_*.py", "**/*_test.py", "**/conftest.py",
-    "**/pytest.ini", "**/.pytest.ini", "**/tox.ini", "**/setup.cfg", "**/pyproject.toml", "**/noxfile.py",
-    "**/sitecustomize.py", "**/usercustomize.py", "**/*.pth", "**/*.pyc",
+    # every configuration file name a Python test runner reads
+    "**/pytest.ini", "**/.pytest.ini", "**/pytest.toml", "**/.pytest.toml", "**/tox.ini", "**/setup.cfg",
+    "**/pyproject.toml", "**/noxfile.py", "**/.coveragerc",
+    # what Python loads at start-up, in every form: module, package, bytecode, compiled extension
+    "**/sitecustomize*", "**/sitecustomize/**", "**/usercustomize*", "**/usercustomize/**",
+    "**/*.pth", "**/*.pyc", "**/*.pyo", "**/__pycache__/**",
+    # package metadata: entry points register pytest plugins
+    "**/*.dist-info/**", "**/*.egg-info/**", "**/*.egg-link", "**/entry_points.txt",
     # modules that would shadow the test runner itself under `python -m pytest`
     "pytest.py", "py.py", "_pytest/**", "pytest/**", "pluggy/**",
 )
@@ -101,11 +107,14 @@ class ChoiceConfig(_Strict):
 
 class LimitsConfig(_Strict):
     """``[lancebench.limits]``: limits beyond Harbor's: processes, CPU seconds per command, output
-    bytes kept per stream (head and tail)."""
+    bytes kept per stream (head and tail), and ``patch_mb``, the largest captured patch (MiB,
+    checked inside the capture sandbox before the harness reads it; a larger one makes the trial
+    ``unresolved``)."""
 
     pids: int = Field(1024, gt=0)
     cpu_time_sec: int | None = Field(None, gt=0)
     output_bytes: int = Field(1_000_000, gt=1024)
+    patch_mb: int = Field(32, gt=0)
 
 
 class LancebenchConfig(_Strict):
@@ -121,6 +130,10 @@ class LancebenchConfig(_Strict):
     - ``allow_hosts``: hosts the agent may reach (empty: no network).
     - ``browser``: the task's tests drive Chromium (the sandbox exposes it).
     - ``test_runs`` / ``pass_if``: run the verifier N times; ``any`` (SWE-Lancer) or ``all`` must pass.
+    - ``pytest_plugins``: pytest plugins (module names) the verifier loads; plugin auto-loading is
+      off during grading (``PYTEST_DISABLE_PLUGIN_AUTOLOAD=1``), so a task needing one names it.
+    - ``scan_patch``: scan the patch for changes to test-runner machinery (see
+      :mod:`lancebench.grading.scan`); ``false`` only for a task on a test tool's own repository.
     """
 
     price_usd: float = Field(0.0, ge=0)
@@ -135,6 +148,8 @@ class LancebenchConfig(_Strict):
     browser: bool = False
     test_runs: int = Field(1, ge=1, le=20)
     pass_if: Literal["any", "all"] = "all"
+    pytest_plugins: list[str] = Field(default_factory=list)
+    scan_patch: bool = True
     local: LocalRecipe | None = None
     choice: ChoiceConfig | None = None
     limits: LimitsConfig = Field(default_factory=LimitsConfig)

@@ -1,0 +1,154 @@
+"""Walking, copying and removing folder trees that hostile code may have written.
+
+Everything here is iterative (no Python recursion, so 10,000 nested folders cannot raise
+``RecursionError``), never follows a symbolic link, and skips special files (FIFOs, sockets,
+devices, which could block the harness). Copies are bounded (``CopyBounds``): what is past a
+bound is left out and said in the returned notes, never an exception. :func:`remove_tree` never
+raises. Removal, ownership and permission changes of whole trees use coreutils (``rm``,
+``chown``, ``chmod``: fts-based, iterative, ``-P`` never follows links), which handle any depth
+and path length.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+
+COPY_NOTES = ".lancebench-copy-notes.txt"  # beside a bounded copy: what was left out
+
+
+@dataclass(frozen=True)
+class CopyBounds:
+    """Bounds of one copy: ``max_entries`` (files, folders and links), ``max_depth`` (folders
+    below the root), ``max_bytes`` (sum of regular file sizes, bytes)."""
+
+    max_entries: int = 20_000
+    max_depth: int = 48
+    max_bytes: int = 256 * 1024 * 1024
+
+
+def walk(root: Path, *, max_depth: int | None = None) -> Iterator[tuple[Path, os.stat_result, int]]:
+    """Yield ``(path, lstat, depth)`` for everything below ``root`` (top-down, depth 1 for
+    ``root``'s children), without following links; folders deeper than ``max_depth`` are not
+    entered. Unreadable folders are skipped. Never recursive."""
+    stack: list[tuple[Path, int]] = [(Path(root), 0)]
+    while stack:
+        folder, depth = stack.pop()
+        try:
+            with os.scandir(folder) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries:
+            path = Path(entry.path)
+            try:
+                st = os.lstat(path)
+            except OSError:
+                continue
+            yield path, st, depth + 1
+            if stat.S_ISDIR(st.st_mode) and (max_depth is None or depth + 1 < max_depth):
+                stack.append((path, depth + 1))
+
+
+def copy_tree(src: Path, dest: Path, bounds: CopyBounds = CopyBounds()) -> list[str]:
+    """Copy folder ``src`` into ``dest`` (created; merged into an existing folder), links as
+    links, special files skipped. Returns notes on what was left out (past ``bounds``, special
+    files, unreadable files); empty when everything was copied. Raises ``OSError`` only when
+    ``dest`` itself cannot be made."""
+    dest.mkdir(parents=True, exist_ok=True)
+    notes: list[str] = []
+    entries = total = 0
+    for path, st, depth in walk(src, max_depth=bounds.max_depth):
+        rel = path.relative_to(src)
+        if entries >= bounds.max_entries:
+            notes.append(f"stopped after {bounds.max_entries} entries")
+            break
+        entries += 1
+        target = dest / rel
+        try:
+            if stat.S_ISDIR(st.st_mode):
+                target.mkdir(exist_ok=True)
+                if depth >= bounds.max_depth:
+                    notes.append(f"{rel}: deeper than {bounds.max_depth} folders, contents left out")
+            elif stat.S_ISLNK(st.st_mode):
+                if target.is_symlink() or target.exists():
+                    _remove_one(target)
+                os.symlink(os.readlink(path), target)
+            elif stat.S_ISREG(st.st_mode):
+                if total + st.st_size > bounds.max_bytes:
+                    notes.append(f"{rel}: left out ({st.st_size} bytes; the copy is capped at {bounds.max_bytes})")
+                    continue
+                total += st.st_size
+                if target.is_symlink() or target.is_dir():
+                    _remove_one(target)
+                copy_file(path, target)
+            else:
+                notes.append(f"{rel}: special file left out")
+        except OSError as exc:
+            notes.append(f"{rel}: not copied ({exc.strerror or exc})")
+    return notes
+
+
+def copy_file(src: Path, dest: Path) -> None:
+    """Copy one regular file without following a link at ``src`` (O_NOFOLLOW) or blocking on a
+    FIFO swapped in (O_NONBLOCK, checked to be regular once opened)."""
+    fd = os.open(src, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{src} is no longer a regular file")
+        with os.fdopen(fd, "rb", closefd=False) as fin, open(dest, "wb") as fout:
+            shutil.copyfileobj(fin, fout, 1024 * 1024)
+    finally:
+        os.close(fd)
+
+
+def _remove_one(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        remove_tree(path)
+    else:
+        path.unlink()
+
+
+def remove_tree(path: Path) -> str | None:
+    """Remove ``path`` (a folder tree, a file or a link) whatever is inside, at any depth.
+    Never raises: returns None when it is gone, else what was left and why."""
+    try:
+        if not os.path.lexists(path):
+            return None
+        res = subprocess.run(["rm", "-rf", "--one-file-system", "--", str(path)], capture_output=True, text=True,
+                             timeout=600)
+        if not os.path.lexists(path):
+            return None
+        # e.g. folders an agent made unwritable (root is not stopped by that, other users are)
+        subprocess.run(["chmod", "-R", "u+rwx", "--", str(path)], capture_output=True, timeout=600)
+        res = subprocess.run(["rm", "-rf", "--one-file-system", "--", str(path)], capture_output=True, text=True,
+                             timeout=600)
+        return None if not os.path.lexists(path) else f"could not remove {path}: {res.stderr.strip()[-500:]}"
+    except (OSError, subprocess.SubprocessError, ValueError) as exc:
+        return f"could not remove {path}: {exc}"
+
+
+def chown_tree(path: Path, uid: int | None) -> None:
+    """Give ``path`` and everything below it to ``uid`` (no-op for None), never following links
+    (``chown -R -P -h``). Raises ``OSError`` when chown fails."""
+    if uid is None or not os.path.lexists(path):
+        return
+    res = subprocess.run(["chown", "-R", "-P", "-h", f"{uid}:{uid}", "--", str(path)], capture_output=True, text=True)
+    if res.returncode != 0:
+        raise OSError(f"chown of {path} failed: {res.stderr.strip()[-500:]}")
+
+
+def make_readable(root: Path) -> None:
+    """Give the owner read (and, on folders, write and search) permission on everything under
+    ``root``, so a file an agent made unreadable (``chmod 000``) cannot break the harness's
+    capture. Links are never followed (``chmod -R`` skips them). Never raises."""
+    try:
+        subprocess.run(["chmod", "-R", "u+rwX", "--", str(root)], capture_output=True, timeout=600)
+    except (OSError, subprocess.SubprocessError):
+        pass
