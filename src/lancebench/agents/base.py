@@ -26,6 +26,7 @@ class AgentContext:
       (workspace-relative) say where to write ``{"selected_proposal_id": N}``.
     - ``solution_dir``: the task's reference solution folder on the host; only the ``oracle``
       agent should read it.
+    - ``solution_env``: the task's ``[solution].env`` (host templates filled), for the oracle only.
     - ``browser``: the task has a browser test, so ``user-tool`` is available in the sandbox.
     """
 
@@ -43,6 +44,7 @@ class AgentContext:
     proposal_ids: list[int] | None = None
     answer_file: str | None = None
     solution_dir: Path | None = None
+    solution_env: dict[str, str] = field(default_factory=dict)
     browser: bool = False
     price_usd: float = 0.0
 

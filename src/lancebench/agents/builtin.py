@@ -18,9 +18,10 @@ def _remaining(ctx: AgentContext) -> float:
     return max(ctx.deadline - time.monotonic(), 1.0)
 
 
-async def _run_script(ctx: AgentContext, script_inside: str, log_name: str) -> AgentOutcome:
+async def _run_script(ctx: AgentContext, script_inside: str, log_name: str,
+                      env: dict[str, str] | None = None) -> AgentOutcome:
     res = await ctx.sandbox.exec(["bash", script_inside], cwd=ctx.workdir, timeout=_remaining(ctx),
-                                 env={"LANCEBENCH_INSTRUCTION": "/tmp/lancebench/instruction.md",
+                                 env={**(env or {}), "LANCEBENCH_INSTRUCTION": "/tmp/lancebench/instruction.md",
                                       "LANCEBENCH_TIMEOUT_SEC": str(int(ctx.timeout_sec))})
     (ctx.logs_dir / log_name).write_text(f"exit code: {res.exit_code}\n--- stdout\n{res.stdout}\n--- stderr\n{res.stderr}")
     if res.timed_out:
@@ -37,7 +38,7 @@ async def _put_text(ctx: AgentContext, text: str, dest: str) -> None:
 
 class OracleAgent:
     """Runs the task's ``solution/solve.sh`` in the agent sandbox (the solution folder is copied to
-    ``/solution`` for the run). Validates tasks: the oracle must resolve every task.
+    ``/solution`` for the run) with the task's ``[solution].env``. Validates tasks: the oracle must resolve every task.
     Raises :class:`AgentError` when the task has no solution."""
 
     name = "oracle"
@@ -47,7 +48,7 @@ class OracleAgent:
             raise AgentError(f"{ctx.task_name}: no solution/solve.sh, so the oracle cannot run")
         await ctx.sandbox.put(ctx.solution_dir, "/solution")
         await _put_text(ctx, ctx.instruction, "/tmp/lancebench/instruction.md")
-        return await _run_script(ctx, "/solution/solve.sh", "oracle.log")
+        return await _run_script(ctx, "/solution/solve.sh", "oracle.log", env=ctx.solution_env)
 
 
 class NopAgent:

@@ -18,6 +18,7 @@ from lancebench.datasets.registry import load_dataset
 from lancebench.errors import ConfigError, TaskError
 from lancebench.task.load import load_tasks
 from lancebench.task.model import Task
+from lancebench.task.settings import missing_host_vars
 
 console = Console(stderr=True)
 out = Console()
@@ -47,6 +48,9 @@ def select_tasks(paths: list[Path] | None, dataset: str | None, globs: list[str]
     tasks = sorted(tasks, key=lambda t: t.name)
     if limit is not None:
         tasks = tasks[:limit]
+    unfilled = {t.paths.root: missing_host_vars(t) for t in tasks}  # ${VAR} the host must give: a plan-time error
+    errors = errors + [e for t in tasks for e in unfilled[t.paths.root]]
+    tasks = [t for t in tasks if not unfilled[t.paths.root]]
     return tasks, errors, label
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import typer
@@ -9,6 +10,8 @@ from rich.markup import escape
 
 from lancebench.commands.common import out, print_task_errors
 from lancebench.task.load import load_tasks
+from lancebench.task.settings import effective_settings, missing_host_vars
+from lancebench.task.support import task_unsupported
 
 tasks_app = typer.Typer(help="Inspect and validate task folders.", no_args_is_help=True)
 
@@ -24,10 +27,38 @@ def validate(paths: list[Path] = typer.Argument(..., help="Task folders or folde
         out.print(f"[green]ok[/green] {t.name} ({t.kind}, ${t.price_usd:,.0f}, {t.split})")
         for warning in task_warnings(t):
             out.print(f"  [yellow]warning[/yellow] {escape(warning)}", highlight=False)
+        for field in task_unsupported(t):
+            out.print(f"  [yellow]unsupported[/yellow] {escape(str(t.paths.task_toml))}: {escape(field)}", highlight=False,
+                      soft_wrap=True)
+        for error in missing_host_vars(t):
+            out.print(f"  [yellow]warning[/yellow] {escape(str(error))}", highlight=False)
     print_task_errors(errors)
     out.print(f"{len(tasks)} valid, {len(errors)} problem(s)")
     if errors:
         raise typer.Exit(1)
+
+
+@tasks_app.command("show")
+def show(path: Path = typer.Argument(..., help="One task folder."),
+         as_json: bool = typer.Option(False, "--json", help="Print the settings as JSON.")) -> None:
+    """Print the settings lancebench will use for one task: workdir, limits, timeouts, network and
+    env per phase (host values of ${VAR} entries are not printed), steps, protected paths, and
+    every task.toml field lancebench does not act on.
+
+    Example: lancebench tasks show tests/fixtures/harbor/sizes --json
+    """
+    tasks, errors = load_tasks([path])
+    if errors or len(tasks) != 1:
+        print_task_errors(errors)
+        if not errors:
+            out.print(f"{path}: holds {len(tasks)} tasks; pass one task folder")
+        raise typer.Exit(1)
+    settings = effective_settings(tasks[0]) | {"unsupported": task_unsupported(tasks[0])}
+    if as_json:
+        print(json.dumps(settings, indent=2))
+        return
+    for key, value in settings.items():
+        out.print(f"[bold]{key}[/bold]: {escape(json.dumps(value))}", highlight=False)
 
 
 def task_warnings(task) -> list[str]:

@@ -4,6 +4,7 @@ in a fresh sandbox, result. Infrastructure failures give ``invalid``, never a sc
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import shutil
 import time
@@ -26,6 +27,7 @@ from lancebench.sandbox.backend import Backend, PreparedEnvironment, task_limits
 from lancebench.sandbox.base import Mount, Sandbox
 from lancebench.sandbox.fstree import remove_tree
 from lancebench.task.model import Task
+from lancebench.task.settings import network_policy, phase_env
 
 AGENT_GRACE_SEC = 30.0  # beyond the agent's budget before the harness cancels it
 
@@ -100,8 +102,9 @@ async def _agent_and_grade(spec: TrialSpec, agent: Agent, backend: Backend, env:
     if task.lb.browser and task.kind == "code":
         from lancebench.grading.user_tool import UserToolService
         user_tool = UserToolService(task, backend, env, spec.scratch / "user-tool", paths.agent)
-    sandbox = backend.open(task, env, spec.scratch / "agent", mounts=user_tool.mounts() if user_tool else (),
-                           labels=_labels(spec))
+    agent_env = dataclasses.replace(env, variables={**env.variables, **phase_env(task, "agent")})
+    sandbox = backend.open(task, agent_env, spec.scratch / "agent", mounts=user_tool.mounts() if user_tool else (),
+                           network=network_policy(task, "agent").mode == "public", labels=_labels(spec))
     if user_tool:
         user_tool.attach(sandbox)  # before start: a container backend reads PATH when it starts
     await sandbox.start()
@@ -113,7 +116,8 @@ async def _agent_and_grade(spec: TrialSpec, agent: Agent, backend: Backend, env:
                            proposal_ids=task.lb.choice.proposal_ids if task.lb.choice else None,
                            answer_file=task.lb.choice.answer_file if task.lb.choice else None,
                            solution_dir=task.paths.solution if task.paths.solution.is_dir() else None,
-                           browser=task.lb.browser, price_usd=task.price_usd)
+                           browser=task.lb.browser, price_usd=task.price_usd,
+                           solution_env=phase_env(task, "solution"))
         outcome = await _run_agent(agent, ctx, budget)
         if user_tool:
             await user_tool.close()  # before the capture: user_tool/ never enters the patch
@@ -153,10 +157,11 @@ async def _agent_and_grade(spec: TrialSpec, agent: Agent, backend: Backend, env:
 
 
 def verifier_env(task: Task) -> dict[str, str]:
-    """The environment of ``tests/test.sh``: task.toml's ``[verifier] env``, pytest's plugin
+    """The environment of ``tests/test.sh``: task.toml's ``[environment]`` and ``[verifier] env``
+    (host templates filled, :func:`lancebench.task.settings.phase_env`), pytest's plugin
     auto-loading off (an installed or planted entry point cannot join the run) and the plugins the
     task names (``[lancebench] pytest_plugins``) loaded instead, and no bytecode written."""
-    env = dict(task.config.verifier.env)
+    env = phase_env(task, "verifier")
     plugins = [p for p in env.get("PYTEST_PLUGINS", "").split(",") if p.strip()] + list(task.lb.pytest_plugins)
     env |= {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONDONTWRITEBYTECODE": "1"}
     if plugins:
@@ -255,7 +260,8 @@ async def grade_once(task: Task, backend: Backend, env: PreparedEnvironment, pat
     tests = scratch / "tests"  # a copy: the task folder may sit where the sandbox user cannot read
     shutil.copytree(task.paths.tests, tests, dirs_exist_ok=True)
     sandbox = backend.open(task, env, scratch / "sandbox",
-                           mounts=(Mount(tests, "/tests", False), Mount(logs, "/logs/verifier", True)), labels=labels)
+                           mounts=(Mount(tests, "/tests", False), Mount(logs, "/logs/verifier", True)),
+                           network=network_policy(task, "verifier").mode == "public", labels=labels)
     await sandbox.start()
     try:
         applied = None

@@ -13,7 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from lancebench.task.harbor import (Healthcheck, NetworkMode, PackageInfo, PhaseNetwork, SolutionConfig, StepConfig,
+                                    check_hosts, parse_size_mb)
 
 # Paths of the repository that belong to the test runner: a patch's changes there are dropped
 # before grading (DESIGN.md, trial flow step 4). Globs match repository-relative POSIX paths;
@@ -42,29 +45,88 @@ class _Open(BaseModel):
     model_config = ConfigDict(extra="allow", frozen=True)
 
 
-class VerifierConfig(_Open):
-    """Harbor ``[verifier]``: ``timeout_sec`` (seconds) for ``tests/test.sh``; ``env`` passed to it."""
+class VerifierConfig(PhaseNetwork):
+    """Harbor ``[verifier]``: ``timeout_sec`` (seconds) for ``tests/test.sh``; ``env`` passed to it
+    (``${VAR}`` / ``${VAR:-default}`` filled from the host); an explicit ``network_mode`` for the
+    grading sandbox. ``user``, ``environment_mode``, ``environment`` and ``collect`` are Harbor's
+    and not acted on (``tasks validate`` names them)."""
 
     timeout_sec: float = Field(600.0, gt=0)
     env: dict[str, str] = Field(default_factory=dict)
+    user: str | int | None = None
+    environment_mode: Literal["shared", "separate"] | None = None
+    environment: dict | None = None
+    collect: list[dict] = Field(default_factory=list)
 
 
-class AgentConfig(_Open):
-    """Harbor ``[agent]``: ``timeout_sec`` is the agent phase's wall-time budget in seconds."""
+class AgentConfig(PhaseNetwork):
+    """Harbor ``[agent]``: ``timeout_sec`` is the agent phase's wall-time budget in seconds; an
+    explicit ``network_mode`` overrides the environment's for the agent phase."""
 
     timeout_sec: float = Field(1800.0, gt=0)
+    user: str | int | None = None
 
 
 class EnvironmentConfig(_Open):
-    """Harbor ``[environment]``: build timeout (s), an optional prebuilt ``docker_image``, and
-    resource limits (``cpus``, ``memory_mb``, ``storage_mb``) applied to every sandbox."""
+    """Harbor ``[environment]``: build timeout (s), an optional prebuilt ``docker_image``, resource
+    limits (``cpus``, ``memory_mb``, ``storage_mb``; the legacy size strings ``memory = "8G"`` and
+    ``storage = "20G"`` are converted by :func:`~lancebench.task.harbor.parse_size_mb`, as Harbor
+    does) applied to every sandbox, ``env`` for every command in the environment, ``workdir``,
+    ``healthcheck`` and the network baseline (``network_mode``, ``allowed_hosts``, the legacy
+    ``allow_internet``). Raises ``ValueError`` (a validation error) for a bad size string or a
+    ``memory``/``memory_mb`` conflict."""
 
     build_timeout_sec: float = Field(900.0, gt=0)
     docker_image: str | None = None
+    os: Literal["linux", "windows"] = "linux"
     cpus: float = Field(1.0, gt=0)
     memory_mb: int = Field(2048, gt=0)
     storage_mb: int = Field(10240, gt=0)
-    allow_internet: bool = False
+    gpus: int | None = None
+    gpu_types: list[str] | None = None
+    tpu: dict | None = None
+    mcp_servers: list[dict] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    skills_dir: str | None = None
+    healthcheck: Healthcheck | None = None
+    workdir: str | None = None
+    network_mode: NetworkMode | None = None
+    allowed_hosts: list[str] | None = None
+    allow_internet: bool | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_sizes(cls, data):
+        """``memory``/``storage`` size strings become ``memory_mb``/``storage_mb``."""
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        if isinstance(data.get("os"), str):
+            data["os"] = data["os"].lower()
+        for legacy in ("memory", "storage"):
+            if legacy not in data:
+                continue
+            value = data.pop(legacy)
+            if not isinstance(value, str):
+                raise ValueError(f"{legacy} = {value!r}: a size string like '8G' is expected "
+                                 f"(or give {legacy}_mb in MiB)")
+            mb = parse_size_mb(value)
+            if f"{legacy}_mb" in data and data[f"{legacy}_mb"] != mb:
+                raise ValueError(f"{legacy} = {value!r} ({mb} MB) conflicts with {legacy}_mb = {data[f'{legacy}_mb']!r}: "
+                                 "keep one of them")
+            data.setdefault(f"{legacy}_mb", mb)
+        return data
+
+    @field_validator("allowed_hosts")
+    @classmethod
+    def _hosts(cls, value: list[str] | None) -> list[str] | None:
+        return check_hosts(value)
+
+    @model_validator(mode="after")
+    def _mode(self):
+        if self.allowed_hosts is not None and self.network_mode != "allowlist":
+            raise ValueError('allowed_hosts needs network_mode = "allowlist"')
+        return self
 
 
 class Checkout(_Strict):
@@ -162,14 +224,47 @@ class LancebenchConfig(_Strict):
 
 
 class TaskConfig(_Open):
-    """The whole ``task.toml``. ``metadata`` is Harbor's free-form table (``taxonomy`` inside it)."""
+    """The whole ``task.toml``. ``metadata`` is Harbor's free-form table (``taxonomy`` inside it);
+    ``version`` is Harbor's ``schema_version`` (either name is read); ``task`` is the registry
+    package, ``solution`` the reference solution's env; ``steps`` makes a multi-step task whose
+    trial reward follows ``multi_step_reward_strategy`` (``mean`` unless set)."""
 
     version: str = "1.0"
+    task: PackageInfo | None = None
+    source: str | None = None
     metadata: dict = Field(default_factory=dict)
     verifier: VerifierConfig = Field(default_factory=VerifierConfig)
     agent: AgentConfig = Field(default_factory=AgentConfig)
     environment: EnvironmentConfig = Field(default_factory=EnvironmentConfig)
+    solution: SolutionConfig = Field(default_factory=SolutionConfig)
+    multi_step_reward_strategy: Literal["mean", "final"] | None = None
+    steps: list[StepConfig] | None = None
+    artifacts: list[str | dict] = Field(default_factory=list)
     lancebench: LancebenchConfig = Field(default_factory=LancebenchConfig)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _schema_version(cls, data):
+        if isinstance(data, dict) and "schema_version" in data:
+            data = dict(data)
+            data.setdefault("version", str(data.pop("schema_version")))
+        return data
+
+    @model_validator(mode="before")
+    @classmethod
+    def _harbor_workdir(cls, data):
+        """``[environment] workdir`` is where the repository is, unless ``[lancebench] workdir``
+        says so too (then both must agree)."""
+        if not isinstance(data, dict) or not isinstance(data.get("environment"), dict):
+            return data
+        workdir = data["environment"].get("workdir")
+        lb = data.get("lancebench", {})
+        if workdir is None or not isinstance(lb, dict):
+            return data
+        if lb.get("workdir", workdir) != workdir:
+            raise ValueError(f"[environment] workdir = {workdir!r} and [lancebench] workdir = {lb['workdir']!r} "
+                             "disagree: keep one")
+        return {**data, "lancebench": {**lb, "workdir": workdir}}
 
 
 @dataclass(frozen=True)

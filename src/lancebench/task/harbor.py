@@ -1,0 +1,141 @@
+"""Harbor's task tables beyond the basics, as lancebench reads them.
+
+The reference is Harbor 0.25's task model (``harbor.models.task.config`` on PyPI): every field it
+defines is declared here, so :mod:`lancebench.task.support` can say, by name, which ones
+lancebench acts on and which it does not. Values are checked only as far as lancebench uses them;
+Harbor-only fields are kept as they are.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+NetworkMode = Literal["no-network", "public", "allowlist"]
+
+_HOST = re.compile(r"^(\*\.)?[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$")
+_IP_OR_CIDR = re.compile(r"^[0-9a-f:.]+(/\d{1,3})?$")
+
+
+class HarborTable(BaseModel):
+    """A Harbor table: known fields typed, unknown keys kept (``tasks validate`` names them)."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+
+def parse_size_mb(value: str) -> int:
+    """A legacy Harbor size string (``"8G"``, ``"512M"``, ``"2048K"``; case-insensitive) in MiB.
+
+    Converts as Harbor 0.25 does (``EnvironmentConfig._parse_size_to_mb``): ``G`` times 1024,
+    ``M`` as is, ``K`` divided by 1024, each truncated to an integer. Raises ``ValueError`` for
+    any other suffix (``"8GB"``, ``"8"``).
+    """
+    text = value.strip().upper()
+    factors = {"G": 1024.0, "M": 1.0, "K": 1 / 1024}
+    if not text or text[-1] not in factors:
+        raise ValueError(f"size {value!r} must end in G, M or K (like '8G' or '512M')")
+    try:
+        number = float(text[:-1])
+    except ValueError:
+        raise ValueError(f"size {value!r} must be a number followed by G, M or K (like '8G')") from None
+    return int(number * factors[text[-1]])
+
+
+def check_hosts(hosts: list[str] | None) -> list[str] | None:
+    """Allowlist entries, lower-cased and without a trailing dot: host names, ``*.suffix``
+    wildcards, IP addresses or CIDR ranges (never URLs, ports or paths). Raises ``ValueError``."""
+    if hosts is None:
+        return None
+    out = []
+    for host in hosts:
+        h = host.strip().lower().rstrip(".")
+        if not (_HOST.match(h) or _IP_OR_CIDR.match(h)):
+            raise ValueError(f"allowed_hosts entry {host!r} must be a host name, *.suffix, IP address or CIDR range")
+        out.append(h)
+    return out
+
+
+class PhaseNetwork(HarborTable):
+    """``network_mode`` / ``allowed_hosts`` of ``[agent]`` or ``[verifier]``: an explicit
+    override of the environment's policy for that phase (unset: the environment's applies)."""
+
+    network_mode: NetworkMode | None = None
+    allowed_hosts: list[str] | None = None
+
+    @field_validator("allowed_hosts")
+    @classmethod
+    def _hosts(cls, value: list[str] | None) -> list[str] | None:
+        return check_hosts(value)
+
+    @model_validator(mode="after")
+    def _mode(self):
+        if self.allowed_hosts is not None and self.network_mode != "allowlist":
+            raise ValueError('allowed_hosts needs network_mode = "allowlist"')
+        return self
+
+
+class Healthcheck(HarborTable):
+    """``[environment.healthcheck]`` (or a step's): Docker HEALTHCHECK semantics, in seconds.
+
+    ``command`` runs in the environment until it exits 0; it must succeed before the agent starts.
+    Failures during ``start_period_sec`` (checked every ``start_interval_sec``) do not count;
+    after it, ``retries`` consecutive failures (checked every ``interval_sec``) fail the check.
+    Each run is bounded by ``timeout_sec``.
+    """
+
+    command: str
+    interval_sec: float = Field(5.0, ge=0)
+    timeout_sec: float = Field(30.0, gt=0)
+    start_period_sec: float = Field(0.0, ge=0)
+    start_interval_sec: float = Field(5.0, ge=0)
+    retries: int = Field(3, ge=1)
+
+
+class SolutionConfig(HarborTable):
+    """``[solution]``: ``env`` for ``solution/solve.sh`` (``${VAR}`` filled from the host)."""
+
+    env: dict[str, str] = Field(default_factory=dict)
+
+
+class PackageInfo(HarborTable):
+    """``[task]``: the registry name (``org/name``), version, description, authors, keywords."""
+
+    name: str
+    version: str | None = None
+    description: str = ""
+    authors: list[dict[str, Any]] = Field(default_factory=list)
+    keywords: list[str] = Field(default_factory=list)
+
+
+class StepAgent(PhaseNetwork):
+    """A step's ``[steps.agent]``: ``timeout_sec`` (seconds; unset: the task's) and network."""
+
+    timeout_sec: float | None = Field(None, gt=0)
+    user: str | int | None = None
+
+
+class StepVerifier(PhaseNetwork):
+    """A step's ``[steps.verifier]``: ``timeout_sec`` (unset: the task's), ``env`` added to the
+    task's verifier env, and network."""
+
+    timeout_sec: float | None = Field(None, gt=0)
+    env: dict[str, str] = Field(default_factory=dict)
+    user: str | int | None = None
+    environment_mode: Literal["shared", "separate"] | None = None
+    environment: dict[str, Any] | None = None
+    collect: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class StepConfig(HarborTable):
+    """One ``[[steps]]`` entry: its files live under ``steps/<name>/`` (``instruction.md``,
+    ``tests/``, optional ``solution/``). ``min_reward`` (a number gating the ``reward`` key, or a
+    table of per-key thresholds) stops the later steps when this step's rewards fall below it."""
+
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+    agent: StepAgent = Field(default_factory=StepAgent)
+    verifier: StepVerifier = Field(default_factory=StepVerifier)
+    min_reward: float | dict[str, float] | None = None
+    healthcheck: Healthcheck | None = None
+    artifacts: list[str | dict[str, Any]] = Field(default_factory=list)

@@ -1,0 +1,187 @@
+"""A task's effective settings per phase: environment variables (host templates filled) and
+network policy, resolved as Harbor 0.25 resolves them, plus lancebench's stricter default.
+
+Phases: ``agent`` (the agent's commands), ``solution`` (the oracle's ``solution/solve.sh``),
+``verifier`` (``tests/test.sh`` in the grading sandbox) and ``healthcheck``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from lancebench.errors import TaskError
+from lancebench.task.model import Task
+
+# Harbor's whole-value template (harbor.utils.env): "${NAME}" or "${NAME:-default}"; any other
+# value is literal. A variable set to "" on the host is used as "" (no fallback to the default).
+_TEMPLATE = re.compile(r"\$\{([^}:]+)(?::-(.*))?\}")
+
+PHASES = ("agent", "solution", "verifier", "healthcheck")
+
+
+def fill_env(values: Mapping[str, str], host: Mapping[str, str] | None = None) -> dict[str, str]:
+    """``values`` with every whole-value ``${VAR}`` / ``${VAR:-default}`` replaced from ``host``
+    (default: ``os.environ``), exactly as Harbor's ``resolve_env_vars`` does.
+
+    Raises ``KeyError`` (its argument the missing host variable's name) for ``${VAR}`` without a
+    default when ``VAR`` is not set on the host."""
+    host = os.environ if host is None else host
+    out = {}
+    for key, value in values.items():
+        m = _TEMPLATE.fullmatch(value)
+        if not m:
+            out[key] = value
+        elif m.group(1) in host:
+            out[key] = host[m.group(1)]
+        elif m.group(2) is not None:
+            out[key] = m.group(2)
+        else:
+            raise KeyError(m.group(1))
+    return out
+
+
+def _tables(task: Task, phase: str, step: str | None) -> list[tuple[str, Mapping[str, str]]]:
+    """(TOML table name, env table) in the order they apply; later ones win."""
+    cfg = task.config
+    tables: list[tuple[str, Mapping[str, str]]] = [("environment.env", cfg.environment.env)]
+    if phase == "solution":
+        tables.append(("solution.env", cfg.solution.env))
+    elif phase == "verifier":
+        tables.append(("verifier.env", cfg.verifier.env))
+        step_cfg = _step(task, step)
+        if step_cfg is not None:
+            tables.append((f"steps.{step}.verifier.env", step_cfg.verifier.env))
+    return tables
+
+
+def phase_env(task: Task, phase: str, *, step: str | None = None,
+              host: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment variables the task gives ``phase`` (one of :data:`PHASES`), templates filled.
+
+    ``[environment].env`` applies to every phase (in Harbor it is what the environment's compose
+    file passes to its containers); ``[solution].env`` adds to it for the oracle, ``[verifier].env``
+    (then the step's) for the verifier. Verifier values never reach the agent or the solution.
+    Raises :class:`TaskError` naming ``task.toml``, the table and the host variable when a
+    ``${VAR}`` has no value and no default.
+    """
+    if phase not in PHASES:
+        raise ValueError(f"unknown phase {phase!r}; one of {PHASES}")
+    out: dict[str, str] = {}
+    for name, table in _tables(task, phase, step):
+        try:
+            out.update(fill_env(table, host))
+        except KeyError as exc:
+            raise TaskError(task.paths.task_toml, f"${{{exc.args[0]}}} is not set on this machine", key=name,
+                            task_dir=task.paths.root,
+                            fix=f"export {exc.args[0]}=... before running, or write ${{{exc.args[0]}:-default}}") from None
+    return out
+
+
+def missing_host_vars(task: Task, host: Mapping[str, str] | None = None) -> list[TaskError]:
+    """Every env table of ``task`` whose templates cannot be filled on this host (one
+    :class:`TaskError` each): checked when a job is planned, before any trial runs."""
+    errors = []
+    steps = [s.name for s in task.config.steps or []] or [None]
+    seen = set()
+    for phase in ("solution", "verifier"):
+        for step in steps:
+            try:
+                phase_env(task, phase, step=step, host=host)
+            except TaskError as exc:
+                if str(exc) not in seen:
+                    seen.add(str(exc))
+                    errors.append(exc)
+    return errors
+
+
+@dataclass(frozen=True)
+class NetworkPolicy:
+    """A phase's network: ``mode`` is ``no-network``, ``public`` or ``allowlist`` (then ``hosts``:
+    host names, ``*.suffix``, IPs or CIDRs); ``source`` says which TOML key decided it."""
+
+    mode: str
+    hosts: tuple[str, ...] = ()
+    source: str = "lancebench default"
+
+
+def _step(task: Task, step: str | None):
+    if step is None:
+        return None
+    for s in task.config.steps or []:
+        if s.name == step:
+            return s
+    raise ValueError(f"task {task.name} has no step {step!r}")
+
+
+def baseline_network(task: Task) -> NetworkPolicy:
+    """The environment's policy: ``[environment] network_mode`` (with ``allowed_hosts``), else
+    the legacy ``allow_internet`` (true: public, false: none), else lancebench's default, no
+    network (Harbor's default is public: a task that needs the network must say so)."""
+    e = task.config.environment
+    if e.network_mode is not None:
+        return NetworkPolicy(e.network_mode, tuple(e.allowed_hosts or ()), "environment.network_mode")
+    if e.allow_internet is not None:
+        return NetworkPolicy("public" if e.allow_internet else "no-network", (), "environment.allow_internet")
+    if task.lb.allow_hosts:
+        return NetworkPolicy("allowlist", tuple(task.lb.allow_hosts), "lancebench.allow_hosts")
+    return NetworkPolicy("no-network")
+
+
+def network_policy(task: Task, phase: str, *, step: str | None = None) -> NetworkPolicy:
+    """The network of ``phase`` (``agent`` or ``verifier``; the solution runs as the agent):
+    the step's explicit ``network_mode``, else the task's ``[agent]``/``[verifier]`` one, else
+    :func:`baseline_network` (Harbor's ``trial.network_policy`` order)."""
+    role = "verifier" if phase == "verifier" else "agent"
+    step_cfg = _step(task, step)
+    candidates = []
+    if step_cfg is not None:
+        candidates.append((f"steps.{step}.{role}", getattr(step_cfg, role)))
+    candidates.append((role, getattr(task.config, role)))
+    for name, table in candidates:
+        if table.network_mode is not None:
+            return NetworkPolicy(table.network_mode, tuple(table.allowed_hosts or ()), f"{name}.network_mode")
+    return baseline_network(task)
+
+
+def _env_view(values: Mapping[str, str], host: Mapping[str, str]) -> dict[str, str]:
+    """Env table as shown to a user: literals as they are, a template as ``${VAR}`` plus whether
+    the host fills it (values from the host are never printed: they may be secrets)."""
+    view = {}
+    for key, value in values.items():
+        m = _TEMPLATE.fullmatch(value)
+        if not m:
+            view[key] = value
+        elif m.group(1) in host:
+            view[key] = f"{value} (set on this machine)"
+        elif m.group(2) is not None:
+            view[key] = f"{value} (not set: default {m.group(2)!r})"
+        else:
+            view[key] = f"{value} (NOT SET: the task cannot run)"
+    return view
+
+
+def effective_settings(task: Task, host: Mapping[str, str] | None = None) -> dict:
+    """What lancebench will do with ``task``, as one JSON-ready dict: workdir, limits (MiB, CPUs,
+    seconds), network and env per phase, steps, health check, protected paths. Host values of
+    templated env entries are not included."""
+    host = os.environ if host is None else host
+    cfg, e = task.config, task.config.environment
+    steps = [s.name for s in cfg.steps or []]
+    return {
+        "name": task.name, "path": str(task.paths.root), "kind": task.kind, "digest": task.digest,
+        "price_usd": task.price_usd, "workdir": task.lb.workdir, "docker_image": e.docker_image,
+        "limits": {"cpus": e.cpus, "memory_mb": e.memory_mb, "storage_mb": e.storage_mb, "pids": task.lb.limits.pids,
+                   "cpu_time_sec": task.lb.limits.cpu_time_sec},
+        "timeouts_sec": {"build": e.build_timeout_sec, "agent": cfg.agent.timeout_sec,
+                         "verifier": cfg.verifier.timeout_sec},
+        "network": {phase: {"mode": p.mode, "allowed_hosts": list(p.hosts), "from": p.source}
+                    for phase in ("agent", "verifier") for p in [network_policy(task, phase)]},
+        "env": {"all phases": _env_view(e.env, host), "solution": _env_view(cfg.solution.env, host),
+                "verifier": _env_view(cfg.verifier.env, host)},
+        "healthcheck": e.healthcheck.model_dump() if e.healthcheck else None,
+        "steps": steps, "multi_step_reward_strategy": (cfg.multi_step_reward_strategy or "mean") if steps else None,
+        "protected": {"globs": task.lb.protected_globs(), "unprotect": list(task.lb.unprotect)},
+    }

@@ -1,0 +1,172 @@
+"""Every field of Harbor's task model: acted on, or named by `tasks validate` as unsupported
+(lancebench.task.harbor, .settings, .support). The differential test loads the same fixtures with
+Harbor 0.25's own task model when a Python >= 3.12 with harbor is present."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from lancebench.errors import TaskError, TaskErrors
+from lancebench.task import load_task
+from lancebench.task.harbor import parse_size_mb
+from lancebench.task.settings import fill_env, missing_host_vars, network_policy, phase_env
+from lancebench.task.support import HARBOR_FIELDS, task_unsupported
+
+HARBOR = Path(__file__).parent.parent / "fixtures" / "harbor"
+EVERY = HARBOR / "every-field"
+CALC = Path(__file__).parent.parent / "fixtures" / "tasks" / "calc"
+
+
+def _harbor_task(tmp_path, environment: str, rest: str = "") -> Path:
+    """calc with a pure-Harbor task.toml: the given [environment] body plus ``rest``."""
+    dest = tmp_path / "t"
+    shutil.copytree(CALC, dest)
+    (dest / "task.toml").write_text(f'version = "1.0"\n{rest}\n[environment]\n{environment}\n')
+    return dest
+
+
+@pytest.mark.parametrize("text,mb", [("8G", 8 * 1024), ("20g", 20 * 1024), ("512M", 512), ("1.5G", 1536),
+                                     (" 2048K ", 2), ("1000K", 0)])
+def test_size_strings_convert_as_harbor_does(text, mb):
+    # Harbor 0.25 EnvironmentConfig._parse_size_to_mb: G*1024, M as is, K/1024, truncated
+    assert parse_size_mb(text) == mb
+
+
+@pytest.mark.parametrize("text", ["8GB", "8", "", "G", "lotsG"])
+def test_bad_size_strings_are_errors(text):
+    with pytest.raises(ValueError, match="G, M or K"):
+        parse_size_mb(text)
+
+
+def test_legacy_memory_and_storage_reach_the_limits(tmp_path):
+    task = load_task(_harbor_task(tmp_path, 'memory = "512M"\nstorage = "1G"'))
+    assert (task.config.environment.memory_mb, task.config.environment.storage_mb) == (512, 1024)
+    from lancebench.sandbox.backend import task_limits
+    limits = task_limits(task)
+    assert (limits.memory_mb, limits.storage_mb) == (512, 1024)
+
+
+def test_conflicting_memory_and_memory_mb_name_the_file_and_both_keys(tmp_path):
+    d = _harbor_task(tmp_path, 'memory = "1G"\nmemory_mb = 512')
+    with pytest.raises(TaskErrors) as exc:
+        load_task(d)
+    (err,) = exc.value.errors
+    assert err.path == d / "task.toml" and err.key == "environment"
+    assert "memory_mb" in str(err) and "1024 MB" in str(err)
+
+
+def test_numeric_memory_is_an_error_with_the_fix(tmp_path):
+    with pytest.raises(TaskErrors, match="size string like '8G'"):
+        load_task(_harbor_task(tmp_path, "memory = 8"))
+
+
+def test_env_templates_fill_from_the_host_as_harbor_does():
+    host = {"SET": "v", "EMPTY": ""}
+    got = fill_env({"a": "${SET}", "b": "${UNSET:-dflt}", "c": "${SET:-dflt}", "d": "literal ${SET}",
+                    "e": "${EMPTY:-dflt}", "f": "plain"}, host)
+    # only whole values are templates; a host variable set to "" is used as "" (no default)
+    assert got == {"a": "v", "b": "dflt", "c": "v", "d": "literal ${SET}", "e": "", "f": "plain"}
+    with pytest.raises(KeyError, match="NOPE"):
+        fill_env({"x": "${NOPE}"}, host)
+
+
+def test_each_phase_gets_its_tables_and_verifier_values_stay_in_the_verifier():
+    task = load_task(EVERY)
+    host = {"LB_FIXTURE_TOKEN": "s3cret"}
+    assert phase_env(task, "agent", host=host) == {"GREETING": "hello"}
+    assert phase_env(task, "solution", host=host) == {"GREETING": "hello", "SOLUTION_MODE": "fast"}
+    assert phase_env(task, "verifier", host=host) == {"GREETING": "hello", "MODE": "strict", "TOKEN": "s3cret"}
+    assert phase_env(task, "verifier", step="one", host=host)["STEP"] == "one"
+
+
+def test_unfilled_template_is_a_plan_time_error_naming_table_and_variable(tmp_path):
+    d = _harbor_task(tmp_path, "", rest='[verifier]\nenv = { KEY = "${LB_TEST_SURELY_UNSET}" }')
+    task = load_task(d)
+    (err,) = missing_host_vars(task, host={})
+    assert isinstance(err, TaskError) and err.key == "verifier.env" and err.path == d / "task.toml"
+    assert "LB_TEST_SURELY_UNSET" in str(err) and "export" in str(err)
+    assert missing_host_vars(task, host={"LB_TEST_SURELY_UNSET": "x"}) == []
+
+
+def test_network_policy_per_phase_follows_harbors_order(tmp_path):
+    task = load_task(EVERY)
+    assert network_policy(task, "agent").mode == "public"  # [agent] overrides the environment
+    v = network_policy(task, "verifier")
+    assert (v.mode, v.hosts, v.source) == ("allowlist", ("api.example.com",), "verifier.network_mode")
+    assert network_policy(task, "agent", step="one").mode == "no-network"  # the step's own wins
+    legacy = load_task(_harbor_task(tmp_path, "allow_internet = true"))
+    assert network_policy(legacy, "verifier").mode == "public"
+    shutil.rmtree(tmp_path / "t")
+    assert network_policy(load_task(_harbor_task(tmp_path, "")), "agent").mode == "no-network"
+
+
+def test_environment_workdir_is_the_workdir(tmp_path):
+    assert load_task(_harbor_task(tmp_path, 'workdir = "/srv/repo"')).lb.workdir == "/srv/repo"
+
+
+def test_validate_names_every_unsupported_field_and_only_those():
+    reported = {line.split(" ")[0] for line in task_unsupported(load_task(EVERY))}
+    assert reported == {
+        "multi_step_reward_strategy", "artifacts", "steps", "steps[].artifacts", "steps[].agent.user",
+        "steps[].verifier.user", "steps[].healthcheck", "verifier.network_mode", "verifier.allowed_hosts",
+        "verifier.user", "verifier.collect", "agent.user", "environment.gpus", "environment.gpu_types",
+        "environment.skills_dir", "environment.healthcheck", "environment.mcp_servers"}
+
+
+def test_unknown_harbor_key_is_named(tmp_path):
+    d = _harbor_task(tmp_path, "memroy_mb = 4")
+    assert task_unsupported(load_task(d)) == ["environment.memroy_mb: unknown key (not in Harbor's task model); ignored"]
+
+
+def test_tasks_show_json_prints_effective_settings(monkeypatch):
+    from typer.testing import CliRunner
+
+    from lancebench.cli import app
+    monkeypatch.setenv("LB_FIXTURE_TOKEN", "never-printed")
+    proc = CliRunner().invoke(app, ["tasks", "show", str(EVERY), "--json"])
+    assert proc.exit_code == 0, proc.output
+    shown = json.loads(proc.stdout)
+    assert shown["limits"]["memory_mb"] == 1024 and shown["limits"]["storage_mb"] == 2048
+    assert shown["network"]["verifier"] == {"mode": "allowlist", "allowed_hosts": ["api.example.com"],
+                                            "from": "verifier.network_mode"}
+    assert shown["steps"] == ["one", "two"] and shown["multi_step_reward_strategy"] == "final"
+    assert "never-printed" not in proc.stdout
+    assert shown["env"]["verifier"]["TOKEN"] == "${LB_FIXTURE_TOKEN:-none} (set on this machine)"
+
+
+def harbor_python() -> str | None:
+    """A Python with harbor 0.25 installed ($LANCEBENCH_HARBOR_PYTHON, else /work/harbor-venv)."""
+    for cand in (os.environ.get("LANCEBENCH_HARBOR_PYTHON"), "/work/harbor-venv/bin/python"):
+        if cand and Path(cand).is_file():
+            return cand
+    return None
+
+
+@pytest.mark.skipif(harbor_python() is None, reason="no Python >= 3.12 with harbor 0.25 "
+                    "(set LANCEBENCH_HARBOR_PYTHON; .ci/run makes one)")
+def test_harbor_reads_the_same_settings(tmp_path):
+    probe = ("import json,sys; from harbor.models.task.task import Task; c=Task(sys.argv[1]).config; "
+             "e=c.environment; print(json.dumps([e.memory_mb, e.storage_mb, e.cpus, e.workdir, c.agent.timeout_sec, "
+             "c.verifier.timeout_sec, c.verifier.network_mode.value, list(c.verifier.allowed_hosts), "
+             "[s.name for s in c.steps], c.multi_step_reward_strategy.value]))")
+    proc = subprocess.run([harbor_python(), "-c", probe, str(EVERY)], capture_output=True, text=True, check=True)
+    task = load_task(EVERY)
+    e, v = task.config.environment, network_policy(task, "verifier")
+    ours = [e.memory_mb, e.storage_mb, e.cpus, task.lb.workdir, task.config.agent.timeout_sec,
+            task.config.verifier.timeout_sec, v.mode, list(v.hosts), [s.name for s in task.config.steps],
+            task.config.multi_step_reward_strategy]
+    assert json.loads(proc.stdout.strip().splitlines()[-1]) == ours
+
+
+def test_every_harbor_field_is_classified():
+    # the 0.25 model's top-level tables and a sample of nested fields, written out here by hand
+    for name in ("schema_version", "task", "metadata", "verifier", "agent", "environment", "solution", "source",
+                 "multi_step_reward_strategy", "steps", "artifacts", "environment.healthcheck", "environment.tpu",
+                 "verifier.environment_mode", "steps[].min_reward"):
+        assert name in HARBOR_FIELDS
