@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import typer
 from rich.markup import escape
@@ -18,6 +18,9 @@ from lancebench.runner.job import JobOptions, run_job
 from lancebench.results.models import TrialResult
 from lancebench.results.paths import JobPaths
 from lancebench.results.store import read_results, write_json
+
+if TYPE_CHECKING:
+    from lancebench.judging.senior import JudgeSettings
 
 LOCAL_MAX_STEPS = 5  # default --max-steps for -m local
 STATUS_STYLE = {"resolved": "green", "unresolved": "red", "invalid": "yellow"}
@@ -36,6 +39,19 @@ def parse_agent_options(items: list[str]) -> dict:
         except ValueError:
             out[key.strip()] = value
     return out
+
+
+def judge_settings(model: str | None, api_base: str | None, taste_min: float = 3.0,
+                   rubric_min: float | None = None) -> "JudgeSettings | None":
+    """Senior grading settings from ``--judge-model`` and the thresholds (None without a model)."""
+    if not model:
+        return None
+    from lancebench.judging.senior import JudgeSettings
+    from lancebench.judging.verdict import Thresholds
+    from lancebench.llm.client import is_local_model
+    if is_local_model(model) and api_base:
+        raise ConfigError(f"--judge-model {model} starts its own server: do not give --judge-api-base with it")
+    return JudgeSettings(model=model, api_base=api_base, thresholds=Thresholds(taste_min, rubric_min))
 
 
 def summarize(results: list[TrialResult]) -> dict:
@@ -136,6 +152,11 @@ def run(
     repo_path: Optional[Path] = typer.Option(None, "--repo-path", help="SWE-Lancer manager tasks: a clone of Expensify/App; "
                                               "the agent browses it at the parent of each task's manager_commit (local backend)."),
     ca_bundle: Optional[Path] = typer.Option(None, "--ca-bundle", help="CA bundle passed into environment builds (corporate proxies)."),
+    judge_model: Optional[str] = typer.Option(None, "--judge-model", help="Senior grading (validation agent, rubric and "
+                                               "taste judges) with this model: any litellm name, or local. See docs/judges.md."),
+    judge_api_base: Optional[str] = typer.Option(None, "--judge-api-base", help="Base URL of an OpenAI-compatible server for --judge-model."),
+    taste_min: float = typer.Option(3.0, "--taste-min", help="Tasteful solve: least median of each taste group (1-5)."),
+    rubric_min: Optional[float] = typer.Option(None, "--rubric-min", help="Tasteful solve: least rubric mean (0-1); default none."),
     agent_option: Optional[list[str]] = typer.Option(None, "--agent-option", "--ao",
         help='Agent option KEY=VALUE (VALUE read as JSON when it parses), e.g. --ao temperature=0 '
              '--ao \'prices={"input": 0.5, "output": 1.5}\' (repeatable).'),
@@ -170,7 +191,8 @@ def run(
                           retry_invalid=retry_invalid, agent_timeout_sec=agent_timeout,
                           sources=[str(p) for p in path or []] + ([dataset] if dataset else [])
                           + ([f"--repo-path {repo_path.resolve()}"] if repo_path else []),
-                          task_filters=list(task_glob or []), limit=limit)
+                          task_filters=list(task_glob or []), limit=limit,
+                          senior=judge_settings(judge_model, judge_api_base, taste_min, rubric_min))
         opts.agent.build()  # fail on a bad agent name before any sandbox is built
         from lancebench.runner.model_session import model_session
         with model_session(opts) as opts:

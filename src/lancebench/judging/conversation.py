@@ -108,12 +108,7 @@ def converse(client: LLMClient, system: str, user: str, answer_model: type[A], l
     turns = tool_turns = bad_in_a_row = 0
 
     def spent() -> Usage:
-        u = client.usage
-        return Usage(input_tokens=u.input_tokens - start_usage.input_tokens,
-                     output_tokens=u.output_tokens - start_usage.output_tokens,
-                     cached_tokens=u.cached_tokens - start_usage.cached_tokens,
-                     cost_usd=None if u.cost_usd is None or start_usage.cost_usd is None else u.cost_usd - start_usage.cost_usd,
-                     calls=u.calls - start_usage.calls, retries=u.retries - start_usage.retries)
+        return client.usage.since(start_usage)
 
     def fail(why: str, detail: str) -> JudgeFailed:
         return JudgeFailed(why, detail, turns=turns, usage=spent())

@@ -42,6 +42,14 @@ class Usage(_Strict):
                      cached_tokens=self.cached_tokens + other.cached_tokens, cost_usd=cost,
                      calls=self.calls + other.calls, retries=self.retries + other.retries)
 
+    def since(self, earlier: "Usage") -> "Usage":
+        """What was used after ``earlier`` (a snapshot of the same running total)."""
+        cost = None if self.cost_usd is None or earlier.cost_usd is None else self.cost_usd - earlier.cost_usd
+        return Usage(input_tokens=self.input_tokens - earlier.input_tokens,
+                     output_tokens=self.output_tokens - earlier.output_tokens,
+                     cached_tokens=self.cached_tokens - earlier.cached_tokens, cost_usd=cost,
+                     calls=self.calls - earlier.calls, retries=self.retries - earlier.retries)
+
 
 class Timings(_Strict):
     """Wall seconds per phase of a trial."""

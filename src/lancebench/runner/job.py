@@ -20,6 +20,7 @@ from lancebench.runner.executor import AgentRecipe, make_executor
 from lancebench.results.models import JobConfig, TrialResult
 from lancebench.results.paths import JobPaths
 from lancebench.results.store import atomic_write, read_result, trial_id, write_json
+from lancebench.judging.senior import JudgeSettings
 from lancebench.runner.trial import TrialSpec
 from lancebench.task.model import Task
 
@@ -42,6 +43,7 @@ class JobOptions:
     sources: list[str] = field(default_factory=list)
     task_filters: list[str] = field(default_factory=list)
     limit: int | None = None
+    senior: JudgeSettings | None = None  # --judge-model: senior grading of every code trial
 
     @property
     def agent_label(self) -> str:
@@ -77,7 +79,8 @@ def plan(tasks: list[Task], opts: JobOptions) -> tuple[list[TrialSpec], list[Tri
                     continue
             todo.append(TrialSpec(task=task, agent_name=opts.agent_label, model=opts.agent.model, attempt=attempt,
                                   job=opts.name, trial_id=tid, paths=tp, scratch=scratch / tid,
-                                  options=dict(opts.agent.options), agent_timeout_sec=opts.agent_timeout_sec))
+                                  options=dict(opts.agent.options), agent_timeout_sec=opts.agent_timeout_sec,
+                                  senior=opts.senior))
     return todo, kept
 
 

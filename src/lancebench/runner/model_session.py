@@ -1,6 +1,7 @@
-"""The model's lifetime around a job: a local model server is started for ``-m local[:PATH]``
-and stopped when the job ends (also on Ctrl-C); a hosted model is checked once (preflight)
-before any sandbox is built, so bad credentials stop the job early."""
+"""The models' lifetime around a job: a local model server is started for ``-m local[:PATH]``
+(and for ``--judge-model local[:PATH]``) and stopped when the job ends (also on Ctrl-C); a
+hosted model is checked once (preflight) before any sandbox is built, so bad credentials stop the
+job early."""
 
 from __future__ import annotations
 
@@ -15,7 +16,13 @@ MAX_LOCAL_SLOTS = 4
 
 @contextlib.contextmanager
 def model_session(opts: JobOptions) -> Iterator[JobOptions]:
-    """Yield ``opts`` with the model name and api base the agent should use."""
+    """Yield ``opts`` with the model name and api base the agent (and the judges) should use."""
+    with _agent_session(opts) as opts, _judge_session(opts) as opts:
+        yield opts
+
+
+@contextlib.contextmanager
+def _agent_session(opts: JobOptions) -> Iterator[JobOptions]:
     model = opts.agent.model
     if not model or opts.agent.instance is not None:
         yield opts
@@ -26,3 +33,19 @@ def model_session(opts: JobOptions) -> Iterator[JobOptions]:
     with serving.model_endpoint(model, opts.agent.api_base, slots=min(opts.concurrency, MAX_LOCAL_SLOTS)) as (name, api_base):
         recipe = dataclasses.replace(opts.agent, resolved_model=name, api_base=api_base)
         yield dataclasses.replace(opts, agent=recipe)
+
+
+@contextlib.contextmanager
+def _judge_session(opts: JobOptions) -> Iterator[JobOptions]:
+    """The judge model: the agent's server when both are the same local model, else its own."""
+    senior = opts.senior
+    if senior is None or senior.api_base is not None:
+        yield opts
+        return
+    if senior.model == opts.agent.model and opts.agent.api_base and opts.agent.instance is None:
+        yield dataclasses.replace(opts, senior=dataclasses.replace(senior, client_model=opts.agent.resolved_model,
+                                                                   api_base=opts.agent.api_base))
+        return
+    from lancebench.llm import serving
+    with serving.model_endpoint(senior.model, None, slots=min(opts.concurrency, MAX_LOCAL_SLOTS)) as (name, api_base):
+        yield dataclasses.replace(opts, senior=dataclasses.replace(senior, client_model=name, api_base=api_base))

@@ -20,6 +20,7 @@ from lancebench.grading.outcome import RunOutcome, combine_runs, judge_run
 from lancebench.grading.patch import filter_patch
 from lancebench.grading.rewards import RewardError, read_rewards
 from lancebench.grading.scan import scan_patch, scan_reason
+from lancebench.judging.senior import JudgeSettings, senior_grade
 from lancebench.results.models import Timings, TrialResult, Usage, utcnow
 from lancebench.results.paths import TrialPaths
 from lancebench.results.store import atomic_write
@@ -46,6 +47,7 @@ class TrialSpec:
     scratch: Path
     options: dict = field(default_factory=dict)
     agent_timeout_sec: float | None = None
+    senior: JudgeSettings | None = None  # senior grading (--judge-model), see lancebench.judging.senior
 
 
 class _Invalid(Exception):
@@ -153,6 +155,8 @@ async def _agent_and_grade(spec: TrialSpec, agent: Agent, backend: Backend, env:
     else:
         atomic_write(paths.patch, patch, errors="surrogateescape")
         await _grade_patch(spec, backend, env, patch, result)
+        if spec.senior is not None:
+            await senior_grade(spec.senior, task, backend, env, patch, result, spec.scratch / "senior", _labels(spec))
     timings.grading_sec = time.monotonic() - t0
 
 

@@ -1,0 +1,150 @@
+"""Senior grading of one graded trial: validation agent, rubric and taste judges, patch bloat and
+the verdict, stored in ``TrialResult.judges`` and ``TrialResult.quality``.
+
+Called by the trial runner after the verifiers, for code tasks whose patch applied. What it does
+to the result:
+
+- ``judges``: ``validation`` (when the task has ``validation_spec.toml``), ``rubric`` (when it has
+  ``rubric.json``), ``taste`` (always): each ``ok``, ``skipped`` or ``failed:<why>``;
+- ``status``: a resolved trial becomes ``unresolved`` when a validation story does not pass, and
+  ``invalid`` (with the reason) when the validation run is discarded or its infrastructure fails;
+- ``quality``: the tasteful flag, the thresholds and the patch bloat.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lancebench.errors import SandboxError, TaskError
+from lancebench.grading.patch import filter_patch
+from lancebench.judging.bloat import patch_bloat
+from lancebench.judging.conversation import Limits
+from lancebench.judging.record import recorded
+from lancebench.judging.rubric import find_rubric, judge_rubric, load_rubric
+from lancebench.judging.snapshot import RepoSnapshot
+from lancebench.judging.taste import MIN_TOOL_TURNS, judge_taste
+from lancebench.judging.validation import ValidationInvalid, validate
+from lancebench.judging.validation_spec import find_spec, load_spec
+from lancebench.judging.verdict import Thresholds, quality_verdict, resolved_with_validation
+from lancebench.judging.workspace import reference_patch, snapshot
+from lancebench.llm.client import LLMClient
+from lancebench.results.models import JudgeRecord, TrialResult
+from lancebench.sandbox.backend import Backend, PreparedEnvironment
+from lancebench.task.model import Task
+
+JUDGES = ("validation", "rubric", "taste")
+
+
+@dataclass(frozen=True)
+class JudgeSettings:
+    """How senior grading runs (picklable, for remote executors).
+
+    ``model``: the judge model as the user named it (a litellm name or ``local``), recorded in each
+    record; ``client_model``/``api_base``: what the client is built with (the local server's
+    address for ``local``); ``judges``: which of :data:`JUDGES` run; ``thresholds``; ``limits``
+    (rubric, validation) and ``taste_limits`` (taste: with ``min_tool_turns``).
+    """
+
+    model: str
+    client_model: str | None = None
+    api_base: str | None = None
+    judges: tuple[str, ...] = JUDGES
+    thresholds: Thresholds = field(default_factory=Thresholds)
+    limits: Limits = field(default_factory=Limits)
+    taste_limits: Limits = field(default_factory=lambda: Limits(min_tool_turns=MIN_TOOL_TURNS))
+
+    def client(self) -> LLMClient:
+        """A fresh client (one per judge, so that each judge's usage is its own)."""
+        return LLMClient(self.client_model or self.model, self.api_base, max_retries=3, backoff_sec=2.0,
+                         max_backoff_sec=30.0, request_timeout_sec=self.limits.timeout_sec)
+
+
+def _failed(why: str, detail: str, model: str) -> JudgeRecord:
+    return JudgeRecord(status=f"failed:{why}", rationale=detail[:2000], model=model)
+
+
+async def _validation(s: JudgeSettings, task: Task, backend: Backend, env: PreparedEnvironment, patch: str,
+                      snap_dir: Path, scratch: Path, labels: dict[str, str] | None) -> JudgeRecord | None:
+    path = find_spec(task.paths.root)
+    if path is None or "validation" not in s.judges:
+        return None
+    spec = load_spec(path)
+    return await validate(s.client(), task, backend, env, patch, spec, snap_dir, scratch, s.limits, labels)
+
+
+def _run_judges(s: JudgeSettings, task: Task, patch: str, reference: str | None, snap: RepoSnapshot,
+                rubric_error: str | None) -> dict[str, JudgeRecord]:
+    out: dict[str, JudgeRecord] = {}
+    rubric_path = find_rubric(task.paths.root)
+    if "rubric" in s.judges and rubric_path is not None:
+        if rubric_error:
+            out["rubric"] = _failed("bad-rubric", rubric_error, s.model)
+        else:
+            rubric = load_rubric(rubric_path)
+            out["rubric"] = recorded(s.model, lambda: judge_rubric(s.client(), task.instruction, rubric, patch, snap, s.limits))
+    if "taste" in s.judges:
+        if reference is None:
+            out["taste"] = JudgeRecord(status="skipped", rationale="the task has no reference solution", model=s.model)
+        else:
+            out["taste"] = recorded(s.model, lambda: judge_taste(s.client(), task.instruction, patch, reference, snap,
+                                                                 s.taste_limits))
+    return out
+
+
+def _check_rubric(task: Task) -> str | None:
+    path = find_rubric(task.paths.root)
+    try:
+        if path is not None:
+            load_rubric(path)
+    except TaskError as exc:
+        return str(exc)
+    return None
+
+
+async def senior_grade(s: JudgeSettings, task: Task, backend: Backend, env: PreparedEnvironment, patch: str,
+                       result: TrialResult, scratch: Path, labels: dict[str, str] | None = None) -> None:
+    """Senior-grade ``result`` in place (see the module docstring). ``patch``: the captured patch
+    (protected paths are dropped here as for grading). Never raises for a judge's failure; raises
+    :class:`~lancebench.errors.ModelAuthError` (the job must stop)."""
+    if task.kind != "code" or result.status == "invalid" or result.patch_applied is False:
+        return
+    kept, _ = filter_patch(patch, task.lb.protected_globs(), task.lb.unprotect)
+    try:
+        snap_dir = await snapshot(task, backend, env, kept, scratch / "snapshot", labels)
+        reference = await reference_patch(task, backend, env, scratch / "reference", labels)
+    except SandboxError as exc:
+        result.judges = {j: _failed("snapshot", str(exc), s.model) for j in s.judges}
+        result.quality = quality_verdict(result.status == "resolved", result.judges, s.thresholds)
+        return
+    try:
+        validation = await _validation(s, task, backend, env, kept, snap_dir, scratch / "validation", labels)
+    except TaskError as exc:  # the task's spec is broken: not the agent's fault
+        result.judges = {"validation": _failed("bad-spec", str(exc), s.model)}
+        result.status, result.reason = "invalid", f"validation spec: {exc}"[:4000]
+        return
+    except ValidationInvalid as exc:
+        result.judges = {"validation": exc.record.model_copy(update={"model": s.model})}
+        result.status, result.reason = "invalid", str(exc)[:4000]
+        return
+    judges = await asyncio.to_thread(_run_judges, s, task, kept, reference, RepoSnapshot(snap_dir), _check_rubric(task))
+    if validation is not None:
+        judges = {"validation": validation.model_copy(update={"model": s.model}), **judges}
+    result.judges = judges
+    if result.status == "resolved" and not resolved_with_validation(True, validation):
+        failed = [st["name"] for st in (validation.details.get("stories", []) if validation else [])
+                  if st["outcome"] != "pass"]
+        result.status = "unresolved"
+        result.reason = (f"validation: stories not passed: {', '.join(failed)}" if failed
+                         else f"validation {validation.status if validation else 'missing'}")
+    bloat = (None, None, None)
+    if reference is not None:
+        try:
+            b = patch_bloat(kept, reference)
+            bloat = (b.ratio, b.agent_sloc, b.reference_sloc)
+        except ValueError:
+            pass
+    result.quality = quality_verdict(result.status == "resolved", judges, s.thresholds, bloat)
+    shutil.rmtree(scratch / "snapshot", ignore_errors=True)

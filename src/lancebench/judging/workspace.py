@@ -1,0 +1,111 @@
+"""Sandbox work of senior grading: the patched repository as a host snapshot, the reference patch,
+and a fingerprint of the repository to detect changes.
+
+Everything runs through the task's backend in fresh sandboxes (so it works on ``local`` and
+``docker`` alike); the patch is applied with ``git apply`` inside the sandbox, never on the host.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from pathlib import Path
+
+from lancebench.errors import SandboxError
+from lancebench.sandbox.backend import Backend, PreparedEnvironment
+from lancebench.sandbox.base import Sandbox
+from lancebench.task.model import Task
+
+PATCH_IN_SANDBOX = "/tmp/lancebench/senior.diff"
+# Files and folders of the repository, with type, mode, size, link target and content hash, in one
+# sorted list: equal fingerprints mean nothing outside the excluded paths changed.
+FINGERPRINT = r"""
+set -o pipefail
+mkdir -p "$(dirname "$3")"
+cd "$1"
+{ find . \( -path ./.git -o -path "./$2" \) -prune -o -printf '%y %m %s %p -> %l\n' | LC_ALL=C sort &&
+  find . \( -path ./.git -o -path "./$2" \) -prune -o -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum
+} > "$3"
+"""
+
+_reference_cache: dict[str, str] = {}
+_reference_locks: dict[str, asyncio.Lock] = {}
+
+
+async def apply_patch(sandbox: Sandbox, env: PreparedEnvironment, patch: str, scratch: Path) -> None:
+    """Apply ``patch`` in a started sandbox's workdir. Raises :class:`SandboxError` when it does not apply."""
+    if not patch.strip():
+        return
+    scratch.mkdir(parents=True, exist_ok=True)
+    f = scratch / "senior.diff"
+    f.write_text(patch, encoding="utf-8", errors="surrogateescape")
+    await sandbox.put(f, PATCH_IN_SANDBOX)
+    res = await sandbox.exec(["git", "apply", "--binary", "--whitespace=nowarn", PATCH_IN_SANDBOX],
+                             cwd=env.workdir, timeout=300)
+    if not res.ok:
+        raise SandboxError(f"the patch did not apply for senior grading: {res.output[-800:]}")
+
+
+async def snapshot(task: Task, backend: Backend, env: PreparedEnvironment, patch: str, scratch: Path,
+                   labels: dict[str, str] | None = None) -> Path:
+    """Copy the repository with ``patch`` applied to a host folder (``scratch/repo``) and return it.
+    Raises :class:`SandboxError`."""
+    if scratch.exists():
+        shutil.rmtree(scratch)
+    scratch.mkdir(parents=True)
+    sandbox = backend.open(task, env, scratch / "sandbox", labels=labels)
+    await sandbox.start()
+    try:
+        await apply_patch(sandbox, env, patch, scratch)
+        await sandbox.get(env.workdir, scratch / "repo")
+    finally:
+        await sandbox.stop()
+    return scratch / "repo"
+
+
+async def reference_patch(task: Task, backend: Backend, env: PreparedEnvironment, scratch: Path,
+                          labels: dict[str, str] | None = None) -> str | None:
+    """The reference solution as a diff: ``solution/solve.sh`` run in a fresh sandbox, then captured
+    like an agent's work. Cached per task digest for the life of the process. None when the task
+    has no ``solution/solve.sh``. Raises :class:`SandboxError` when the solution fails."""
+    if not task.paths.solve_sh.is_file():
+        return None
+    lock = _reference_locks.setdefault(task.digest, asyncio.Lock())
+    async with lock:
+        if task.digest in _reference_cache:
+            return _reference_cache[task.digest]
+        if scratch.exists():
+            shutil.rmtree(scratch)
+        scratch.mkdir(parents=True)
+        sandbox = backend.open(task, env, scratch / "sandbox", labels=labels)
+        await sandbox.start()
+        try:
+            await sandbox.put(task.paths.solution, "/solution")
+            res = await sandbox.exec(["bash", "/solution/solve.sh"], cwd=env.workdir,
+                                     timeout=task.config.agent.timeout_sec)
+            if not res.ok:
+                raise SandboxError(f"{task.name}: solution/solve.sh failed (exit {res.exit_code}): {res.output[-800:]}")
+            patch = await backend.capture(task, env, sandbox, scratch / "capture")
+        finally:
+            await sandbox.stop()
+        _reference_cache[task.digest] = patch
+        return patch
+
+
+async def fingerprint(sandbox: Sandbox, workdir: str, exclude: str, dest: Path) -> list[str]:
+    """A listing of the repository at ``workdir`` (type, mode, size, link target, sha256 of every
+    file), ``.git`` and the folder ``exclude`` (relative to the workdir) left out, copied to the
+    host file ``dest`` at once (so nothing run later in the sandbox can alter it). Returns its
+    lines. Raises :class:`SandboxError` when it cannot be computed."""
+    inside = f"/tmp/lancebench/fingerprint-{dest.name}"
+    res = await sandbox.exec(["bash", "-c", FINGERPRINT, "fingerprint", workdir, exclude, inside], timeout=300)
+    if not res.ok:
+        raise SandboxError(f"repository fingerprint failed (exit {res.exit_code}): {res.output[-800:]}")
+    await sandbox.get(inside, dest)
+    return dest.read_text(errors="replace").splitlines()
+
+
+def changed_paths(before: list[str], after: list[str], limit: int = 10) -> list[str]:
+    """Lines of one fingerprint missing from the other (what changed), at most ``limit``."""
+    a, b = set(before), set(after)
+    return sorted((a - b) | (b - a))[:limit]

@@ -1,0 +1,147 @@
+"""Senior grading end to end on the `calc` fixture task, in real bubblewrap sandboxes, with the
+judge model played by the scripted OpenAI-compatible server over HTTP: the validation agent passes
+against the reference patch, fails against an empty one, is discarded when its script edits the
+repository; `lancebench run --judge-model` records every judge and the verdict."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from scripted_server import Reply
+
+from lancebench.judging.validation import ValidationInvalid, validate
+from lancebench.judging.validation_spec import load_spec
+from lancebench.judging.workspace import reference_patch, snapshot
+from lancebench.llm.client import LLMClient
+from lancebench.sandbox.backend import make_backend
+from lancebench.task.load import load_task
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
+from lbtest import TASKS, lb  # noqa: E402
+
+SPEC = '''
+[[stories]]
+name = "adds"
+description = "add returns the sum of two numbers"
+driver = "pytest"
+procedure = ["import calc", "call calc.add(a, b)", "compare with the expected sum"]
+
+[[stories.cases]]
+name = "small"
+inputs = [2, 3]
+expected = 5
+
+[[stories.cases]]
+name = "negative"
+inputs = [-4, 1]
+expected = -3
+'''
+RUBRIC = {"files": ["calc.py"], "fail_to_pass": [{"name": "fixes-add", "description": "add returns a + b"}],
+          "pass_to_pass": [{"name": "keeps-mul", "description": "mul is unchanged"}]}
+GOOD_SCRIPT = "import calc\n\n\ndef check(inputs, expected):\n    assert calc.add(*inputs) == expected\n"
+EDITING_SCRIPT = ("import calc, pathlib\n\n\ndef check(inputs, expected):\n"
+                  "    pathlib.Path('calc.py').write_text('def add(a, b):\\n    return 0\\n')\n")
+
+
+def say(obj: object) -> Reply:
+    return Reply(json.dumps(obj))
+
+
+def validation_replies(script: str) -> list[Reply]:
+    return [say({"tool": "read_file", "path": "calc.py"}), say({"answer": {"script": script}}),
+            say({"answer": {"verdict": "ok"}})]
+
+
+@pytest.fixture
+def calc_task() -> Iterator[Path]:
+    """The calc fixture with a validation spec and a rubric, in a folder the sandbox user can read."""
+    root = Path(tempfile.mkdtemp(prefix="lancebench-senior-"))
+    os.chmod(root, 0o755)
+    task = root / "calc"
+    shutil.copytree(TASKS / "calc", task)
+    (task / "tests" / "validation_spec.toml").write_text(SPEC)
+    (task / "tests" / "rubric.json").write_text(json.dumps(RUBRIC))
+    yield task
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def run_validation(task_dir: Path, srv, which_patch: str):
+    async def go():
+        task = load_task(task_dir)
+        backend = make_backend("local")
+        env = await backend.prepare(task)
+        scratch = task_dir.parent / "scratch"
+        patch = await reference_patch(task, backend, env, scratch / "ref") if which_patch == "reference" else ""
+        snap = await snapshot(task, backend, env, patch, scratch / "snap")
+        client = LLMClient("openai/scripted", srv.api_base, max_retries=0)
+        return await validate(client, task, backend, env, patch, load_spec(task.paths.tests / "validation_spec.toml"),
+                              snap, scratch / "validation")
+    return asyncio.run(go())
+
+
+def test_validation_passes_on_the_reference_patch(scripted, calc_task: Path) -> None:
+    srv = scripted(validation_replies(GOOD_SCRIPT))
+    rec = run_validation(calc_task, srv, "reference")
+    assert rec.status == "ok" and rec.scores == {"score": 1.0}, rec
+    story = rec.details["stories"][0]
+    assert story["outcome"] == "pass" and story["cases"] == {"small": "passed", "negative": "passed"}
+    # the script was written after a look at the real file (the tool saw the fixed add)
+    assert "return a + b" in srv.requests[1]["body"]["messages"][-1]["content"]
+
+
+def test_validation_fails_on_an_empty_patch(scripted, calc_task: Path) -> None:
+    srv = scripted(validation_replies(GOOD_SCRIPT))
+    rec = run_validation(calc_task, srv, "empty")
+    assert rec.status == "ok" and rec.scores == {"score": 0.0}
+    story = rec.details["stories"][0]
+    assert story["outcome"] == "behavioural-fail" and story["cases"] == {"small": "failed", "negative": "failed"}
+
+
+def test_validation_is_discarded_when_its_script_edits_the_repository(scripted, calc_task: Path) -> None:
+    srv = scripted(validation_replies(EDITING_SCRIPT))
+    with pytest.raises(ValidationInvalid) as err:
+        run_validation(calc_task, srv, "reference")
+    assert err.value.record.status == "failed:discarded" and "calc.py" in str(err.value)
+
+
+def test_unsupported_driver_is_named_and_asks_no_model(scripted, calc_task: Path) -> None:
+    spec = calc_task / "tests" / "validation_spec.toml"
+    spec.write_text(SPEC.replace('driver = "pytest"', 'driver = "playwright"'))
+    srv = scripted([])
+    with pytest.raises(ValidationInvalid, match="adds: driver 'playwright'"):
+        run_validation(calc_task, srv, "empty")
+    assert srv.requests == []
+
+
+def test_run_with_judge_model_records_judges_and_verdict(scripted, calc_task: Path, tmp_path: Path) -> None:
+    taste = {"style_consistency": 4, "pattern_adherence": 4, "library_usage": 3, "abstraction_level": 5,
+             "documentation_fit": 2, "minimality": 5, "approach_quality": 4, "hygiene": 5, "fluency": 4,
+             "craftsmanship": 2}
+    srv = scripted(validation_replies(GOOD_SCRIPT) + [
+        say({"answer": {"criteria": [{"name": "fixes-add", "score": 1}, {"name": "keeps-mul", "score": 1}]}}),
+        *[say({"tool": "list_dir"})] * 3, say({"answer": {"scores": taste, "rationale": "clean"}})])
+    jobs = tmp_path / "jobs"
+    lb("run", "-p", calc_task, "-a", "oracle", "--judge-model", "scripted", "--judge-api-base", srv.api_base,
+       "-o", jobs, check=True)
+    (result,) = [json.loads(p.read_text()) for p in jobs.glob("*/trials/*/result.json")]
+    assert result["status"] == "resolved"
+    j = result["judges"]
+    assert {k: v["status"] for k, v in j.items()} == {"validation": "ok", "rubric": "ok", "taste": "ok"}
+    assert j["validation"]["scores"] == {"score": 1.0}
+    assert j["rubric"]["scores"] == {"mean": 1.0, "f2p": 1.0, "p2p": 1.0}
+    assert j["taste"]["scores"]["practice_alignment"] == 4.0 and j["taste"]["scores"]["relative_taste"] == 4.0
+    assert j["taste"]["model"] == "scripted"
+    q = result["quality"]
+    # the oracle's patch is the reference: one changed line each side, bloat 1
+    assert q["tasteful"] is True and q["thresholds"] == {"taste_min": 3.0}
+    assert (q["patch_bloat"], q["agent_sloc"], q["reference_sloc"]) == (1.0, 2, 2)
+    shown = json.loads(lb("show", next(jobs.iterdir()), "--json", check=True).stdout)
+    assert shown["tasteful_solve_rate"] == 1.0 and shown["quality_medians"]["taste.minimality"] == 5.0
