@@ -60,6 +60,7 @@ def test_rewards(tmp_path):
     assert read_rewards(tmp_path) is None
     (tmp_path / "reward.txt").write_text("1\n")
     assert read_rewards(tmp_path) == {"reward": 1.0}
+    (tmp_path / "reward.txt").unlink()
     (tmp_path / "reward.json").write_text('{"reward": 0.5, "style": 1}')
     assert read_rewards(tmp_path) == {"reward": 0.5, "style": 1.0}
     for bad in ('{"reward": true}', '{"reward": "1"}', "[1]", "nope", '{"reward": NaN}'):
@@ -67,7 +68,6 @@ def test_rewards(tmp_path):
         with pytest.raises(RewardError, match="reward.json"):
             read_rewards(tmp_path)
     (tmp_path / "reward.json").unlink()
-    (tmp_path / "reward.txt").unlink()
     (tmp_path / "reward.txt").symlink_to("/etc/hostname")
     with pytest.raises(RewardError, match="symlink"):
         read_rewards(tmp_path)

@@ -12,6 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from lancebench.commands.common import console, out, print_task_errors, run_async, select_tasks, slug, use_ca_bundle
+from lancebench.metrics.rewards import reward_cell
 from lancebench.errors import ConfigError, LancebenchError, ModelAuthError
 from lancebench.runner.executor import AgentRecipe
 from lancebench.runner.job import JobOptions, run_job
@@ -67,7 +68,7 @@ def results_table(results: list[TrialResult], title: str) -> Table:
     for r in sorted(results, key=lambda r: (r.task, r.attempt)):
         cost = "?" if r.usage.cost_usd is None else f"{r.usage.cost_usd:.4f}"
         table.add_row(escape(r.task), str(r.attempt), f"[{STATUS_STYLE[r.status]}]{r.status}[/]",
-                      f"{r.rewards.get('reward', 0):g}" if r.rewards else "-", cost, f"{r.timings.total_sec:.1f}s",
+                      escape(reward_cell(r.rewards)), cost, f"{r.timings.total_sec:.1f}s",
                       escape((r.reason or "")[:120]))
     return table
 

@@ -5,8 +5,12 @@ Definitions (DESIGN.md, "status"):
 - With F2P/P2P ids, a run *passes* when its JUnit report shows every listed test ``passed`` (a
   missing test counts as not passed, as in SWE-bench's grading) and the reward file, if any,
   says ``reward >= 1``. Without a JUnit report the run is broken, whatever the reward file says.
-- Without ids, a run passes when its main reward is >= 1 (``reward``, or the smallest value
-  when the file has several keys and no ``reward``).
+- Without ids, a run passes when its main reward is >= 1: the task's declared key
+  (``[lancebench] reward_key``, default ``reward``); when the default key is absent from a file
+  with several keys, every key must reach 1 (the smallest value decides). A declared key the
+  verifier did not write makes the run broken.
+- A run whose verifier excluded the trial (an empty ``reward.txt``, see
+  :mod:`lancebench.grading.rewards`) is ``excluded``: the trial is ``invalid`` with that reason.
 - A run that timed out, or left neither rewards nor a usable JUnit report, is *broken*: the
   caller decides whether the grader or the patch broke it (see ``runner.trial``), and only a
   broken grader makes the trial ``invalid``.
@@ -28,25 +32,34 @@ class RunOutcome:
 
     passed: bool = False
     broken: bool = False
+    excluded: bool = False
     reason: str | None = None
     rewards: dict[str, float] = field(default_factory=dict)
     tests: dict[str, str] = field(default_factory=dict)
 
 
-def main_reward(rewards: dict[str, float]) -> float:
-    """``reward`` if present, else the smallest value (0.0 for an empty map)."""
-    if "reward" in rewards:
-        return rewards["reward"]
+def main_reward(rewards: dict[str, float], key: str = "reward") -> float:
+    """``rewards[key]`` if present, else the smallest value (every key must reach 1; 0.0 for an
+    empty map)."""
+    if key in rewards:
+        return rewards[key]
     return min(rewards.values()) if rewards else 0.0
 
 
 def judge_run(*, exit_code: int | None, timed_out: bool, rewards: dict[str, float] | None,
-              junit: dict[str, str] | None, f2p: list[str], p2p: list[str], reward_error: str | None = None) -> RunOutcome:
-    """Judge one verifier run (see the module docstring)."""
+              junit: dict[str, str] | None, f2p: list[str], p2p: list[str], reward_error: str | None = None,
+              excluded: str | None = None, reward_key: str = "reward") -> RunOutcome:
+    """Judge one verifier run (see the module docstring). ``excluded``: why the verifier
+    excluded the trial; ``reward_key``: the task's declared main reward key."""
     if timed_out:
         return RunOutcome(broken=True, reason="verifier timed out")
+    if excluded:
+        return RunOutcome(broken=True, excluded=True, reason=excluded)
     if reward_error:
         return RunOutcome(broken=True, reason=reward_error)
+    if rewards is not None and reward_key != "reward" and reward_key not in rewards:
+        return RunOutcome(broken=True, reason=f"the verifier wrote no '{reward_key}' reward (the task's reward_key); "
+                          f"it wrote {sorted(rewards)}", rewards=dict(rewards))
     listed = f2p + p2p
     if listed and junit is None:
         # The task names its tests, so a verdict without a test report is not trusted: the code
@@ -69,13 +82,16 @@ def judge_run(*, exit_code: int | None, timed_out: bool, rewards: dict[str, floa
         return RunOutcome(passed=all_pass and reward_ok, reason=reason, rewards=out, tests=tests)
     if rewards is None:
         return RunOutcome(broken=True, reason=f"verifier wrote no reward (exit code {exit_code})")
-    value = main_reward(rewards)
+    value = main_reward(rewards, reward_key)
     return RunOutcome(passed=value >= 1.0, rewards=rewards, reason=None if value >= 1.0 else f"reward {value:g} < 1")
 
 
 def combine_runs(runs: list[RunOutcome], pass_if: str = "all") -> RunOutcome:
     """Combine repeated runs of one verifier (``pass_if`` ``any`` or ``all``)."""
     good = [r for r in runs if not r.broken]
+    excluded = [r for r in runs if r.excluded]
+    if excluded:
+        return excluded[0]
     if not good:
         return runs[-1] if runs else RunOutcome(broken=True, reason="verifier did not run")
     chosen = (any if pass_if == "any" else all)(r.passed for r in good)

@@ -25,6 +25,7 @@ from lancebench.metrics.intervals import (
 )
 from lancebench.metrics.money import available_usd, earn_rate, earned_usd
 from lancebench.metrics.passk import pass_at_k_table, pass_hat_k_table
+from lancebench.metrics.rewards import reward_means
 from lancebench.metrics.quality import per_task_mean, score_medians, tasteful_solve
 from lancebench.metrics.table import TrialTable
 from lancebench.results.models import TrialResult
@@ -207,7 +208,9 @@ def summarize(results: Iterable[TrialResult]) -> dict[str, Any]:
     intervals. Keys include ``trials``, ``resolved``, ``unresolved``, ``invalid``, ``tasks``,
     ``tasks_without_valid_trial``, ``pass_at_1`` (fraction), ``earned_usd``, ``available_usd`` (USD),
     ``earn_rate``, ``cost_usd`` (USD, None when any trial's price is unknown), ``input_tokens``,
-    ``output_tokens``, ``cached_tokens`` (tokens) and ``notes``. Tasks are ``(dataset, task,
+    ``output_tokens``, ``cached_tokens`` (tokens), ``reward_means`` (each reward key's mean, as
+    Harbor reports it: :func:`lancebench.metrics.rewards.reward_means`) and ``notes``. Tasks are ``(dataset, task,
     task_digest)``; earned = sum over tasks of price x mean success over valid attempts
     (SWE-Lancer, arXiv 2502.12115)."""
-    return compute_metrics(TrialTable.from_results(results), intervals=False)
+    results = list(results)
+    return compute_metrics(TrialTable.from_results(results), intervals=False) | {"reward_means": reward_means(results)}

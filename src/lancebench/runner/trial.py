@@ -18,7 +18,7 @@ from lancebench.grading.choice import grade_choice, read_answer_file
 from lancebench.grading.junit import parse_junit
 from lancebench.grading.outcome import RunOutcome, combine_runs, judge_run
 from lancebench.grading.patch import filter_patch
-from lancebench.grading.rewards import RewardError, read_rewards
+from lancebench.grading.rewards import RewardError, RewardExcluded, read_rewards
 from lancebench.grading.scan import scan_patch, scan_reason
 from lancebench.judging.senior import JudgeSettings, senior_grade
 from lancebench.results.models import Timings, TrialResult, Usage, utcnow
@@ -232,6 +232,8 @@ async def _grade_patch(spec: TrialSpec, backend: Backend, env: PreparedEnvironme
             return
         runs.append(run)
     combined = combine_runs(runs, task.lb.pass_if)
+    if combined.excluded:  # the task's own verdict: no re-grade of the untouched repository
+        raise _Invalid(f"excluded by the task's verifier: {combined.reason}")
     if combined.broken:
         if not kept.strip():
             raise _Invalid(f"grader failed on the untouched repository: {combined.reason}")
@@ -286,9 +288,11 @@ async def grade_once(task: Task, backend: Backend, env: PreparedEnvironment, pat
         await sandbox.get("/logs/verifier", out_dir / "logs")
     finally:
         await sandbox.stop()
-    rewards, reward_error, junit = None, None, None
+    rewards, reward_error, excluded, junit = None, None, None, None
     try:
         rewards = read_rewards(out_dir / "logs")
+    except RewardExcluded as exc:
+        excluded = str(exc)
     except RewardError as exc:
         reward_error = str(exc)
     junit_path = out_dir / "logs" / "junit.xml"
@@ -298,4 +302,5 @@ async def grade_once(task: Task, backend: Backend, env: PreparedEnvironment, pat
         except LancebenchError:
             junit = None
     return applied, judge_run(exit_code=res.exit_code, timed_out=res.timed_out, rewards=rewards, junit=junit,
-                              f2p=task.lb.f2p, p2p=task.lb.p2p, reward_error=reward_error)
+                              f2p=task.lb.f2p, p2p=task.lb.p2p, reward_error=reward_error,
+                              excluded=excluded, reward_key=task.lb.reward_key)

@@ -184,6 +184,7 @@ class LancebenchConfig(_Strict):
 
     - ``price_usd``: what the task pays (USD), for dollars earned.
     - ``kind``: ``code`` (graded by tests) or ``choice`` (graded against the right proposal).
+    - ``reward_key``: the reward key that decides the verdict (default ``reward``).
     - ``split``: ``public`` or ``private`` (contamination analysis).
     - ``workdir``: where the repository is inside the sandbox.
     - ``protect`` / ``unprotect``: globs added to / removed from :data:`DEFAULT_PROTECTED`.
@@ -200,6 +201,7 @@ class LancebenchConfig(_Strict):
 
     price_usd: float = Field(0.0, ge=0)
     kind: Literal["code", "choice"] = "code"
+    reward_key: str = Field("reward", min_length=1)
     split: Literal["public", "private"] = "public"
     workdir: str = "/app"
     protect: list[str] = Field(default_factory=list)
