@@ -89,7 +89,7 @@ async def bench_trial(repeats: int = 5) -> float:
     from lancebench.agents.builtin import NopAgent
     from lancebench.results.paths import TrialPaths
     from lancebench.runner.trial import TrialSpec, run_trial
-    from lancebench.sandbox.backend import LocalBackend
+    from lancebench.backends.local import LocalBackend
     from lancebench.task.load import load_task
     root = Path(tempfile.mkdtemp())
     root.chmod(0o755)

@@ -9,6 +9,7 @@ import dataclasses
 import os
 import shutil
 import signal
+import subprocess
 import time
 from pathlib import Path
 
@@ -16,6 +17,7 @@ import pytest
 
 ray = pytest.importorskip("ray")
 
+from lancebench.backends.options import CHECKOUT_REPOS_ENV, BackendOptions  # noqa: E402
 from lancebench.environment.cache import sub  # noqa: E402
 from lancebench.errors import ModelAuthError  # noqa: E402
 from lancebench.runner.executor import AgentRecipe  # noqa: E402
@@ -35,10 +37,12 @@ FIXTURES = HERE.parent / "fixtures" / "tasks"
 
 @pytest.fixture(scope="module")
 def ray_cluster():
-    """A local Ray cluster for this module; its workers can import ``ray_agents`` from this folder."""
+    """A local Ray cluster for this module; its workers can import ``ray_agents`` from this folder,
+    and the same lancebench as this process (the driver's PYTHONPATH, e.g. a git worktree's src/)."""
     assert not ray.is_initialized()
+    path = os.pathsep.join(p for p in (str(HERE), os.environ.get("PYTHONPATH", "")) if p)
     ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False,
-             runtime_env={"env_vars": {"PYTHONPATH": str(HERE)}})
+             runtime_env={"env_vars": {"PYTHONPATH": path}})
     yield
     ray.shutdown()
 
@@ -160,3 +164,42 @@ def test_a_node_without_the_task_folder_runs_the_shipped_copy(ray_cluster, tasks
     assert result.status == "resolved", result.reason
     assert read_results(tmp_path / "jobs" / "shipped") == [result]
     assert "def add" in spec.paths.patch.read_text()
+
+
+def _checkout_task(tmp_path: Path) -> tuple[Path, Path]:
+    """(a host git repository whose tree holds the right answer, a choice task whose workdir
+    starts as that tree through [lancebench.local.checkout]): ``nop`` resolves it only when the
+    snapshot was built, that is when the backend on the worker was allowed to read the repository."""
+    repo = tmp_path / "App"
+    repo.mkdir()
+    (repo / "answer.json").write_text('{"selected_proposal_id": 1}\n')
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t",
+           "PATH": "/usr/bin:/bin"}
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "answer"]):
+        subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, env=env)
+    rev = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], check=True, capture_output=True,
+                         text=True).stdout.strip()
+    task = tmp_path / "tasks" / "checkout-pick"
+    shutil.copytree(FIXTURES / "pick", task)
+    with (task / "task.toml").open("a") as fh:
+        fh.write(f'\n[lancebench.local]\nsetup = ""\n\n[lancebench.local.checkout]\nrepo = "{repo}"\nrev = "{rev}"\n')
+    return repo, task
+
+
+@pytest.mark.parametrize("executor", ["local", "ray"])
+def test_backend_options_travel_with_each_trial(ray_cluster, tmp_path, monkeypatch, executor):
+    """``--repo-path`` reaches the backend as an option, with the trial, on whichever worker runs
+    it: no process variable carries it (the command sets none), and without it the task is invalid."""
+    monkeypatch.delenv(CHECKOUT_REPOS_ENV, raising=False)
+    repo, folder = _checkout_task(tmp_path)
+    [task], errors = load_tasks([folder])
+    assert not errors
+    statuses = {}
+    for name, options in (("refused", BackendOptions()), ("allowed", BackendOptions(checkout_repos=(repo,)))):
+        opts = JobOptions(name=name, jobs_dir=tmp_path / "jobs", agent=AgentRecipe("nop"), executor=executor,
+                          backend_options=options)
+        [result] = asyncio.run(run_job([task], opts))
+        statuses[name] = (result.status, result.reason or "")
+    assert statuses["refused"][0] == "invalid" and "--repo-path" in statuses["refused"][1], statuses
+    assert statuses["allowed"][0] == "resolved", statuses
+    assert CHECKOUT_REPOS_ENV not in os.environ

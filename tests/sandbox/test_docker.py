@@ -420,7 +420,7 @@ RUN apt-get update && apt-get install -y --no-install-recommends git && rm -rf /
 
 @pytest.mark.slow
 def test_backend_prepares_a_derived_base_and_captures_against_the_pristine_git(tmp_path):
-    from lancebench.sandbox.docker_backend import DockerBackend
+    from lancebench.backends.docker import DockerBackend
 
     task = _task(tmp_path / f"repo-{uuid.uuid4().hex[:6]}", GIT_DOCKERFILE + (
         "WORKDIR /app\n"

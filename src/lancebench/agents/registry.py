@@ -9,7 +9,7 @@ import inspect
 from lancebench.agents.base import Agent
 from lancebench.agents.builtin import NopAgent, OracleAgent, RandomChoiceAgent, ScriptAgent
 from lancebench.errors import ConfigError
-from lancebench.sandbox.backend import load_object
+from lancebench.plugins import load_object
 
 BUILTIN = {"oracle": OracleAgent, "nop": NopAgent, "random": RandomChoiceAgent}
 LLM_AGENTS = {"mini-swe-agent": "lancebench.agents.mini_swe:MiniSweAgent"}

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import os
 import fnmatch
+import hashlib
 import re
 import signal
 from pathlib import Path
@@ -14,6 +13,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from lancebench.backends.options import BackendOptions
 from lancebench.datasets.registry import load_dataset
 from lancebench.errors import ConfigError, TaskError
 from lancebench.task.load import load_tasks
@@ -54,13 +54,14 @@ def select_tasks(paths: list[Path] | None, dataset: str | None, globs: list[str]
     return tasks, errors, label
 
 
-def use_ca_bundle(path: Path | None) -> None:
-    """Make ``--ca-bundle`` visible to every backend's environment builds (LANCEBENCH_CA_BUNDLE)."""
-    if path is None:
-        return
-    if not path.is_file():
-        raise typer.BadParameter(f"{path} is not a file", param_hint="--ca-bundle")
-    os.environ["LANCEBENCH_CA_BUNDLE"] = str(path.resolve())
+def backend_options(ca_bundle: Path | None = None, repo_path: Path | None = None) -> BackendOptions:
+    """The backend's settings from the command line: ``--ca-bundle`` (a file trusted by environment
+    builds) and ``--repo-path`` (a host repository that task checkouts may snapshot). Raises
+    :class:`typer.BadParameter` when the CA bundle is not a file."""
+    if ca_bundle is not None and not ca_bundle.is_file():
+        raise typer.BadParameter(f"{ca_bundle} is not a file", param_hint="--ca-bundle")
+    return BackendOptions(ca_bundle=ca_bundle.resolve() if ca_bundle is not None else None,
+                          checkout_repos=(repo_path.expanduser().resolve(),) if repo_path is not None else ())
 
 
 def print_task_errors(errors: list[TaskError]) -> None:

@@ -81,14 +81,14 @@ def check(
       lancebench check -d mini
       lancebench check -p tests/fixtures/tasks/calc -k 5
     """
-    from lancebench.commands.common import slug, use_ca_bundle
+    from lancebench.commands.common import backend_options, slug
     from lancebench.validation.check import as_json, check_tasks
-    use_ca_bundle(ca_bundle)
+    settings = backend_options(ca_bundle)
     try:
         tasks, errors, label = select_tasks(path, dataset, task_glob, None, source)
         print_task_errors(errors)
         checks = run_async(check_tasks(tasks, k=k, backend=backend, jobs_dir=jobs_dir, label=slug(label),
-                                       concurrency=concurrency))
+                                       concurrency=concurrency, backend_options=settings))
     except LancebenchError as exc:
         console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
         raise typer.Exit(2)

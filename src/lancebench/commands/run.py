@@ -11,7 +11,8 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from lancebench.commands.common import console, out, print_task_errors, run_async, select_tasks, slug, use_ca_bundle
+from lancebench.commands.common import (backend_options, console, out, print_task_errors, run_async, select_tasks,
+                                        slug)
 from lancebench.metrics.rewards import reward_cell
 from lancebench.errors import ConfigError, LancebenchError, ModelAuthError
 from lancebench.runner.executor import AgentRecipe
@@ -169,7 +170,7 @@ def run(
       lancebench run -d mini -m local --max-steps 10
       lancebench run -p tests/fixtures/tasks/calc -a script:my_agent.sh -k 3 -n 2
     """
-    use_ca_bundle(ca_bundle)
+    backend_opts = backend_options(ca_bundle, repo_path)
     try:
         if agent is None:
             if model is None:
@@ -187,8 +188,8 @@ def run(
             options["seed"] = seed
         opts = JobOptions(name=job_name or slug(label, agent, model), jobs_dir=jobs_dir,
                           agent=AgentRecipe(agent, model=model, api_base=api_base, options=options),
-                          attempts=attempts, concurrency=concurrency, backend=backend, executor=executor,
-                          executor_options={"address": ray_address} if ray_address else {},
+                          attempts=attempts, concurrency=concurrency, backend=backend, backend_options=backend_opts,
+                          executor=executor, executor_options={"address": ray_address} if ray_address else {},
                           retry_invalid=retry_invalid, agent_timeout_sec=agent_timeout,
                           sources=[str(p) for p in path or []] + ([dataset] if dataset else [])
                           + ([f"--repo-path {repo_path.resolve()}"] if repo_path else []),

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Callable
 
 from lancebench.errors import DatasetError, TaskError
-from lancebench.sandbox.backend import load_object
+from lancebench.plugins import load_object
 from lancebench.task.load import load_tasks
 from lancebench.task.model import Task
 

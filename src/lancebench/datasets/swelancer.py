@@ -33,7 +33,6 @@ from lancebench.datasets.swelancer_source import locate_table
 from lancebench.datasets.swelancer_table import IC, MANAGER, SwelancerRow, read_table
 from lancebench.datasets.task_folder import write_task
 from lancebench.environment.cache import sub
-from lancebench.environment.checkout import allow
 from lancebench.errors import DatasetError
 
 FILTERS = ("manager", "ic")
@@ -153,7 +152,6 @@ def task_folders(filt: str | None, source: Path | None, repo_path: Path | None =
     if repo_path is not None and managers:
         repo = repo_path.expanduser().resolve()
         base = parents(repo, managers, ANSWER_FILE)
-        allow(repo)  # the environment builder snapshots only repositories the user named
         where = root / f"repo-{hashlib.sha256(str(repo).encode()).hexdigest()[:12]}"
         folders = [write_manager_task(r, where / r.question_id, (str(repo), base[r.question_id])) for r in managers]
     else:

@@ -11,25 +11,21 @@ from __future__ import annotations
 import os
 import subprocess
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 from lancebench.errors import EnvironmentBuildError
 
 TIMEOUT_SEC = 1800
-ALLOWED_ENV = "LANCEBENCH_CHECKOUT_REPOS"  # os.pathsep-separated repositories this run may read (--repo-path sets it)
+ALLOWED_ENV = "LANCEBENCH_CHECKOUT_REPOS"  # named in errors; read by lancebench.backends.options
 
 
-def allow(repo: Path) -> None:
-    """Let this process (and the ones it starts) snapshot ``repo``: a task folder alone cannot make
-    the harness read a repository of this machine that the user did not name."""
-    known = [p for p in os.environ.get(ALLOWED_ENV, "").split(os.pathsep) if p]
-    os.environ[ALLOWED_ENV] = os.pathsep.join(dict.fromkeys([*known, str(repo.expanduser().resolve())]))
-
-
-def check_allowed(repo: Path) -> None:
-    """Raise :class:`EnvironmentBuildError` unless ``repo`` was allowed (:func:`allow`); checked
-    before a cached snapshot is reused, too."""
-    if str(repo.resolve()) not in {str(Path(p).resolve()) for p in os.environ.get(ALLOWED_ENV, "").split(os.pathsep) if p}:
+def check_allowed(repo: Path, allowed: Iterable[Path]) -> None:
+    """Raise :class:`EnvironmentBuildError` unless ``repo`` is one of ``allowed`` (the repositories
+    the user named for this run: ``--repo-path``, ``$LANCEBENCH_CHECKOUT_REPOS``); checked before a
+    cached snapshot is reused, too. A task folder alone cannot make the harness read a
+    repository of this machine."""
+    if repo.resolve() not in {Path(p).resolve() for p in allowed}:
         raise EnvironmentBuildError(f"{repo}: this run was not given that repository; pass --repo-path {repo} "
                                     f"(or list it in {ALLOWED_ENV}) to let tasks start from it")
 
@@ -48,12 +44,12 @@ def _git(repo: Path, *args: str, env: dict[str, str] | None = None) -> str:
     return proc.stdout
 
 
-def export_tree(repo: Path, rev: str, dest: Path) -> str:
+def export_tree(repo: Path, rev: str, dest: Path, allowed: Iterable[Path]) -> str:
     """Write the files of ``rev`` in the git repository ``repo`` into the existing folder ``dest``
     and return the full commit id ``rev`` names. Raises :class:`EnvironmentBuildError` when
-    ``repo`` was not allowed (:func:`allow`), is not a git repository, ``rev`` names no commit
-    there, or the checkout fails."""
-    check_allowed(repo)
+    ``repo`` is not among ``allowed`` (:func:`check_allowed`), is not a git repository, ``rev``
+    names no commit there, or the checkout fails."""
+    check_allowed(repo, allowed)
     if not repo.is_dir():
         raise EnvironmentBuildError(f"{repo}: the checkout's repository is not a folder on this machine")
     commit = _git(repo, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}").strip()

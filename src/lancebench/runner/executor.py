@@ -1,8 +1,9 @@
 """Executors run a job's trials: ``local`` (asyncio tasks in this process, bounded by the job's
 concurrency) or ``ray`` (each trial a Ray task; see :mod:`lancebench.runner.ray_executor`).
 
-An executor receives :class:`TrialSpec` objects plus the *names* of the agent and backend, so a
-remote worker can rebuild them: :func:`execute_trial` is the whole unit of work.
+An executor receives :class:`TrialSpec` objects plus the *names* of the agent and backend and the
+backend's :class:`~lancebench.backends.options.BackendOptions` (values, pickled to Ray workers), so
+a remote worker can rebuild them: :func:`execute_trial` is the whole unit of work.
 """
 
 from __future__ import annotations
@@ -12,9 +13,10 @@ from dataclasses import dataclass, field
 from typing import Awaitable, Callable, Protocol
 
 from lancebench.agents.registry import make_agent
+from lancebench.backends.options import BackendOptions
+from lancebench.backends.registry import make_backend
 from lancebench.results.models import TrialResult
 from lancebench.runner.trial import TrialSpec, run_trial
-from lancebench.sandbox.backend import make_backend
 
 
 @dataclass(frozen=True)
@@ -34,12 +36,15 @@ class AgentRecipe:
         return make_agent(self.spec, model=self.resolved_model or self.model, api_base=self.api_base, **self.options)
 
 
-async def execute_trial(spec: TrialSpec, agent: AgentRecipe, backend: str) -> TrialResult:
-    """Build the agent and the backend by name and run one trial (writes its result.json)."""
-    return await run_trial(spec, agent.build(), make_backend(backend))
+async def execute_trial(spec: TrialSpec, agent: AgentRecipe, backend: str,
+                        options: BackendOptions | None = None) -> TrialResult:
+    """Build the agent, and the backend by name with ``options``, and run one trial (writes its
+    result.json). Raises :class:`lancebench.errors.ConfigError` for an unknown agent or backend."""
+    return await run_trial(spec, agent.build(), make_backend(backend, options))
 
 
 OnResult = Callable[[TrialResult], None]
+Runner = Callable[[TrialSpec, AgentRecipe, str, "BackendOptions | None"], Awaitable[TrialResult]]
 
 
 class Executor(Protocol):
@@ -47,23 +52,24 @@ class Executor(Protocol):
     Must let :class:`lancebench.errors.ModelAuthError` propagate (the job stops)."""
 
     async def run(self, specs: list[TrialSpec], agent: AgentRecipe, backend: str, concurrency: int,
-                  on_result: OnResult) -> None: ...
+                  on_result: OnResult, options: BackendOptions | None = None) -> None: ...
 
 
 class LocalExecutor:
     """Trials as asyncio tasks in this process; one semaphore bounds concurrency. On an error that
     stops the job (or Ctrl-C), the trials in flight are cancelled and their sandboxes stopped."""
 
-    def __init__(self, runner: Callable[[TrialSpec, AgentRecipe, str], Awaitable[TrialResult]] = execute_trial):
+    def __init__(self, runner: Runner = execute_trial):
         self.runner = runner
 
     async def run(self, specs: list[TrialSpec], agent: AgentRecipe, backend: str, concurrency: int,
-                  on_result: OnResult) -> None:
+                  on_result: OnResult, options: BackendOptions | None = None) -> None:
+        """Run ``specs`` with backend ``backend`` built with ``options``; see :class:`Executor`."""
         sem = asyncio.Semaphore(max(concurrency, 1))
 
         async def one(spec: TrialSpec) -> None:
             async with sem:
-                on_result(await self.runner(spec, agent, backend))
+                on_result(await self.runner(spec, agent, backend, options))
 
         tasks = [asyncio.create_task(one(s)) for s in specs]
         try:

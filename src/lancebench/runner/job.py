@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Callable
 
 from lancebench import __version__
+from lancebench.backends.options import BackendOptions
 from lancebench.environment.cache import sub
 from lancebench.errors import ConfigError, TaskError
 from lancebench.runner.executor import AgentRecipe, make_executor
@@ -28,7 +29,8 @@ from lancebench.task.model import Task
 @dataclass
 class JobOptions:
     """Options of ``lancebench run``: ``attempts`` per task (k), ``concurrency`` (trials at once),
-    ``agent_timeout_sec`` overriding task.toml's, agent ``options`` (``max_steps``, ...)."""
+    ``agent_timeout_sec`` overriding task.toml's, agent ``options`` (``max_steps``, ...), the
+    ``backend`` by name and its settings ``backend_options`` (CA bundle, allowed host repositories)."""
 
     name: str
     jobs_dir: Path
@@ -36,6 +38,7 @@ class JobOptions:
     attempts: int = 1
     concurrency: int = 1
     backend: str = "local"
+    backend_options: BackendOptions = field(default_factory=BackendOptions)
     executor: str = "local"
     executor_options: dict = field(default_factory=dict)
     retry_invalid: bool = False
@@ -132,5 +135,5 @@ async def run_job(tasks: list[Task], opts: JobOptions, *, on_result: Callable[[T
             on_result(r)
 
     executor = make_executor(opts.executor, **opts.executor_options)
-    await executor.run(todo, opts.agent, opts.backend, opts.concurrency, record)
+    await executor.run(todo, opts.agent, opts.backend, opts.concurrency, record, opts.backend_options)
     return results

@@ -5,7 +5,8 @@ the job's results folder. Resume, reports and metrics are therefore the same as 
 Flow of one trial:
 
 1. The driver ships the :class:`TrialSpec`, the :class:`AgentRecipe` (by name, so the worker
-   rebuilds the agent), the backend's name and the task folder (a tar, ``ray.put`` once per task
+   rebuilds the agent), the backend's name and options (so ``--repo-path`` and ``--ca-bundle``
+   reach every node) and the task folder (a tar, ``ray.put`` once per task
    digest). A worker that sees the task folder at the same path with the same digest (a local
    cluster, a shared filesystem) uses it in place; otherwise it unpacks the tar into
    ``$LANCEBENCH_HOME/ray-tasks/<digest>/``.
@@ -49,6 +50,7 @@ from pathlib import Path
 import ray
 import ray.exceptions
 
+from lancebench.backends.options import BackendOptions
 from lancebench.environment.cache import sub
 from lancebench.errors import ConfigError, LancebenchError, ModelAuthError
 from lancebench.runner.executor import AgentRecipe, OnResult, execute_trial
@@ -113,16 +115,17 @@ class RayExecutor:
         self.lost: list[LostTrial] = []
 
     async def run(self, specs: list[TrialSpec], agent: AgentRecipe, backend: str, concurrency: int,
-                  on_result: OnResult) -> None:
-        """Run every spec as a Ray task, at most ``concurrency`` in flight; write each result into
-        the driver's results folder and call ``on_result``. Raises :class:`ModelAuthError` (after
-        cancelling the trials in flight) and whatever ``on_result`` or writing a result raises."""
+                  on_result: OnResult, options: BackendOptions | None = None) -> None:
+        """Run every spec as a Ray task (the backend built there by name with ``options``), at most
+        ``concurrency`` in flight; write each result into the driver's results folder and call
+        ``on_result``. Raises :class:`ModelAuthError` (after cancelling the trials in flight) and
+        whatever ``on_result`` or writing a result raises."""
         self.lost = []
         if not specs:
             return
         started = self._connect()
         try:
-            await self._run(specs, agent, backend, max(concurrency, 1), on_result)
+            await self._run(specs, agent, backend, options, max(concurrency, 1), on_result)
         finally:
             if started:
                 ray.shutdown()
@@ -151,8 +154,8 @@ class RayExecutor:
             raise ConfigError(f"cannot {where}: {type(exc).__name__}: {_first_line(exc)}; {hint}") from exc
         return True
 
-    async def _run(self, specs: list[TrialSpec], agent: AgentRecipe, backend: str, concurrency: int,
-                   on_result: OnResult) -> None:
+    async def _run(self, specs: list[TrialSpec], agent: AgentRecipe, backend: str, options: BackendOptions | None,
+                   concurrency: int, on_result: OnResult) -> None:
         remote = _trial_task.options(num_cpus=self.cpus_per_trial, max_retries=self.max_retries,
                                      retry_exceptions=False)
         try:
@@ -169,7 +172,7 @@ class RayExecutor:
                     spec = queue.pop()
                     if spec.task.digest not in task_refs:
                         task_refs[spec.task.digest] = ray.put(_pack_task(spec.task))
-                    ref = remote.remote(spec, agent_ref, backend, task_refs[spec.task.digest])
+                    ref = remote.remote(spec, agent_ref, backend, task_refs[spec.task.digest], options)
                     pending[asyncio.wrap_future(ref.future())] = (ref, spec)
                 done, _ = await asyncio.wait(list(pending), return_when=asyncio.FIRST_COMPLETED)
                 refused: ModelAuthError | None = None
@@ -213,9 +216,11 @@ class RayExecutor:
 # --- worker side -----------------------------------------------------------------------------
 
 @ray.remote
-def _trial_task(spec: TrialSpec, agent: AgentRecipe, backend: str, task_tar: bytes) -> dict:
-    """One trial on a Ray worker. Returns ``{"result": <TrialResult JSON>, "files": <tar bytes of
-    the trial folder without result.json>, "node": hostname}``, or ``{"auth_error": message}``
+def _trial_task(spec: TrialSpec, agent: AgentRecipe, backend: str, task_tar: bytes,
+                options: BackendOptions | None = None) -> dict:
+    """One trial on a Ray worker, its backend built by name with ``options``. Returns
+    ``{"result": <TrialResult JSON>, "files": <tar bytes of the trial folder without result.json>,
+    "node": hostname}``, or ``{"auth_error": message}``
     when the model refused the credentials. Other exceptions (a task folder that cannot be
     unpacked, ...) propagate and make the trial lost."""
     task = _local_task(spec.task, task_tar)
@@ -224,7 +229,7 @@ def _trial_task(spec: TrialSpec, agent: AgentRecipe, backend: str, task_tar: byt
     local = dataclasses.replace(spec, task=task, paths=TrialPaths(base / "trial"), scratch=base / "work")
     try:
         try:
-            result = _run_cancellable(execute_trial(local, agent, backend))
+            result = _run_cancellable(execute_trial(local, agent, backend, options))
         except ModelAuthError as exc:
             return {"auth_error": str(exc)}
         return {"result": result.model_dump_json(indent=2), "files": _pack_trial(local.paths.root),

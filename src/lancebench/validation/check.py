@@ -13,12 +13,13 @@ import shutil
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from lancebench.backends.options import BackendOptions
+from lancebench.backends.registry import make_backend
 from lancebench.environment.cache import sub
 from lancebench.errors import LancebenchError
 from lancebench.runner.executor import AgentRecipe
 from lancebench.runner.job import JobOptions, run_job
 from lancebench.runner.trial import grade_once
-from lancebench.sandbox.backend import make_backend
 from lancebench.task.model import Task
 
 
@@ -40,9 +41,11 @@ class TaskCheck:
         self.problems.append(problem)
 
 
-async def check_base(task: Task, backend_name: str, work: Path) -> tuple[dict[str, str], list[str]]:
-    """Grade the untouched base. Returns (test outcomes, problems)."""
-    backend = make_backend(backend_name)
+async def check_base(task: Task, backend_name: str, work: Path,
+                     options: BackendOptions | None = None) -> tuple[dict[str, str], list[str]]:
+    """Grade the untouched base on backend ``backend_name`` built with ``options``. Returns (test
+    outcomes, problems)."""
+    backend = make_backend(backend_name, options)
     env = await backend.prepare(task)
     _, run = await grade_once(task, backend, env, "", work / "sandbox", work / "out")
     problems = []
@@ -61,8 +64,9 @@ async def check_base(task: Task, backend_name: str, work: Path) -> tuple[dict[st
 
 
 async def check_tasks(tasks: list[Task], *, k: int = 3, backend: str = "local", jobs_dir: Path,
-                      label: str, concurrency: int = 1) -> list[TaskCheck]:
-    """Validate ``tasks`` (see the module docstring). Trials go to ``jobs_dir/_check/<label>__*``
+                      label: str, concurrency: int = 1,
+                      backend_options: BackendOptions | None = None) -> list[TaskCheck]:
+    """Validate ``tasks`` on ``backend`` built with ``backend_options`` (see the module docstring). Trials go to ``jobs_dir/_check/<label>__*``
     (fresh each time; apart from real jobs, so ``report jobs/`` does not pool them). Returns one
     :class:`TaskCheck` per task, in task order."""
     jobs_dir = jobs_dir / "_check"
@@ -70,7 +74,8 @@ async def check_tasks(tasks: list[Task], *, k: int = 3, backend: str = "local", 
     results = {}
     for agent, attempts in (("oracle", k), ("nop", 1)):
         opts = JobOptions(name=f"{label}__{agent}", jobs_dir=jobs_dir, agent=AgentRecipe(agent),
-                          attempts=attempts, concurrency=concurrency, backend=backend)
+                          attempts=attempts, concurrency=concurrency, backend=backend,
+                          backend_options=backend_options or BackendOptions())
         shutil.rmtree(jobs_dir / opts.name, ignore_errors=True)
         results[agent] = await run_job(tasks, opts)
     for r in sorted(results["oracle"], key=lambda r: r.attempt):
@@ -94,7 +99,7 @@ async def check_tasks(tasks: list[Task], *, k: int = 3, backend: str = "local", 
         if task.kind != "code":
             continue
         try:
-            checks[task.name].base, problems = await check_base(task, backend, scratch / task.name)
+            checks[task.name].base, problems = await check_base(task, backend, scratch / task.name, backend_options)
         except LancebenchError as exc:
             problems = [f"base: {exc}"]
         for p in problems:

@@ -23,6 +23,7 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lancebench.backends.options import BackendOptions
 from lancebench.environment.cache import sub
 from lancebench.environment.checkout import check_allowed, export_tree
 from lancebench.errors import EnvironmentBuildError
@@ -95,8 +96,10 @@ def task_variables(task: Task) -> dict[str, str]:
     return variables
 
 
-async def build_local_environment(task: Task, *, cache_dir: Path | None = None) -> LocalEnvironment:
-    """Return the task's built environment, building it first if the cache lacks it.
+async def build_local_environment(task: Task, *, cache_dir: Path | None = None,
+                                  options: BackendOptions = BackendOptions()) -> LocalEnvironment:
+    """Return the task's built environment, building it first if the cache lacks it. ``options``:
+    the CA bundle builds trust and the host repositories a checkout may snapshot.
 
     Raises :class:`EnvironmentBuildError` (with the log's tail) when the setup script fails,
     exceeds ``[environment] build_timeout_sec``, or leaves no usable repository.
@@ -104,7 +107,7 @@ async def build_local_environment(task: Task, *, cache_dir: Path | None = None) 
     checkout = task.lb.local.checkout if task.lb.local else None
     if checkout is not None:
         try:
-            check_allowed(Path(checkout.repo))
+            check_allowed(Path(checkout.repo), options.allowed_repos())
         except EnvironmentBuildError as exc:
             raise EnvironmentBuildError(f"{task.paths.task_toml} [lancebench.local.checkout]: {exc}") from None
     envs = cache_dir or sub("envs")
@@ -121,7 +124,7 @@ async def build_local_environment(task: Task, *, cache_dir: Path | None = None) 
         tmp = envs / f"{digest}.tmp-{uuid.uuid4().hex[:8]}"
         try:
             t0 = time.monotonic()
-            base = await _build(task, tmp, variables)
+            base = await _build(task, tmp, variables, options)
             (tmp / "ready.json").write_text(json.dumps({"base_commit": base, "build_sec": time.monotonic() - t0,
                                                         "task": task.name}))
             if final.exists():
@@ -149,7 +152,7 @@ def _loaded(root: Path, digest: str, task: Task, variables: dict[str, str]) -> L
                             variables=variables, build_sec=info.get("build_sec", 0.0))
 
 
-async def _build(task: Task, tmp: Path, variables: dict[str, str]) -> str:
+async def _build(task: Task, tmp: Path, variables: dict[str, str], options: BackendOptions) -> str:
     app, env, log = tmp / "app", tmp / "env", tmp / "build.log"
     for d in (app, env):
         d.mkdir(parents=True)
@@ -158,7 +161,7 @@ async def _build(task: Task, tmp: Path, variables: dict[str, str]) -> str:
     if recipe is not None and recipe.checkout is not None:  # before the sandbox starts: it hands app/ to the sandbox uid
         t0 = time.monotonic()
         try:
-            commit = export_tree(Path(recipe.checkout.repo), recipe.checkout.rev, app)
+            commit = export_tree(Path(recipe.checkout.repo), recipe.checkout.rev, app, options.allowed_repos())
         except EnvironmentBuildError as exc:
             raise EnvironmentBuildError(f"{task.paths.task_toml} [lancebench.local.checkout]: {exc} (point repo at a "
                                         "clone that holds the commit, e.g. after git fetch)") from None
@@ -169,8 +172,8 @@ async def _build(task: Task, tmp: Path, variables: dict[str, str]) -> str:
                                    "HOME": "/tmp/home", "PIP_NO_INPUT": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
     build_env |= {k: os.environ[k] for k in PASS_THROUGH if k in os.environ}
     mounts = [Mount(env, "/env", True)]
-    user_ca = os.environ.get("LANCEBENCH_CA_BUNDLE")
-    if user_ca:  # --ca-bundle: a copy (the sandbox user may not reach the original)
+    user_ca = options.ca_bundle_file()
+    if isinstance(user_ca, (str, os.PathLike)):  # --ca-bundle: a copy (the sandbox user may not reach the original)
         shutil.copy(user_ca, tmp / "ca-bundle.pem")
         mounts.append(Mount(tmp / "ca-bundle.pem", USER_CA, False))
         build_env |= {"SSL_CERT_FILE": USER_CA, "PIP_CERT": USER_CA, "REQUESTS_CA_BUNDLE": USER_CA,

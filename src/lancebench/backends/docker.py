@@ -12,9 +12,9 @@ sandboxes are :class:`lancebench.sandbox.docker.DockerSandbox` containers.
   diff against the image's pristine ``.git`` there: the agent's own ``.git`` is never trusted.
 
 The workdir is ``[lancebench] workdir`` when task.toml sets it, else the image's ``WORKDIR``,
-else ``/app``. A CA bundle for builds comes from ``DockerBackend(ca_bundle=...)``, else
-``$LANCEBENCH_CA_BUNDLE``, else ``$SSL_CERT_FILE`` / ``$PIP_CERT`` (see
-:mod:`lancebench.sandbox.docker_image`).
+else ``/app``. A CA bundle for builds comes from ``BackendOptions.ca_bundle`` (``--ca-bundle``;
+``DockerBackend(ca_bundle=...)`` for short), else ``$LANCEBENCH_CA_BUNDLE``, else
+``$SSL_CERT_FILE`` / ``$PIP_CERT`` (see :mod:`lancebench.sandbox.docker_image`).
 """
 
 from __future__ import annotations
@@ -24,12 +24,15 @@ import os
 import tempfile
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from lancebench.backends.capture import run_capture
+from lancebench.backends.options import BackendOptions
+from lancebench.environment.cache import sub
 from lancebench.errors import EnvironmentBuildError, SandboxError
 from lancebench.sandbox import docker_engine as engine
-from lancebench.sandbox.backend import PreparedEnvironment, run_capture, task_limits
+from lancebench.sandbox.backend import PreparedEnvironment, task_limits
 from lancebench.sandbox.base import CapturedPatch, Mount, SandboxSpec
 from lancebench.sandbox.docker import BASE_ENV, KEEPER, DockerSandbox
 from lancebench.sandbox.docker_engine import LABEL_MANAGED
@@ -54,7 +57,6 @@ class DockerEnvironment:
 
 
 def _builds_dir() -> Path:
-    from lancebench.environment.cache import sub
     return sub("docker-builds")
 
 
@@ -68,13 +70,19 @@ def _image_path(image: str) -> str | None:
 
 
 class DockerBackend:
-    """The ``docker`` backend (see the module docstring). Raises :class:`SandboxError` when no
-    engine answers, :class:`EnvironmentBuildError` when an environment cannot be built."""
+    """The ``docker`` backend (see the module docstring). ``options``: the CA bundle builds trust
+    (``ca_bundle``, when given, replaces ``options.ca_bundle``: a path, or False for none).
+    Raises :class:`SandboxError` when no engine answers, :class:`EnvironmentBuildError` when an
+    environment cannot be built."""
 
     name = "docker"
 
-    def __init__(self, ca_bundle: str | os.PathLike | bool | None = None):
-        self.ca_bundle = ca_bundle if ca_bundle is not None else (os.environ.get("LANCEBENCH_CA_BUNDLE") or None)
+    def __init__(self, options: BackendOptions | None = None, *, ca_bundle: str | os.PathLike | bool | None = None):
+        self.options = options or BackendOptions()
+        if ca_bundle is not None:
+            self.options = replace(self.options, ca_bundle=Path(ca_bundle) if isinstance(ca_bundle, (str, os.PathLike))
+                                   else ca_bundle)
+        self.ca_bundle = self.options.ca_bundle_file()
         self._job: str | None = None
 
     async def prepare(self, task: Task) -> PreparedEnvironment:

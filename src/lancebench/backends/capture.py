@@ -1,0 +1,58 @@
+"""The patch capture both built-in backends run in a fresh sandbox: the agent's work tree diffed
+against the pristine base repository mounted (local) or linked (docker) at ``/lancebench/base.git``,
+through a throw-away index and object store, so the agent's own ``.git`` is never trusted.
+
+:data:`CAPTURE` arguments: ``$1`` the work tree, ``$2`` the base commit, ``$3`` the patch cap in
+bytes. Output: ``/tmp/capture.patch`` (``git diff --binary`` of every change, new files included)
+and ``/tmp/capture.names`` (the changed paths, NUL-separated).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lancebench.errors import SandboxError, WorkspaceError
+from lancebench.sandbox.backend import PreparedEnvironment
+from lancebench.sandbox.base import CapturedPatch, Sandbox
+from lancebench.task.model import Task
+
+CAPTURE = r"""
+set -uo pipefail
+export GIT_DIR=/lancebench/base.git GIT_WORK_TREE="$1" GIT_INDEX_FILE=/tmp/capture.index
+export GIT_OBJECT_DIRECTORY=/tmp/capture-objects GIT_ALTERNATE_OBJECT_DIRECTORIES=/lancebench/base.git/objects
+fail() { echo "$2" >&2; exit "$1"; }
+{ mkdir -p "$GIT_OBJECT_DIRECTORY" && git cat-file -e "$2^{commit}" && git read-tree "$2"; } \
+  || fail 90 "the pristine base repository cannot be read"
+git add -A -- . || fail 91 "git could not read the workspace (git add -A failed)"
+git diff --cached --no-renames --name-only -z "$2" > /tmp/capture.names || fail 91 "git diff failed on the workspace"
+( ulimit -f $(( $3 / 1024 + 1 )); exec git diff --cached --no-renames --binary --no-color --no-ext-diff \
+    --no-textconv "$2" > /tmp/capture.patch ) 2>/tmp/capture.err
+code=$?
+[ "$(stat -c %s /tmp/capture.patch)" -le "$3" ] || fail 92 "the patch is over the cap of $3 bytes ([lancebench.limits] patch_mb)"
+[ $code -eq 0 ] || fail 91 "git diff failed on the workspace: $(tail -c 500 /tmp/capture.err)"
+"""
+
+
+async def run_capture(box: Sandbox, tree: str, task: Task, env: PreparedEnvironment, scratch: Path) -> CapturedPatch:
+    """Run :data:`CAPTURE` in ``box`` (a sandbox holding the workspace at ``tree`` and the pristine
+    base repository at ``/lancebench/base.git``) and read the patch and its NUL-separated paths.
+
+    The patch is capped at ``[lancebench.limits] patch_mb`` inside the sandbox, before the harness
+    reads a byte of it. Raises :class:`SandboxError` when the base repository cannot be read (the
+    harness's fault) and :class:`WorkspaceError` when the workspace cannot be captured (the agent's)."""
+    cap = task.lb.limits.patch_mb * 1024 * 1024
+    res = await box.exec(["bash", "-c", CAPTURE, "capture", tree, env.base_commit, str(cap)], timeout=600)
+    if res.exit_code == 90 or (res.exit_code is None and not res.timed_out):
+        raise SandboxError(f"patch capture failed (exit {res.exit_code}): {res.stderr[-1500:]}")
+    if res.timed_out:
+        raise WorkspaceError("the workspace could not be captured within 600 s (too many or too large files)")
+    if not res.ok:
+        raise WorkspaceError(f"the workspace could not be captured (exit {res.exit_code}): {res.stderr.strip()[-1000:]}")
+    scratch.mkdir(parents=True, exist_ok=True)
+    out, names = scratch / "capture.patch", scratch / "capture.names"
+    await box.get("/tmp/capture.patch", out)
+    await box.get("/tmp/capture.names", names)
+    if out.stat().st_size > cap or names.stat().st_size > cap:
+        raise WorkspaceError(f"the patch is over the cap of {cap} bytes ([lancebench.limits] patch_mb)")
+    paths = names.read_bytes().decode("utf-8", errors="surrogateescape").split("\0")
+    return CapturedPatch(out.read_text(encoding="utf-8", errors="surrogateescape"), [p for p in paths if p])

@@ -1,0 +1,78 @@
+"""The ``local`` backend: environments are cached folders built in bubblewrap
+(:mod:`lancebench.backends.local_environment`), sandboxes are
+:class:`lancebench.sandbox.local.LocalSandbox` over a copy of the repository."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from lancebench.backends.capture import run_capture
+from lancebench.backends.local_environment import build_local_environment
+from lancebench.backends.options import BackendOptions
+from lancebench.errors import SandboxError
+from lancebench.sandbox.backend import PreparedEnvironment, task_limits
+from lancebench.sandbox.base import CapturedPatch, Mount, Sandbox, SandboxSpec
+from lancebench.sandbox.cgroups import CgroupSet
+from lancebench.sandbox.fstree import make_readable, remove_tree
+from lancebench.sandbox.local import LocalSandbox
+from lancebench.task.model import Task
+
+
+class LocalBackend:
+    """The ``local`` backend (a :class:`lancebench.sandbox.backend.Backend`). ``options``: the CA
+    bundle environment builds trust, the host repositories a checkout may snapshot."""
+
+    name = "local"
+
+    def __init__(self, options: BackendOptions | None = None) -> None:
+        self.options = options or BackendOptions()
+        CgroupSet.prune_stale()
+
+    async def prepare(self, task: Task) -> PreparedEnvironment:
+        """Build (or reuse) the task's environment. Raises :class:`SandboxError` for a code task
+        that has no ``[lancebench.local]`` recipe: its repository would be empty, and every agent
+        would fail for a reason that is not its own (Harbor tasks with only a Dockerfile run on
+        ``--backend docker``); :class:`lancebench.errors.EnvironmentBuildError` when the build fails."""
+        if task.kind == "code" and task.lb.local is None:
+            has_docker = task.paths.dockerfile.is_file() or task.config.environment.docker_image
+            raise SandboxError(f"{task.paths.task_toml}: no [lancebench.local] recipe, so the local backend cannot "
+                               "build this task's environment; " + ("run it with --backend docker" if has_docker else
+                               "add [lancebench.local] setup = \"setup.sh\" (see docs/tasks.md)"))
+        built = await build_local_environment(task, options=self.options)
+        return PreparedEnvironment(base_commit=built.base_commit, workdir=built.workdir, variables=built.variables,
+                                   handle=built, build_sec=built.build_sec)
+
+    def open(self, task: Task, env: PreparedEnvironment, scratch: Path, *, mounts: tuple[Mount, ...] = (),
+             network: bool = False, labels: dict[str, str] | None = None) -> LocalSandbox:
+        """A fresh, not yet started sandbox over a copy of the built repository (in ``scratch``)."""
+        built = env.handle
+        workspace = scratch / "workspace"
+        if os.path.lexists(workspace):
+            remove_tree(workspace)
+        scratch.mkdir(parents=True, exist_ok=True)
+        shutil.copytree(built.app, workspace, symlinks=True)
+        spec = SandboxSpec(workdir=env.workdir, workspace=workspace, env=dict(env.variables),
+                           mounts=(Mount(built.env, "/env", False), *mounts), network=network,
+                           allow_hosts=tuple(task.lb.allow_hosts), limits=task_limits(task), labels=labels or {})
+        return LocalSandbox(spec, root=scratch / "root")
+
+    async def capture(self, task: Task, env: PreparedEnvironment, sandbox: Sandbox, scratch: Path) -> CapturedPatch:
+        """Diff the agent's workspace against the pristine base repository (the cached ``.git``,
+        read-only), in a separate sandbox: the agent's own ``.git`` is ignored. Raises
+        :class:`SandboxError` and :class:`lancebench.errors.WorkspaceError` (see :func:`run_capture`)."""
+        assert isinstance(sandbox, LocalSandbox)
+        if sandbox.cgroups:
+            sandbox.cgroups.kill()
+        make_readable(sandbox.spec.workspace)
+        built = env.handle
+        spec = SandboxSpec(workdir=env.workdir, workspace=sandbox.spec.workspace, env=dict(env.variables),
+                           mounts=(Mount(built.git_dir, "/lancebench/base.git", False),), limits=task_limits(task))
+        capture = LocalSandbox(spec, root=scratch / "capture-root")
+        await capture.start()
+        try:
+            return await run_capture(capture, env.workdir, task, env, scratch)
+        finally:
+            await capture.stop()
+            remove_tree(scratch / "capture-root")
