@@ -22,6 +22,7 @@ COMMAND_MODULES = (
     "lancebench.commands.datasets",
     "lancebench.report.cli",
     "lancebench.commands.analyze",
+    "lancebench.commands.calibrate",
     "lancebench.sandbox.docker_cli",
 )
 

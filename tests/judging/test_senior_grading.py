@@ -145,3 +145,28 @@ def test_run_with_judge_model_records_judges_and_verdict(scripted, calc_task: Pa
     assert (q["patch_bloat"], q["agent_sloc"], q["reference_sloc"]) == (1.0, 2, 2)
     shown = json.loads(lb("show", next(jobs.iterdir()), "--json", check=True).stdout)
     assert shown["tasteful_solve_rate"] == 1.0 and shown["quality_medians"]["taste.minimality"] == 5.0
+
+
+def test_calibrate_reports_checks_and_score_spread(scripted, calc_task: Path) -> None:
+    def taste(minimality: int) -> list[Reply]:
+        scores = {"style_consistency": 4, "pattern_adherence": 4, "library_usage": 4, "abstraction_level": 4,
+                  "documentation_fit": 4, "minimality": minimality, "approach_quality": 4, "hygiene": 4,
+                  "fluency": 4, "craftsmanship": 4}
+        return [*[say({"tool": "list_dir"})] * 3, say({"answer": {"scores": scores}})]
+
+    rubric = [say({"answer": {"criteria": [{"name": "fixes-add", "score": 1}, {"name": "keeps-mul", "score": s}]}})
+              for s in (1, 0)]
+    # run 1: reference (good script), empty (good script); run 2: reference with a wrong script, empty
+    wrong = GOOD_SCRIPT.replace("== expected", "== expected + 1")
+    srv = scripted(validation_replies(GOOD_SCRIPT) * 2 + validation_replies(wrong) + validation_replies(GOOD_SCRIPT)
+                   + rubric[:1] + taste(5) + rubric[1:] + taste(3))
+    proc = lb("calibrate", "-p", calc_task, "-k", "2", "--judge-model", "scripted", "--judge-api-base", srv.api_base,
+              "--json", check=True)
+    (cal,) = json.loads(proc.stdout)
+    checks = {c["name"]: (c["held"], c["runs"]) for c in cal["checks"]}
+    assert checks == {"validation passes on the reference patch": (1, 2), "validation fails on an empty patch": (2, 2)}
+    (reasons,) = [c["reasons"] for c in cal["checks"] if c["held"] == 1]
+    assert reasons == ["score 0.0: adds=behavioural-fail"]
+    assert cal["statuses"] == {"rubric": {"ok": 2}, "taste": {"ok": 2}}
+    assert cal["spread"]["taste.minimality"] == {"n": 2, "min": 3.0, "median": 4.0, "max": 5.0, "stdev": 1.0}
+    assert cal["spread"]["rubric.p2p"] == {"n": 2, "min": 0.0, "median": 0.5, "max": 1.0, "stdev": 0.5}
