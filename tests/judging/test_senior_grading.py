@@ -143,8 +143,16 @@ def test_run_with_judge_model_records_judges_and_verdict(scripted, calc_task: Pa
     # the oracle's patch is the reference: one changed line each side, bloat 1
     assert q["tasteful"] is True and q["thresholds"] == {"taste_min": 3.0}
     assert (q["patch_bloat"], q["agent_sloc"], q["reference_sloc"]) == (1.0, 2, 2)
-    shown = json.loads(lb("show", next(jobs.iterdir()), "--json", check=True).stdout)
+    job = next(jobs.iterdir())
+    shown = json.loads(lb("show", job, "--json", check=True).stdout)
     assert shown["tasteful_solve_rate"] == 1.0 and shown["quality_medians"]["taste.minimality"] == 5.0
+    text = lb("show", job, check=True).stdout
+    # one task solved tastefully: Wilson 95% interval for 1 of 1 is [0.2065, 1]
+    assert "quality (medians): tasteful solve 100.0% [20.7, 100.0]; taste.practice_alignment 4; " \
+           "taste.relative_taste 4; rubric.mean 1; validation.score 1; patch_bloat 1;" in text
+    assert "validation 1, rubric 1, taste 4/4, tasteful" in text
+    report = lb("report", job, check=True).stdout
+    assert "row 1 quality (medians): tasteful solve 100.0% [100.0, 100.0]; taste.practice_alignment 4" in report
 
 
 def test_calibrate_reports_checks_and_score_spread(scripted, calc_task: Path) -> None:

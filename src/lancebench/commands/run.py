@@ -62,15 +62,33 @@ def summarize(results: list[TrialResult]) -> dict:
     return metrics_summarize(results)
 
 
+def judges_cell(r: TrialResult) -> str:
+    """Senior grading of one trial in a few words: validation score, rubric mean, taste medians
+    (practice/relative), each judge's status when not ok, and the tasteful flag."""
+    parts = []
+    for name, key in (("validation", "score"), ("rubric", "mean")):
+        rec = r.judges.get(name)
+        if rec is not None:
+            parts.append(f"{name} {rec.scores[key]:.2g}" if rec.ok else f"{name} {rec.status}")
+    taste = r.judges.get("taste")
+    if taste is not None:
+        parts.append(f"taste {taste.scores['practice_alignment']:g}/{taste.scores['relative_taste']:g}" if taste.ok
+                     else f"taste {taste.status}")
+    if r.quality is not None and r.quality.tasteful is not None:
+        parts.append("tasteful" if r.quality.tasteful else "not tasteful")
+    return ", ".join(parts)
+
+
 def results_table(results: list[TrialResult], title: str) -> Table:
     table = Table(title=title)
-    for col in ("task", "try", "status", "reward", "model $", "time", "reason"):
+    judged = any(r.judges for r in results)
+    for col in ("task", "try", "status", "reward", "model $", "time", *(("judges",) if judged else ()), "reason"):
         table.add_column(col, overflow="fold")
     for r in sorted(results, key=lambda r: (r.task, r.attempt)):
         cost = "?" if r.usage.cost_usd is None else f"{r.usage.cost_usd:.4f}"
         table.add_row(escape(r.task), str(r.attempt), f"[{STATUS_STYLE[r.status]}]{r.status}[/]",
                       escape(reward_cell(r.rewards)), cost, f"{r.timings.total_sec:.1f}s",
-                      escape((r.reason or "")[:120]))
+                      *((escape(judges_cell(r)),) if judged else ()), escape((r.reason or "")[:120]))
     return table
 
 
@@ -87,6 +105,10 @@ def print_summary(summary: dict) -> None:
         else:
             parts.append(f"{k}={v}")
     out.print("  ".join(parts), highlight=False)
+    from lancebench.report.render import quality_line
+    line = quality_line(summary)
+    if line:
+        out.print(line, highlight=False)
 
 
 def _summary(results: list[TrialResult]) -> dict:

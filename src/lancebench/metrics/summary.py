@@ -167,6 +167,9 @@ def compute_metrics(table: TrialTable, *, kmax: int | None = None, intervals: bo
     out["quality_scores"] = {name: _num(np.nanmean(m)) if (~np.isnan(m)).any() else None
                              for name, m in score_task.items()}
     out["quality_medians"] = score_medians(table.valid, table.scores)
+    # closed form even without intervals (cheap): `show` prints the tasteful solve rate with it
+    out["tasteful_solve_rate_ci_closed"] = _pair(*(x[0] for x in closed_form_interval(ts_task, confidence))) \
+        if has_quality else None
     if has_quality and out["quality_missing"]:
         notes.append(f"{out['quality_missing']} resolved trial(s) have no tasteful flag (judge skipped or failed): "
                      f"left out of tasteful_solve_rate")
@@ -191,10 +194,8 @@ def compute_metrics(table: TrialTable, *, kmax: int | None = None, intervals: bo
         if has_quality:
             lo, hi = bootstrap_mean_interval(ts_task, W, confidence)
             out["tasteful_solve_rate_ci"] = _pair(lo[0], hi[0])
-            lo, hi = closed_form_interval(ts_task, confidence)
-            out["tasteful_solve_rate_ci_closed"] = _pair(lo[0], hi[0])
         else:
-            out["tasteful_solve_rate_ci"] = out["tasteful_solve_rate_ci_closed"] = None
+            out["tasteful_solve_rate_ci"] = None
         out["quality_scores_ci"] = {}
         for name, m in score_task.items():
             lo, hi = bootstrap_mean_interval(m, W, confidence)

@@ -88,6 +88,26 @@ def _usd(x: float | None) -> str:
     return "unknown" if x is None else f"${x:,.2f}"
 
 
+QUALITY_MEDIANS = ("taste.practice_alignment", "taste.relative_taste", "rubric.mean", "validation.score", "patch_bloat")
+
+
+def quality_line(metrics: dict[str, Any]) -> str | None:
+    """One line of senior-grading numbers from a summary or report row: the tasteful solve rate
+    with its interval (bootstrap when present, else closed form), the median of each taste group,
+    rubric mean, validation score and patch bloat, then every other dimension's median. None when
+    no trial was judged."""
+    medians = metrics.get("quality_medians") or {}
+    if metrics.get("tasteful_solve_rate") is None and not medians:
+        return None
+    ci = metrics.get("tasteful_solve_rate_ci") or metrics.get("tasteful_solve_rate_ci_closed")
+    parts = [f"tasteful solve {_pct(metrics.get('tasteful_solve_rate'))}{_ci(ci)}"]
+    names = [n for n in QUALITY_MEDIANS if n in medians] + sorted(n for n in medians if n not in QUALITY_MEDIANS)
+    parts += [f"{n} {'?' if medians[n] is None else format(medians[n], '.3g')}" for n in names]
+    if metrics.get("quality_missing"):
+        parts.append(f"{metrics['quality_missing']} resolved trial(s) without a verdict")
+    return "quality (medians): " + "; ".join(parts)
+
+
 def render_table(report: dict[str, Any], console: Console) -> None:
     """Print the report as a rich table (success with bootstrap intervals, dollars, cost, savings),
     then each row's notes. pass@k and pass^k are shown at k = the row's most valid attempts."""
@@ -113,6 +133,10 @@ def render_table(report: dict[str, Any], console: Console) -> None:
             _usd(r["cost_usd"]), _pct(r["cost_savings"].get("1")),
         )
     console.print(t)
+    for i, r in enumerate(rows, 1):
+        line = quality_line(r)
+        if line:
+            console.print(f"row {i} {line}", highlight=False)
     for i, r in enumerate(rows, 1):
         for note in r["notes"]:
             console.print(f"row {i} ({r['agent']}, {r['model'] or '-'}"
