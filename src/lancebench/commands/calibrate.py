@@ -54,7 +54,7 @@ def calibrate(
     from lancebench.environment.cache import sub
     from lancebench.judging.calibrate import calibrate as run_calibration
     from lancebench.llm import serving
-    from lancebench.sandbox.backend import make_backend
+    from lancebench.backends import make_backend
     try:
         tasks, errors, _ = select_tasks(path, None, task_glob, None)
         print_task_errors(errors)
