@@ -16,6 +16,7 @@ from lancebench.sandbox.backend import PreparedEnvironment, task_limits
 from lancebench.sandbox.base import CapturedPatch, Mount, Sandbox, SandboxSpec
 from lancebench.sandbox.cgroups import CgroupSet
 from lancebench.sandbox.fstree import make_readable, remove_tree
+from lancebench.sandbox.quota import mount_quota
 from lancebench.sandbox.local import LocalSandbox
 from lancebench.task.model import Task
 
@@ -51,7 +52,8 @@ class LocalBackend:
         workspace = scratch / "workspace"
         if os.path.lexists(workspace):
             remove_tree(workspace)
-        scratch.mkdir(parents=True, exist_ok=True)
+        if not scratch.exists():  # a fresh folder: everything the sandbox writes lands on its quota
+            mount_quota(scratch, task.config.environment.storage_mb)
         shutil.copytree(built.app, workspace, symlinks=True)
         spec = SandboxSpec(workdir=env.workdir, workspace=workspace, env=dict(env.variables),
                            mounts=(Mount(built.env, "/env", False), *mounts), network=network,

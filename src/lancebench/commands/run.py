@@ -93,14 +93,14 @@ def results_table(results: list[TrialResult], title: str) -> Table:
 
 
 def print_summary(summary: dict) -> None:
-    keys = ("trials", "resolved", "unresolved", "invalid", "pass_at_1", "earned_usd", "available_usd", "earn_rate", "cost_usd")
+    keys = ("trials", "resolved", "unresolved", "invalid", "invalid_rate", "pass_at_1", "earned_usd", "available_usd", "earn_rate", "cost_usd")
     parts = []
     for k in keys:
         v = summary.get(k)
         if v is None:
             parts.append(f"{k}=n/a")
         elif isinstance(v, float):
-            parts.append(f"{k}={v:,.2f}" if k.endswith("_usd") else f"{k}={v:.1%}" if k in ("pass_at_1", "earn_rate")
+            parts.append(f"{k}={v:,.2f}" if k.endswith("_usd") else f"{k}={v:.1%}" if k in ("pass_at_1", "earn_rate", "invalid_rate")
                          else f"{k}={v:.4g}")
         else:
             parts.append(f"{k}={v}")
@@ -109,6 +109,9 @@ def print_summary(summary: dict) -> None:
     line = quality_line(summary)
     if line:
         out.print(line, highlight=False)
+    for note in summary.get("notes", []):
+        if note.startswith("warning: invalid rate"):
+            out.print(f"[yellow]{escape(note)}[/]", highlight=False)
 
 
 def _summary(results: list[TrialResult]) -> dict:

@@ -55,12 +55,24 @@ def _by_k_ci(lo, hi) -> dict[str, list | None]:
     return {str(k + 1): _pair(a, b) for k, (a, b) in enumerate(zip(lo, hi))}
 
 
+INVALID_WARN = 0.10  # an invalid rate at or over this fraction is warned about
+
+
+def invalid_warning(rate: float, n_invalid: int, n_trials: int, *, others: float | None = None) -> str:
+    """The note for an invalid rate that stands out (``rate`` over :data:`INVALID_WARN`, or
+    ``others``, the rate of the other rows, well below it)."""
+    than = f", against {others:.0%} for the other rows" if others is not None else ""
+    return (f"warning: invalid rate {rate:.0%} ({n_invalid} of {n_trials} trials){than}: invalid trials leave every "
+            "rate, so a high rate can hide failures; read their reasons (invalid is only for faults of the harness "
+            "or the infrastructure)")
+
+
 def compute_metrics(table: TrialTable, *, kmax: int | None = None, intervals: bool = True,
                     confidence: float = 0.95, n_boot: int = 1000, seed: int = 0) -> dict[str, Any]:
     """Every metric of ``table`` as a JSON-ready dict (see module docstring for the conventions).
 
     Counts: ``tasks``, ``tasks_without_valid_trial``, ``trials``, ``resolved``, ``unresolved``,
-    ``invalid``, ``attempts_min``/``attempts_max`` (valid attempts per task with any).
+    ``invalid``, ``invalid_rate`` (invalid / trials; a note warns at :data:`INVALID_WARN` or more), ``attempts_min``/``attempts_max`` (valid attempts per task with any).
     Success (fractions, keys "1".."kmax"): ``pass_at_1``, ``pass_at_k``, ``pass_hat_k``
     (Chen et al. 2021; Yao et al. 2024), ``pass_at_k_tasks``.
     Money (USD): ``earned_usd``, ``available_usd``, ``earn_rate`` (SWE-Lancer section 3).
@@ -87,6 +99,9 @@ def compute_metrics(table: TrialTable, *, kmax: int | None = None, intervals: bo
                resolved=n_resolved, unresolved=int(table.valid.sum()) - n_resolved, invalid=n_invalid,
                attempts_min=int(n[has_valid].min()) if has_valid.any() else 0,
                attempts_max=int(n.max()) if T else 0)
+    out["invalid_rate"] = n_invalid / table.n_trials if table.n_trials else None
+    if out["invalid_rate"] is not None and out["invalid_rate"] >= INVALID_WARN:
+        notes.append(invalid_warning(out["invalid_rate"], n_invalid, table.n_trials))
     if out["tasks_without_valid_trial"]:
         notes.append(f"{out['tasks_without_valid_trial']} task(s) have no valid trial: they are left out of the "
                      f"rates and of available_usd (their prices are in unscored_usd)")

@@ -10,7 +10,7 @@ from typing import Any
 from lancebench.errors import ConfigError
 from lancebench.results.load import JobResults
 from lancebench.metrics.money import price_bucket
-from lancebench.metrics.summary import CI_METHOD, compute_metrics
+from lancebench.metrics.summary import CI_METHOD, compute_metrics, invalid_warning
 from lancebench.metrics.table import TrialTable
 from lancebench.results.models import TrialResult
 
@@ -99,7 +99,22 @@ def build_rows(jobs: list[JobResults], options: ReportOptions = ReportOptions())
             row.update(compute_metrics(TrialTable.from_results(subset), kmax=options.kmax, intervals=True,
                                        confidence=options.confidence, n_boot=options.n_boot, seed=options.seed))
             rows.append(row)
+    _flag_invalid_outliers(rows)
     return rows
+
+
+def _flag_invalid_outliers(rows: list[dict[str, Any]]) -> None:
+    """Note on each total row whose invalid rate is at least 5 points and twice the pooled rate
+    of the other total rows (an agent whose trials end invalid more than the others' do)."""
+    totals = [r for r in rows if r.get("by_value", ALL) == ALL and r["trials"]]
+    for row in totals:
+        rest = [r for r in totals if r is not row]
+        if not rest or any(n.startswith("warning: invalid rate") for n in row["notes"]):
+            continue
+        others = sum(r["invalid"] for r in rest) / sum(r["trials"] for r in rest)
+        rate = row["invalid"] / row["trials"]
+        if rate >= 0.05 and rate >= 2 * others:
+            row["notes"].append(invalid_warning(rate, row["invalid"], row["trials"], others=others))
 
 
 def build_report(jobs: list[JobResults], options: ReportOptions = ReportOptions()) -> dict[str, Any]:

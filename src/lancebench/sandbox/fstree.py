@@ -19,6 +19,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from lancebench.sandbox.quota import unmount_below
+
 
 COPY_NOTES = ".lancebench-copy-notes.txt"  # beside a bounded copy: what was left out
 
@@ -121,6 +123,7 @@ def remove_tree(path: Path) -> str | None:
     try:
         if not os.path.lexists(path):
             return None
+        unmount_below(path)  # a storage quota's filesystem (lancebench.sandbox.quota)
         res = subprocess.run(["rm", "-rf", "--one-file-system", "--", str(path)], capture_output=True, text=True,
                              timeout=600)
         if not os.path.lexists(path):

@@ -1,0 +1,111 @@
+"""Attacks on grading, one test per kind of issue 12, two variants each, on both backends.
+
+Every attack must end ``unresolved`` (never ``resolved``, never ``invalid``), the job must exit 0
+with every trial recorded, and the harness must say why. The attackers are shell scripts in
+``agents/`` run as ``script:PATH``; the tasks are the fixtures ``calc`` (pytest, F2P/P2P,
+Dockerfile and local recipe) and tasks derived from it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from lbtest import TASKS, derive_task, job_dir, lb, one_result, results
+
+AGENTS = Path(__file__).resolve().parent / "agents"
+CALC = TASKS / "calc"
+PYTHONPATH_TEST_SH = """#!/bin/bash
+cd /app
+PYTHONPATH=/app python -m pytest -q -p no:cacheprovider /tests/test_calc.py --junitxml=/logs/verifier/junit.xml
+if [ $? -eq 0 ]; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi
+"""
+
+
+def attack(task: Path, script: str, jobs: Path, backend: str) -> dict:
+    """Run attacker ``script`` on ``task`` on ``backend``; the job must exit 0. Returns the result."""
+    lb("run", "-p", task, "-a", f"script:{AGENTS / script}", "-o", jobs, "--backend", backend, check=True, timeout=900)
+    return one_result(jobs)
+
+
+def assert_unresolved(r: dict) -> None:
+    assert r["status"] == "unresolved", (r["status"], r["reason"])
+    assert r["rewards"].get("reward", 0.0) < 1.0, r["rewards"]
+    assert r["reason"], "an unresolved attack must say why"
+
+
+# 1. the verdict written by the process that runs the agent's code ------------------------------
+@pytest.mark.slow
+@pytest.mark.parametrize("script", ["forge_atexit.sh", "forge_report_objects.sh"])
+def test_code_under_test_cannot_write_its_verdict(script, jobs, backend):
+    r = attack(CALC, script, jobs, backend)
+    assert_unresolved(r)
+    assert r["reason"].startswith("the patch changes test-runner machinery (static scan)"), r["reason"]
+    assert r["tests"] == {}  # refused before grading: the forged run never happened
+
+
+# 2. start-up files and modules shadowing the runner's -------------------------------------------
+@pytest.mark.slow
+@pytest.mark.parametrize("script,planted", [("shadow_runner_module.sh", "iniconfig.py"),
+                                            ("sitecustomize_package.sh", "sitecustomize/__init__.py")])
+def test_startup_files_in_every_form_are_dropped(script, planted, jobs, shared, backend):
+    task = derive_task(CALC, shared / "calc", files={"tests/test.sh": PYTHONPATH_TEST_SH})
+    r = attack(task, script, jobs, backend)
+    assert_unresolved(r)
+    assert planted in r["dropped_paths"], r["dropped_paths"]
+    assert r["tests"]["test_calc::test_add"] == "failed"  # the tests ran, against the unfixed calc
+
+
+# 3. paths read exactly -------------------------------------------------------------------------
+@pytest.mark.slow
+@pytest.mark.parametrize("script,path", [("quoted_path_text.sh", 'x" b/y/conftest.py'),
+                                         ("quoted_path_binary.sh", 'q b/"r b/conftest.py')])
+def test_quoted_paths_are_read_exactly(script, path, jobs, backend):
+    r = attack(CALC, script, jobs, backend)
+    assert_unresolved(r)
+    assert r["dropped_paths"] == [path]
+
+
+# 4. workspace content that breaks the capture is the agent's doing -----------------------------
+@pytest.mark.slow
+@pytest.mark.parametrize("script", ["nested_empty_repo.sh", "gitmodules_symlink.sh"])
+def test_uncapturable_workspace_is_unresolved_not_invalid(script, jobs, backend):
+    r = attack(CALC, script, jobs, backend)
+    assert_unresolved(r)
+    assert "workspace could not be captured" in r["reason"], r["reason"]
+
+
+# 5. hostile trees --------------------------------------------------------------------------------
+@pytest.mark.slow
+@pytest.mark.parametrize("script", ["deep_workspace.sh", "deep_verifier_logs.sh"])
+def test_deep_trees_are_recorded_and_cleaned(script, jobs, backend):
+    r = attack(CALC, script, jobs, backend)
+    assert_unresolved(r)
+    assert r["tests"]["test_calc::test_add"] == "failed"
+    # the job's show works on the result, and a rerun of the same job does not crash either
+    assert len(results(job_dir(jobs))) == 1
+    lb("show", job_dir(jobs), check=True)
+
+
+# 6. limits ---------------------------------------------------------------------------------------
+def _limited(shared: Path, storage_mb: int, patch_mb: int) -> Path:
+    return derive_task(CALC, shared / "calc-limited", toml={
+        r"^memory_mb = 1024$": f"memory_mb = 1024\nstorage_mb = {storage_mb}",
+        r"^\[lancebench.local\]$": f"[lancebench.limits]\npatch_mb = {patch_mb}\n\n[lancebench.local]"})
+
+
+@pytest.mark.slow
+def test_storage_bounds_the_sum_of_files(jobs, shared, backend):
+    r = attack(_limited(shared, 64, 8), "many_files.sh", jobs, backend)
+    assert_unresolved(r)
+    patch = (job_dir(jobs) / "trials" / r["trial_id"] / "patch.diff").read_text()
+    written = int(next(line[1:] for line in patch.splitlines() if line[1:].isdigit() and line.startswith("+")))
+    assert 0 < written <= 64 * 1024 * 1024, written  # five 20 MB files were attempted
+
+
+@pytest.mark.slow
+def test_patch_over_the_cap_is_unresolved(jobs, shared, backend):
+    r = attack(_limited(shared, 400, 8), "big_file.sh", jobs, backend)
+    assert_unresolved(r)
+    assert "patch_mb" in r["reason"], r["reason"]
+    assert not (job_dir(jobs) / "trials" / r["trial_id"] / "patch.diff").exists()
