@@ -60,16 +60,24 @@ def test_secret_lines_and_scrub(tmp_path):
     out = tmp_path / "out"
     out.mkdir()
     (out / "actions.log").write_text("step 0001 Page.goto('http://127.0.0.1:1/')\n")
-    (out / "0001-goto.png").write_bytes(b"\x89PNG\r\n\x1a\nrest")
+    from PIL import Image
+    Image.new("RGB", (4, 3), (200, 10, 10)).save(out / "0001-goto.png")
+    with open(out / "0001-goto.png", "ab") as fh:  # the hidden test smuggled after the image's end
+        fh.write(b"the title must be Shop, not Shoop")
+    (out / "0002-goto.png").write_bytes(b"\x89PNG\r\n\x1a\nrest")  # a PNG only by its name and magic
     (out / "0001-goto.html").write_text("<html><body>the title must be Shop, not Shoop</body></html>")  # leaked
     (out / "0002-click.html").write_text("<html><body>ok</body></html>")
     (out / "junit.xml").write_text("<testsuite failures='1'/>")
     (out / "reward.txt").write_text("0")
     (out / "0003-click.png").symlink_to("/etc/passwd")
     (out / "sub").mkdir()
+    (out / "0004-click.html").write_text("import calc\n")  # not HTML
     removed = scrub(out, secrets)
-    assert removed == ["0001-goto.html"]
+    assert removed == ["0001-goto.html", "0002-goto.png", "0004-click.html"]
     assert sorted(p.name for p in out.iterdir()) == ["0001-goto.png", "0002-click.html", "actions.log"]
+    png = (out / "0001-goto.png").read_bytes()
+    assert b"Shoop" not in png and png.endswith(b"IEND\xaeB`\x82")  # re-encoded: nothing after the image
+    assert Image.open(out / "0001-goto.png").getpixel((1, 1)) == (200, 10, 10)
 
 
 @pytest.mark.browser

@@ -62,12 +62,18 @@ class LocalBackend:
 
     async def capture(self, task: Task, env: PreparedEnvironment, sandbox: Sandbox, scratch: Path) -> CapturedPatch:
         """Diff the agent's workspace against the pristine base repository (the cached ``.git``,
-        read-only), in a separate sandbox: the agent's own ``.git`` is ignored. Raises
+        read-only), in a separate sandbox as the sandbox user: the agent's own ``.git`` is ignored.
+        A never-started ``sandbox`` (the user tool's snapshot of a running agent) is read as it is,
+        without any change by root. Raises
         :class:`SandboxError` and :class:`lancebench.errors.WorkspaceError` (see :func:`run_capture`)."""
         assert isinstance(sandbox, LocalSandbox)
         if sandbox.cgroups:
             sandbox.cgroups.kill()
-        make_readable(sandbox.spec.workspace)
+        if sandbox.cgroups or sandbox.uid is None:
+            # Every process of the sandbox has ended (or we are not root): permissions may be
+            # fixed. A live workspace (the user tool's snapshot) is never changed by root: an
+            # agent could swap a folder for a link to a host file mid-walk.
+            make_readable(sandbox.spec.workspace)
         built = env.handle
         spec = SandboxSpec(workdir=env.workdir, workspace=sandbox.spec.workspace, env=dict(env.variables),
                            mounts=(Mount(built.git_dir, "/lancebench/base.git", False),), limits=task_limits(task))

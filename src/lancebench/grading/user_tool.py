@@ -38,6 +38,7 @@ from pathlib import Path
 from lancebench.errors import LancebenchError, SandboxError
 from lancebench.grading.patch import filter_patch
 from lancebench.sandbox.base import Mount, Sandbox
+from lancebench.sandbox.fstree import remove_tree
 from lancebench.sandbox.local import DEFAULT_PATH, LocalSandbox
 from lancebench.task.model import Task
 
@@ -82,12 +83,19 @@ def secret_lines(tests_dir: Path) -> set[str]:
 
 
 def scrub(folder: Path, secrets: set[str]) -> list[str]:
-    """Keep only the tracing plugin's files in ``folder`` (by name and size); remove text files
-    that quote a hidden-test line. Returns the names removed for quoting the tests."""
+    """Keep only the tracing plugin's files in ``folder`` (by name and size), each checked to be
+    the type its name claims (:func:`typed`: PNG images are decoded and written anew, which drops
+    anything beside the pixels; HTML and the log must be text of that kind); remove text files that
+    quote a hidden-test line. Returns the names withheld for quoting the tests or for not being
+    what their names claim."""
     removed = []
     for path in sorted(folder.iterdir()) if folder.is_dir() else []:
         if path.is_symlink() or not path.is_file() or not KEEP.match(path.name) or path.stat().st_size > MAX_FILE_BYTES:
-            shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
+            remove_tree(path)
+            continue
+        if not typed(path):
+            path.unlink()
+            removed.append(path.name)
             continue
         if path.suffix in (".html", ".log"):
             text = path.read_text(encoding="utf-8", errors="replace")
@@ -95,6 +103,35 @@ def scrub(folder: Path, secrets: set[str]) -> list[str]:
                 path.unlink()
                 removed.append(path.name)
     return removed
+
+
+def typed(path: Path) -> bool:
+    """Whether ``path`` is what its name says: a PNG (re-encoded in place with Pillow: metadata
+    chunks and bytes after the image are dropped), an HTML document (UTF-8 text starting with a
+    doctype or ``<html``), or a text log (UTF-8 without NUL bytes)."""
+    if path.suffix == ".png":
+        from PIL import Image
+        Image.MAX_IMAGE_PIXELS = 50_000_000
+        try:
+            with Image.open(path) as img:
+                if img.format != "PNG":
+                    return False
+                img.load()
+                fresh = img.copy()
+            fresh.save(path, format="PNG")
+            return True
+        except (OSError, ValueError, SyntaxError, Image.DecompressionBombError):
+            return False
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except (UnicodeDecodeError, OSError):
+        return False
+    if "\0" in text:
+        return False
+    if path.suffix == ".html":
+        head = text.lstrip()[:20].lower()
+        return head.startswith(("<!doctype html", "<html"))
+    return True
 
 
 class UserToolService:
@@ -113,7 +150,7 @@ class UserToolService:
         self.bin = scratch / "bin"
         self.channel = scratch / "channel"
         self.plugin = scratch / "plugin"
-        for d in (self.bin, self.channel / "requests", self.channel / "responses", self.plugin):
+        for d in (self.bin, self.channel / "requests", self.channel / "responses", self.channel / "outputs", self.plugin):
             d.mkdir(parents=True, exist_ok=True)
         shutil.copy2(TOOLS_DIR / "user-tool", self.bin / "user-tool")
         (self.bin / "user-tool").chmod(0o755)
@@ -126,8 +163,11 @@ class UserToolService:
 
     def mounts(self) -> tuple[Mount, ...]:
         # Requests are writable by the agent; responses are not (the harness writes them as itself).
+        # Traces reach the workspace through a read-only folder, copied by the agent's own user:
+        # the harness never writes into the workspace, whose paths the agent controls.
         return (Mount(self.bin, BIN_INSIDE, False), Mount(self.channel / "requests", f"{REQUESTS_INSIDE}/requests", True),
-                Mount(self.channel / "responses", f"{REQUESTS_INSIDE}/responses", False))
+                Mount(self.channel / "responses", f"{REQUESTS_INSIDE}/responses", False),
+                Mount(self.channel / "outputs", f"{REQUESTS_INSIDE}/outputs", False))
 
     def attach(self, sandbox: Sandbox) -> None:
         """Put ``user-tool`` on the sandbox's PATH and start answering requests."""
@@ -211,9 +251,16 @@ class UserToolService:
             removed = scrub(trace, self.secrets)
             record["removed"] = removed
             dest = f"{self.env.workdir}/{OUTPUT_FOLDER}/output_{n}"
-            # Made by the agent's user first, so the agent may delete or tidy the folder later.
-            await self.sandbox.exec(["mkdir", "-p", f"{self.env.workdir}/{OUTPUT_FOLDER}"], timeout=60)
-            await self.sandbox.put(trace, dest)
+            staged = self.channel / "outputs" / f"output_{n}"
+            shutil.copytree(trace, staged)  # both harness folders on the host: no agent path involved
+            staged.chmod(0o755)
+            for f in staged.iterdir():
+                f.chmod(0o644)
+            res = await self.sandbox.exec(["bash", "-c", 'mkdir -p "$1" && cp -r -- "$2" "$3"', "copy",
+                                           f"{self.env.workdir}/{OUTPUT_FOLDER}", f"{REQUESTS_INSIDE}/outputs/output_{n}",
+                                           dest], timeout=120)
+            if not res.ok:
+                raise SandboxError(f"user tool: the trace could not be copied into the workspace: {res.stderr[-300:]}")
             files = sorted(p.name for p in trace.iterdir())
             shots = sum(f.endswith(".png") for f in files)
             doms = sum(f.endswith(".html") for f in files)
@@ -228,7 +275,7 @@ class UserToolService:
         finally:
             record["sec"] = round(time.monotonic() - t0, 2)
             self._record(record)
-            shutil.rmtree(work, ignore_errors=True)
+            remove_tree(work)
 
     def _record(self, record: dict) -> None:
         """Append to the harness-side log ``<trial>/agent/user_tool.jsonl`` (never shown to the agent)."""
