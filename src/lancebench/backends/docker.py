@@ -36,6 +36,7 @@ from lancebench.sandbox.backend import PreparedEnvironment, task_limits
 from lancebench.sandbox.base import CapturedPatch, Mount, SandboxSpec
 from lancebench.sandbox.docker import BASE_ENV, KEEPER, DockerSandbox
 from lancebench.sandbox.docker_engine import LABEL_MANAGED
+from lancebench.sandbox.docker_hosttools import apply_on_host, capture_on_host, pristine_of
 from lancebench.sandbox.docker_image import _image_lock, ensure_image
 from lancebench.task.model import Task
 
@@ -44,7 +45,7 @@ _BASE_COMMIT_ENV = {"GIT_AUTHOR_NAME": "lancebench", "GIT_AUTHOR_EMAIL": "lanceb
                     "GIT_COMMITTER_NAME": "lancebench", "GIT_COMMITTER_EMAIL": "lancebench@localhost",
                     "GIT_AUTHOR_DATE": "2000-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2000-01-01T00:00:00Z"}
 
-_prepared: dict[tuple[str, str], tuple[str, str, str]] = {}  # (image id, workdir) -> (image, workdir, commit)
+_prepared: dict[tuple[str, str], tuple[str, str, str, Path | None]] = {}  # (image id, workdir) -> (image, workdir, commit)
 _prepared_lock = threading.Lock()
 
 
@@ -54,6 +55,7 @@ class DockerEnvironment:
 
     image: str
     build_log: Path | None = None
+    pristine: Path | None = None  # the image has no git: base, capture and apply run on the host
 
 
 def _builds_dir() -> Path:
@@ -93,10 +95,11 @@ class DockerBackend:
                                         "run with --backend local")
         log = _builds_dir() / f"{task.environment_digest()[:24]}.log"
         tag = await asyncio.to_thread(ensure_image, task, ca_bundle=self.ca_bundle, log_path=log)
-        image, workdir, commit = await asyncio.to_thread(_base_of, task, tag)
+        image, workdir, commit, pristine = await asyncio.to_thread(_base_of, task, tag)
         path = await asyncio.to_thread(_image_path, image)
         return PreparedEnvironment(base_commit=commit, workdir=workdir, variables={"PATH": path} if path else {},
-                                   handle=DockerEnvironment(image=image, build_log=log), build_sec=time.monotonic() - t0)
+                                   handle=DockerEnvironment(image=image, build_log=log, pristine=pristine),
+                                   build_sec=time.monotonic() - t0)
 
     def open(self, task: Task, env: PreparedEnvironment, scratch: Path, *, mounts: tuple[Mount, ...] = (),
              network: bool = False, labels: dict[str, str] | None = None) -> DockerSandbox:
@@ -118,6 +121,10 @@ class DockerBackend:
             raise SandboxError("docker capture needs the started DockerSandbox of the agent phase")
         scratch.mkdir(parents=True, exist_ok=True)
         handle: DockerEnvironment = env.handle
+        if handle.pristine is not None:
+            await asyncio.to_thread(_kill_container, sandbox.container_id)
+            return await capture_on_host(task, env.workdir, env.base_commit, handle.pristine, sandbox.container_id,
+                                         scratch)
         spec = SandboxSpec(workdir=env.workdir, image=handle.image, limits=task_limits(task),
                            labels={**{k: v for k, v in sandbox.labels.items() if k != LABEL_MANAGED},
                                    "lancebench.phase": "capture"})
@@ -139,6 +146,17 @@ class DockerBackend:
             return await run_capture(box, tree, task, env, scratch)
         finally:
             await box.stop()
+
+
+    async def apply_patch(self, task: Task, env: PreparedEnvironment, sandbox, patch: str,
+                          scratch: Path) -> tuple[bool, str] | None:
+        """Apply ``patch`` into a started grading sandbox when the image has no git (on the host:
+        :func:`~lancebench.sandbox.docker_hosttools.apply_on_host`); None when the image has git
+        (the caller runs ``git apply`` inside). Returns (applied, log)."""
+        handle: DockerEnvironment = env.handle
+        if handle.pristine is None:
+            return None
+        return await apply_on_host(task, env.workdir, handle.pristine, sandbox, patch, scratch)
 
 
 def _kill_container(cid: str) -> None:
@@ -166,17 +184,23 @@ def _copy_tree(src_cid: str, src: str, dst_cid: str, dst_dir: str, scratch: Path
         raise SandboxError(f"could not copy {src} of the agent container for the capture: {exc}") from exc
 
 
-def _base_of(task: Task, tag: str) -> tuple[str, str, str]:
-    """(image, workdir, base commit) for ``tag`` (blocking). Makes a derived image ``<tag>-base``
-    when the workdir is not a git repository, or holds files the sandbox user does not own (a
-    user without capabilities could not change them): there the repository is committed and
-    given to the image's user."""
+class _NoGit(Exception):
+    """The image has no git: its repository is handled on the host (docker_hosttools)."""
+
+
+def _base_of(task: Task, tag: str) -> tuple[str, str, str, Path | None]:
+    """(image, workdir, base commit, pristine folder or None) for ``tag`` (blocking). Makes a
+    derived image ``<tag>-base`` when the workdir is not a git repository, or holds files the
+    sandbox user does not own (a user without capabilities could not change them): there the
+    repository is committed and given to the image's user. An image without git keeps its
+    workdir as it is; its pristine copy and base commit live on the host
+    (:func:`~lancebench.sandbox.docker_hosttools.pristine_of`)."""
     docker = engine._import_docker()
     cli = engine.client()
     info = cli.api.inspect_image(tag)
     workdir = task.lb.workdir if "workdir" in task.lb.model_fields_set else (info["Config"].get("WorkingDir") or "/app")
     if task.kind == "choice":  # no patch is taken: no repository (nor git) is needed
-        return tag, workdir, ""
+        return tag, workdir, "", None
     key = (info["Id"], workdir)
     with _prepared_lock:
         if key in _prepared:
@@ -188,14 +212,20 @@ def _base_of(task: Task, tag: str) -> tuple[str, str, str]:
             head, foreign = _probe(cli, derived, workdir, fix=None)
             if not head or foreign:
                 raise EnvironmentBuildError(f"derived image {derived} is not usable (remove it and retry)")
-            result = (derived, workdir, head)
+            result = (derived, workdir, head, None)
         except docker.errors.ImageNotFound:
-            head, foreign = _probe(cli, tag, workdir, fix=None)
-            if head and not foreign:
-                result = (tag, workdir, head)
+            try:
+                head, foreign = _probe(cli, tag, workdir, fix=None)
+            except _NoGit:
+                from lancebench.environment.cache import sub
+                folder, commit = pristine_of(tag, workdir, sub("docker-pristine"))
+                result = (tag, workdir, commit, folder)
             else:
-                head, _ = _probe(cli, tag, workdir, fix=derived, init=not head)
-                result = (derived, workdir, head)
+                if head and not foreign:
+                    result = (tag, workdir, head, None)
+                else:
+                    head, _ = _probe(cli, tag, workdir, fix=derived, init=not head)
+                    result = (derived, workdir, head, None)
         with _prepared_lock:
             _prepared[key] = result
         return result
@@ -231,6 +261,8 @@ def _probe(cli, image: str, workdir: str, *, fix: str | None, init: bool = False
         out, err = api.exec_start(eid, demux=True)
         code = api.exec_inspect(eid).get("ExitCode")
         stdout, stderr = (out or b"").decode(errors="replace"), (err or b"").decode(errors="replace").strip()
+        if code == 90:
+            raise _NoGit(image)
         if code != 0:
             raise EnvironmentBuildError(f"image {image}: could not read the repository at {workdir} "
                                         f"(exit {code}): {stderr[-1500:]}; the docker backend needs git and the "

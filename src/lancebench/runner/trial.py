@@ -251,6 +251,23 @@ async def _grade_patch(spec: TrialSpec, backend: Backend, env: PreparedEnvironme
     result.tests = combined.tests
 
 
+async def _apply(backend: Backend, task: Task, env: PreparedEnvironment, sandbox: Sandbox, patch: str, scratch: Path,
+                 out_dir: Path) -> bool:
+    """Apply ``patch`` in the grading sandbox: the backend's own way when it has one (an image
+    without git), else ``git apply`` inside. Writes ``apply.log``; returns whether it applied."""
+    own = getattr(backend, "apply_patch", None)
+    done = await own(task, env, sandbox, patch, scratch) if own else None
+    if done is None:
+        patch_file = scratch / "patch.diff"
+        patch_file.write_text(patch, encoding="utf-8", errors="surrogateescape")
+        await sandbox.put(patch_file, "/tmp/lancebench/patch.diff")
+        res = await sandbox.exec(["git", "apply", "--binary", "--whitespace=nowarn", "/tmp/lancebench/patch.diff"],
+                                 cwd=env.workdir, timeout=300)
+        done = (res.ok, f"exit {res.exit_code}\n{res.output}")
+    (out_dir / "apply.log").write_text(done[1])
+    return done[0]
+
+
 async def grade_once(task: Task, backend: Backend, env: PreparedEnvironment, patch: str, scratch: Path,
                      out_dir: Path, labels: dict[str, str] | None = None) -> tuple[bool | None, RunOutcome]:
     """Grade ``patch`` once in a fresh sandbox: apply it, copy in the hidden tests, run
@@ -272,13 +289,7 @@ async def grade_once(task: Task, backend: Backend, env: PreparedEnvironment, pat
     try:
         applied = None
         if patch.strip():
-            patch_file = scratch / "patch.diff"
-            patch_file.write_text(patch, encoding="utf-8", errors="surrogateescape")
-            await sandbox.put(patch_file, "/tmp/lancebench/patch.diff")
-            res = await sandbox.exec(["git", "apply", "--binary", "--whitespace=nowarn", "/tmp/lancebench/patch.diff"],
-                                     cwd=env.workdir, timeout=300)
-            (out_dir / "apply.log").write_text(f"exit {res.exit_code}\n{res.output}")
-            applied = res.ok
+            applied = await _apply(backend, task, env, sandbox, patch, scratch, out_dir)
             if not applied:
                 return False, RunOutcome(reason="the patch did not apply")
         res = await sandbox.exec(["bash", "/tests/test.sh"], cwd=env.workdir, env=verifier_env(task),

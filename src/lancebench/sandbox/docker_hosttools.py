@@ -1,0 +1,215 @@
+"""Task images without git or Python (most Harbor tasks: Terminal-Bench style images install only
+what the task needs): the base repository, the capture and the patch application run on the host.
+
+- :func:`pristine_of`: the image's workdir is exported (a tar stream of a created, never started
+  container) into ``$LANCEBENCH_HOME/docker-pristine/<image id>-<workdir hash>/tree`` and committed,
+  with a fixed author and date, into a bare repository beside it, by the host's git. Cached.
+- :func:`capture_on_host`: the agent container's workdir (the container is stopped) is exported
+  the same way into scratch space, and :data:`lancebench.sandbox.backend.CAPTURE` diffs it against
+  the pristine repository inside a bubblewrap sandbox with the host's git (the files are the
+  agent's: they are never read by a tool outside a sandbox).
+- :func:`apply_on_host`: ``git apply`` runs in a bubblewrap sandbox over a copy of the pristine
+  tree; the files that differ are copied into the grading container and the removed ones are
+  deleted there with ``rm`` (the one tool the image must have, beside the shell that runs
+  ``tests/test.sh``).
+"""
+
+from __future__ import annotations
+
+import filecmp
+import hashlib
+import os
+import shutil
+import subprocess
+import tarfile
+import tempfile
+from pathlib import Path, PurePosixPath
+
+from lancebench.errors import EnvironmentBuildError, SandboxError, WorkspaceError
+from lancebench.sandbox import docker_engine as engine
+from lancebench.sandbox.backend import run_capture, task_limits
+from lancebench.sandbox.base import CapturedPatch, Mount, SandboxSpec
+from lancebench.sandbox.fstree import make_readable, remove_tree
+from lancebench.sandbox.local import LocalSandbox
+from lancebench.task.model import Task
+
+_FIXED = {"GIT_AUTHOR_NAME": "lancebench", "GIT_AUTHOR_EMAIL": "lancebench@localhost",
+          "GIT_COMMITTER_NAME": "lancebench", "GIT_COMMITTER_EMAIL": "lancebench@localhost",
+          "GIT_AUTHOR_DATE": "2000-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2000-01-01T00:00:00Z"}
+
+
+def _export(cid: str, src: str, dest: Path, max_bytes: int) -> None:
+    """Unpack folder ``src`` of container ``cid`` into ``dest`` (created; its contents are those
+    of ``src``). Members go through tarfile's ``tar`` filter (no absolute paths, nothing outside
+    ``dest``); device files and FIFOs are skipped. Raises :class:`WorkspaceError` when the files
+    exceed ``max_bytes``, :class:`SandboxError` when the engine fails."""
+    docker = engine._import_docker()
+    total = 0
+    prefix = PurePosixPath(src).name
+
+    def keep(member: tarfile.TarInfo, path: str) -> tarfile.TarInfo | None:
+        nonlocal total
+        if member.isdev() or member.isfifo():
+            return None
+        total += member.size
+        if total > max_bytes:
+            raise WorkspaceError(f"{src} holds more than {max_bytes // (1024 * 1024)} MiB of files")
+        parts = PurePosixPath(member.name).parts
+        if not parts or parts[0] != prefix:
+            return None
+        member = tarfile.tar_filter(member, path)
+        rel = PurePosixPath(*parts[1:]).as_posix() if len(parts) > 1 else "."
+        return member.replace(name=rel, uid=os.getuid(), gid=os.getgid(), uname="", gname="", deep=False)
+
+    dest.mkdir(parents=True, exist_ok=True)
+    try:
+        chunks, _ = engine.client().api.get_archive(cid, src)
+        with tempfile.TemporaryFile() as buf:
+            for chunk in chunks:
+                buf.write(chunk)
+            buf.seek(0)
+            with tarfile.open(fileobj=buf, mode="r|") as tar:
+                tar.extractall(dest, filter=keep)
+    except docker.errors.APIError as exc:
+        raise SandboxError(f"docker could not export {src}: {exc}") from exc
+    except (tarfile.TarError, OSError) as exc:
+        raise WorkspaceError(f"{src} could not be unpacked on the host: {exc}") from exc
+
+
+def _git(args: list[str], git_dir: Path, work_tree: Path | None) -> str:
+    env = {**_FIXED, "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "GIT_CONFIG_NOSYSTEM": "1",
+           "HOME": str(git_dir.parent)}
+    if work_tree is not None:
+        env |= {"GIT_DIR": str(git_dir), "GIT_WORK_TREE": str(work_tree)}
+    proc = subprocess.run(["git", "-c", "core.hooksPath=/dev/null", "-c", "core.autocrlf=false", *args],
+                          env=env, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise EnvironmentBuildError(f"git {' '.join(args)} failed on the exported image tree: {proc.stderr[-1000:]}")
+    return proc.stdout.strip()
+
+
+def pristine_of(image: str, workdir: str, root: Path) -> tuple[Path, str]:
+    """(folder holding ``tree/`` and ``base.git``, base commit) of ``image``'s ``workdir``, made
+    once under ``root`` (see the module docstring). Raises :class:`EnvironmentBuildError`."""
+    api = engine.client().api
+    image_id = api.inspect_image(image)["Id"].split(":")[-1][:24]
+    folder = root / f"{image_id}-{hashlib.sha256(workdir.encode()).hexdigest()[:12]}"
+    done = folder / "commit"
+    if done.is_file():
+        return folder, done.read_text().strip()
+    tmp = Path(tempfile.mkdtemp(dir=root, prefix=".tmp-"))
+    cid = api.create_container(image, command=["true"], labels={"lancebench.managed": "true",
+                                                                  "lancebench.phase": "prepare"})["Id"]
+    try:
+        try:
+            _export(cid, workdir, tmp / "tree", max_bytes=1 << 40)
+        except (SandboxError, WorkspaceError) as exc:
+            raise EnvironmentBuildError(f"image {image}: workdir {workdir} could not be read: {exc}") from exc
+        _git(["init", "-q", "--bare", str(tmp / "base.git")], tmp / "base.git", None)
+        _git(["add", "-A", "."], tmp / "base.git", tmp / "tree")
+        _git(["commit", "-q", "--allow-empty", "-m", "lancebench base"], tmp / "base.git", tmp / "tree")
+        commit = _git(["rev-parse", "HEAD"], tmp / "base.git", tmp / "tree")
+        (tmp / "commit").write_text(commit + "\n")
+        make_readable(tmp)
+        os.chmod(tmp, 0o755)
+        try:
+            os.replace(tmp, folder)
+        except OSError:  # made meanwhile by another trial
+            remove_tree(tmp)
+        return folder, (folder / "commit").read_text().strip()
+    finally:
+        api.remove_container(cid, force=True)
+        if tmp.exists():
+            remove_tree(tmp)
+
+
+async def capture_on_host(task: Task, workdir: str, base_commit: str, pristine: Path, agent_cid: str,
+                          scratch: Path) -> CapturedPatch:
+    """The agent's work as a patch against the pristine base (see the module docstring). Raises
+    :class:`WorkspaceError` for a workspace that cannot be captured (the agent's fault) and
+    :class:`SandboxError` for the harness's faults."""
+    import asyncio
+
+    from lancebench.sandbox.backend import PreparedEnvironment
+    workspace = scratch / "workspace"
+    cap = task.config.environment.storage_mb * 1024 * 1024
+    await asyncio.to_thread(_export, agent_cid, workdir, workspace, cap)
+    make_readable(workspace)
+    spec = SandboxSpec(workdir=workdir, workspace=workspace, mounts=(Mount(pristine / "base.git",
+                       "/lancebench/base.git", False),), limits=task_limits(task))
+    box = LocalSandbox(spec, root=scratch / "capture-root")
+    await box.start()
+    try:
+        env = PreparedEnvironment(base_commit=base_commit, workdir=workdir)
+        return await run_capture(box, workdir, task, env, scratch)
+    finally:
+        await box.stop()
+        remove_tree(scratch / "capture-root")
+        remove_tree(workspace)
+
+
+def _differences(old: Path, new: Path, rel: str = "") -> tuple[list[str], list[str]]:
+    """(paths to write, paths to remove), relative, turning tree ``old`` into ``new``. A path whose
+    type changes (file, folder, link) is in both."""
+    write, remove = [], []
+    old_names = set(os.listdir(old / rel)) if (old / rel).is_dir() else set()
+    new_names = set(os.listdir(new / rel))
+    for name in sorted(old_names | new_names):
+        path = f"{rel}/{name}" if rel else name
+        o, n = old / path, new / path
+        o_kind = "l" if o.is_symlink() else "d" if o.is_dir() else "f" if o.exists() else None
+        n_kind = "l" if n.is_symlink() else "d" if n.is_dir() else "f" if n.exists() else None
+        if n_kind is None:
+            remove.append(path)
+        elif o_kind != n_kind:
+            if o_kind is not None:
+                remove.append(path)
+            write.append(path)
+        elif n_kind == "d":
+            w, r = _differences(old, new, path)
+            write += w
+            remove += r
+        elif n_kind == "l" and os.readlink(o) != os.readlink(n):
+            write.append(path)
+        elif n_kind == "f" and (not filecmp.cmp(o, n, shallow=False) or os.stat(o).st_mode != os.stat(n).st_mode):
+            write.append(path)
+    return write, remove
+
+
+async def apply_on_host(task: Task, workdir: str, pristine: Path, sandbox, patch: str,
+                        scratch: Path) -> tuple[bool, str]:
+    """Apply ``patch`` for grading into the started grading ``sandbox`` (a DockerSandbox) without
+    any tool of the image but ``rm`` (see the module docstring). Returns (applied, log)."""
+    import asyncio
+    work = scratch / "apply"
+    tree = work / "tree"
+    await asyncio.to_thread(shutil.copytree, pristine / "tree", tree, symlinks=True)
+    (work / "patch").mkdir()
+    (work / "patch" / "patch.diff").write_text(patch, encoding="utf-8", errors="surrogateescape")
+    make_readable(work)
+    spec = SandboxSpec(workdir=workdir, workspace=tree, mounts=(Mount(work / "patch", "/tmp/lb-patch", False),),
+                       limits=task_limits(task))
+    box = LocalSandbox(spec, root=work / "root")
+    await box.start()
+    try:
+        res = await box.exec(["git", "apply", "--binary", "--whitespace=nowarn", "/tmp/lb-patch/patch.diff"], timeout=300)
+    finally:
+        await box.stop()
+    if not res.ok:
+        return False, f"exit {res.exit_code}\n{res.output}"
+    write, remove = await asyncio.to_thread(_differences, pristine / "tree", tree)
+    if remove:
+        rm = await sandbox.exec(["rm", "-rf", "--", *[f"{workdir}/{p}" for p in remove]], user="root")
+        if not rm.ok:
+            raise SandboxError(f"could not remove files in the grading container: {rm.output[-500:]}")
+    stage = work / "stage" / PurePosixPath(workdir).name
+    for rel in write:
+        src, dst = tree / rel, stage / rel
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        if src.is_dir() and not src.is_symlink():
+            shutil.copytree(src, dst, symlinks=True)
+        else:
+            shutil.copy2(src, dst, follow_symlinks=False)
+    if write:
+        await sandbox.put(stage, workdir)
+    return True, f"exit 0 (applied on the host: {len(write)} written, {len(remove)} removed)\n{res.output}"

@@ -1,0 +1,27 @@
+"""The Harbor fixtures run on the docker backend: skipped with the reason when no engine answers."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _docker():
+    from docker_support import docker_skip_reason
+    reason = docker_skip_reason()
+    if reason:
+        pytest.skip(reason)
+
+
+@pytest.fixture
+def shared() -> Path:
+    """A folder the unprivileged sandbox user can traverse (pytest's tmp folders are 0700)."""
+    base = Path(tempfile.mkdtemp(prefix="lancebench-harbor-", dir="/var/tmp"))
+    os.chmod(base, 0o755)
+    yield base
+    import shutil
+    shutil.rmtree(base, ignore_errors=True)
