@@ -113,3 +113,23 @@ def test_patch_over_the_cap_is_unresolved(jobs, shared, backend):
     assert_unresolved(r)
     assert "patch_mb" in r["reason"], r["reason"]
     assert not (job_dir(jobs) / "trials" / r["trial_id"] / "patch.diff").exists()
+
+
+# 8. minor: links planted during grading, nested user namespaces ---------------------------------
+@pytest.mark.slow
+def test_links_planted_at_grading_stay_out_of_the_job_folder(jobs, backend):
+    r = attack(CALC, "links_in_verifier_logs.sh", jobs, backend)
+    assert_unresolved(r)
+    trial = job_dir(jobs) / "trials" / r["trial_id"]
+    links = [str(p) for p in trial.rglob("*") if p.is_symlink()]
+    assert links == []
+    notes = (trial / "verifier" / "run-0" / "logs" / ".lancebench-copy-notes.txt").read_text()
+    assert "etc-link: symbolic link left out" in notes and "shadow-link: symbolic link left out" in notes
+
+
+@pytest.mark.slow
+def test_no_nested_user_namespace(jobs, backend):
+    r = attack(CALC, "nested_userns.sh", jobs, backend)
+    assert_unresolved(r)
+    patch = (job_dir(jobs) / "trials" / r["trial_id"] / "patch.diff").read_text()
+    assert "+userns=refused" in patch, patch

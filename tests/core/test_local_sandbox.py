@@ -306,7 +306,8 @@ def test_get_and_put_refuse_symlinks_out_of_the_sandbox(shared, tmp_path):
                     errors[src] = None
                 except SandboxError as exc:
                     errors[src] = str(exc)
-            # A folder holding a symlink is copied with the link as a link.
+            # A folder holding a symlink is copied without the link (regression, issue 12: links
+            # planted in a sandbox stayed in the job folder pointing at host paths).
             await sb.get("/app/d", tmp_path / "d-copy")
             for dest in ("/app/hostdir/planted.txt", "/app/etcdir/planted"):
                 try:
@@ -323,7 +324,8 @@ def test_get_and_put_refuse_symlinks_out_of_the_sandbox(shared, tmp_path):
         assert err is not None, f"{key} was not refused"
     assert not (tmp_path / "out").exists() or not any(p.is_file() and not p.is_symlink() for p in (tmp_path / "out").rglob("*"))
     inner = tmp_path / "d-copy" / "inner"
-    assert inner.is_symlink()
+    assert not inner.is_symlink() and not inner.exists()
+    assert "inner: symbolic link left out" in (tmp_path / "d-copy" / ".lancebench-copy-notes.txt").read_text()
     assert not (host_dir / "planted.txt").exists()
 
 

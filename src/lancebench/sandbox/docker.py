@@ -371,7 +371,7 @@ class DockerSandbox:
 
     async def get(self, src: str, dest: Path) -> None:
         """Copy ``src`` inside (file or folder) to host ``dest`` (a folder merges into an existing
-        one); symlinks inside are kept as links, never followed; files belong to the harness user.
+        one); symbolic links inside are left out (never followed); files belong to the harness user.
         Raises :class:`SandboxError` when ``src`` is missing or is itself a symlink."""
         self._require()
         await asyncio.to_thread(self._get_sync, self._abs(src), Path(dest))

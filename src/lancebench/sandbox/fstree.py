@@ -58,9 +58,10 @@ def walk(root: Path, *, max_depth: int | None = None) -> Iterator[tuple[Path, os
                 stack.append((path, depth + 1))
 
 
-def copy_tree(src: Path, dest: Path, bounds: CopyBounds = CopyBounds()) -> list[str]:
-    """Copy folder ``src`` into ``dest`` (created; merged into an existing folder), links as
-    links, special files skipped. Returns notes on what was left out (past ``bounds``, special
+def copy_tree(src: Path, dest: Path, bounds: CopyBounds = CopyBounds(), *, links: bool = False) -> list[str]:
+    """Copy folder ``src`` into ``dest`` (created; merged into an existing folder), special files
+    skipped; symbolic links are left out (``links=False``: a link planted in a sandbox must not
+    sit in the job folder pointing at a host path) or copied as links, never followed. Returns notes on what was left out (past ``bounds``, special
     files, unreadable files); empty when everything was copied. Raises ``OSError`` only when
     ``dest`` itself cannot be made."""
     dest.mkdir(parents=True, exist_ok=True)
@@ -79,6 +80,9 @@ def copy_tree(src: Path, dest: Path, bounds: CopyBounds = CopyBounds()) -> list[
                 if depth >= bounds.max_depth:
                     notes.append(f"{rel}: deeper than {bounds.max_depth} folders, contents left out")
             elif stat.S_ISLNK(st.st_mode):
+                if not links:
+                    notes.append(f"{rel}: symbolic link left out")
+                    continue
                 if target.is_symlink() or target.exists():
                     _remove_one(target)
                 os.symlink(os.readlink(path), target)
@@ -90,6 +94,7 @@ def copy_tree(src: Path, dest: Path, bounds: CopyBounds = CopyBounds()) -> list[
                 if target.is_symlink() or target.is_dir():
                     _remove_one(target)
                 copy_file(path, target)
+                os.chmod(target, stat.S_IMODE(st.st_mode) & 0o777)  # permission bits, never set-id
             else:
                 notes.append(f"{rel}: special file left out")
         except OSError as exc:

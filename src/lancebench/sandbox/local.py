@@ -1,7 +1,7 @@
 """The ``local`` backend: every command runs in a fresh bubblewrap sandbox over the same host
 folders, so files persist between commands while processes do not.
 
-Isolation (per command): new user, pid, network, ipc, uts and cgroup namespaces; the host's
+Isolation (per command): new user (no nested ones), pid, network, ipc, uts and cgroup namespaces; the host's
 ``/usr`` read-only and a minimal ``/etc``; a writable workspace at the workdir; a private ``/tmp``
 and ``$HOME``; a cleared environment; all capabilities dropped; ``--die-with-parent``. When the
 harness runs as root, commands also run as an unprivileged host uid (``LANCEBENCH_SANDBOX_UID``,
@@ -129,7 +129,9 @@ class LocalSandbox:
         return mounts
 
     def _bwrap_argv(self, cwd: str, env: dict[str, str], info_fd: int | None = None) -> list[str]:
-        argv = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+        # --disable-userns: no nested user namespace (where a process would hold capabilities again)
+        argv = ["bwrap", "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session",
+                "--cap-drop", "ALL",
                 "--uid", str(INSIDE_UID), "--gid", str(INSIDE_UID), "--hostname", "lancebench"]
         if self.spec.network:
             argv.append("--share-net")
@@ -304,7 +306,7 @@ class LocalSandbox:
             parent = parent.parent
 
     async def get(self, src: str, dest: Path) -> None:
-        """Copy ``src`` inside to host ``dest``. Symlinks are copied as links, never followed;
+        """Copy ``src`` inside to host ``dest``. Symbolic links inside a folder are left out (never followed);
         special files (FIFOs, sockets, devices), which could block the harness, are skipped; a
         folder is copied within :class:`CopyBounds` (what is past them is left out and listed in
         ``dest/.lancebench-copy-notes.txt``). Raises :class:`SandboxError` when ``src`` is
