@@ -36,7 +36,7 @@ from lancebench.sandbox.backend import PreparedEnvironment, task_limits
 from lancebench.sandbox.base import CapturedPatch, Mount, SandboxSpec
 from lancebench.sandbox.docker import BASE_ENV, KEEPER, DockerSandbox
 from lancebench.sandbox.docker_engine import LABEL_MANAGED
-from lancebench.sandbox.docker_hosttools import apply_on_host, capture_on_host, pristine_of
+from lancebench.backends.docker_hosttools import apply_on_host, capture_on_host, pristine_of
 from lancebench.sandbox.docker_image import _image_lock, ensure_image
 from lancebench.task.model import Task
 
@@ -151,7 +151,7 @@ class DockerBackend:
     async def apply_patch(self, task: Task, env: PreparedEnvironment, sandbox, patch: str,
                           scratch: Path) -> tuple[bool, str] | None:
         """Apply ``patch`` into a started grading sandbox when the image has no git (on the host:
-        :func:`~lancebench.sandbox.docker_hosttools.apply_on_host`); None when the image has git
+        :func:`~lancebench.backends.docker_hosttools.apply_on_host`); None when the image has git
         (the caller runs ``git apply`` inside). Returns (applied, log)."""
         handle: DockerEnvironment = env.handle
         if handle.pristine is None:
@@ -194,7 +194,7 @@ def _base_of(task: Task, tag: str) -> tuple[str, str, str, Path | None]:
     sandbox user does not own (a user without capabilities could not change them): there the
     repository is committed and given to the image's user. An image without git keeps its
     workdir as it is; its pristine copy and base commit live on the host
-    (:func:`~lancebench.sandbox.docker_hosttools.pristine_of`)."""
+    (:func:`~lancebench.backends.docker_hosttools.pristine_of`)."""
     docker = engine._import_docker()
     cli = engine.client()
     info = cli.api.inspect_image(tag)

@@ -27,7 +27,8 @@ from pathlib import Path, PurePosixPath
 
 from lancebench.errors import EnvironmentBuildError, SandboxError, WorkspaceError
 from lancebench.sandbox import docker_engine as engine
-from lancebench.sandbox.backend import run_capture, task_limits
+from lancebench.backends.capture import run_capture
+from lancebench.sandbox.backend import PreparedEnvironment, task_limits
 from lancebench.sandbox.base import CapturedPatch, Mount, SandboxSpec
 from lancebench.sandbox.fstree import make_readable, remove_tree
 from lancebench.sandbox.local import LocalSandbox
@@ -130,7 +131,6 @@ async def capture_on_host(task: Task, workdir: str, base_commit: str, pristine: 
     :class:`SandboxError` for the harness's faults."""
     import asyncio
 
-    from lancebench.sandbox.backend import PreparedEnvironment
     workspace = scratch / "workspace"
     cap = task.config.environment.storage_mb * 1024 * 1024
     await asyncio.to_thread(_export, agent_cid, workdir, workspace, cap)
