@@ -8,7 +8,7 @@ from pathlib import Path
 
 @dataclass(frozen=True)
 class TrialPaths:
-    """One trial's folder: ``result.json`` (written last, atomically), ``patch.diff`` (as captured),
+    """One trial's folder: ``result.json`` (written last, atomically), ``instruction.md``, ``patch.diff`` (as captured),
     ``agent/`` (agent logs, ``trajectory.json``), ``verifier/`` (one ``run-N/`` per verifier run:
     test.sh output, JUnit, rewards)."""
 
@@ -21,6 +21,11 @@ class TrialPaths:
     @property
     def patch(self) -> Path:
         return self.root / "patch.diff"
+
+    @property
+    def instruction(self) -> Path:
+        """The instruction the agent was given (``instruction.md``, written before the agent starts)."""
+        return self.root / "instruction.md"
 
     @property
     def agent(self) -> Path:

@@ -65,6 +65,7 @@ async def run_trial(spec: TrialSpec, agent: Agent, backend: Backend) -> TrialRes
         remove_tree(stale)
     for d in (paths.agent, paths.verifier):
         d.mkdir(parents=True, exist_ok=True)
+    atomic_write(paths.instruction, task.instruction)  # for reports: the task folder may be gone later
     result = TrialResult(trial_id=spec.trial_id, job=spec.job, task=task.name, task_digest=task.digest,
                          dataset=task.dataset, agent=spec.agent_name, model=spec.model, attempt=spec.attempt,
                          kind=task.kind, split=task.split, price_usd=task.price_usd, taxonomy=task.taxonomy,

@@ -1,0 +1,80 @@
+"""What one trial page shows, read from the trial's folder: the instruction, the trajectory step by
+step (with phases and findings), the patch per file, the verifier's output and test table, judge
+scores and rationales. Everything here was written by the agent or by code it changed, so it is
+only ever rendered as escaped text (Jinja2 autoescape, Pygments)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lancebench.analysis.trial import TrialAnalysis, read_patch
+from lancebench.metrics.quality import is_quality_key
+from lancebench.report.html.highlight import patch_files, shell
+from lancebench.results.paths import TrialPaths
+
+MAX_TEXT = 20_000  # characters of one output or log shown on a page; the rest is cut with a note
+_JUDGE_WORDS = ("judge", "rationale", "taste", "rubric", "quality")
+
+
+def cut(text: str, limit: int = MAX_TEXT) -> str:
+    """``text`` cut to ``limit`` characters, saying how many were left out."""
+    return text if len(text) <= limit else text[:limit] + f"\n… ({len(text) - limit:,} more characters not shown)"
+
+
+def _read(path: Path, limit: int = MAX_TEXT) -> str | None:
+    try:
+        with path.open(encoding="utf-8", errors="replace") as fh:
+            return cut(fh.read(limit + 1), limit)
+    except OSError:
+        return None
+
+
+def instruction(paths: TrialPaths, analysis: TrialAnalysis) -> str | None:
+    """The instruction: ``instruction.md`` of the trial, else the trajectory's first user step."""
+    text = _read(paths.instruction, 100_000)
+    if text is None:
+        text = next((s.text for s in analysis.steps if s.source == "user"), None)
+    return text
+
+
+def verifier_runs(paths: TrialPaths) -> list[dict]:
+    """Each verifier run's logs: ``name`` (``run-0``...) and ``logs`` [(file name, text)] for the
+    text files at its top level (test output, apply log)."""
+    runs = []
+    if not paths.verifier.is_dir():
+        return runs
+    for run in sorted(p for p in paths.verifier.iterdir() if p.is_dir() and not p.is_symlink()):
+        logs = [(f.name, _read(f) or "") for f in sorted(run.iterdir())
+                if f.is_file() and not f.is_symlink() and f.suffix in (".log", ".txt")]
+        runs.append({"name": run.name, "logs": logs})
+    return runs
+
+
+def judge_items(result) -> tuple[dict[str, float], dict[str, object]]:
+    """Judge scores (quality reward keys, see :mod:`lancebench.metrics.quality`) and judge records
+    of ``extra`` (keys naming a judge, rationale, taste, rubric or quality); both empty when the
+    trial was not judged."""
+    scores = {k: v for k, v in result.rewards.items() if is_quality_key(k) or k == "tasteful"}
+    notes = {k: v for k, v in result.extra.items() if any(w in k.lower() for w in _JUDGE_WORDS)}
+    return scores, notes
+
+
+def trial_context(trial_dir: Path, analysis: TrialAnalysis) -> dict:
+    """The template context of one trial page (see the module docstring)."""
+    paths = TrialPaths(trial_dir)
+    r = analysis.result
+    by_step: dict[int, list] = {}
+    for f in analysis.findings:
+        if f.step_id is not None:
+            by_step.setdefault(f.step_id, []).append(f)
+    steps = [{"id": s.step_id, "source": s.source, "text": cut(s.text), "phase": analysis.phases.get(s.step_id),
+              "commands": [shell(cut(c, 8000)) for c in s.commands], "outputs": [cut(o) for o in s.outputs],
+              "prompt_tokens": s.prompt_tokens, "completion_tokens": s.completion_tokens,
+              "timestamp": s.timestamp, "findings": by_step.get(s.step_id, [])} for s in analysis.steps]
+    scores, notes = judge_items(r)
+    return {"r": r, "instruction": instruction(paths, analysis), "steps": steps, "problem": analysis.problem,
+            "findings": analysis.findings, "patch": patch_files(read_patch(paths), r.dropped_paths),
+            "verifier": verifier_runs(paths), "tests": sorted(r.tests.items()), "judge_scores": scores,
+            "judge_notes": notes,
+            "agent_logs": [(f.name, _read(f) or "") for f in sorted(paths.agent.glob("*.log"))
+                           if f.is_file() and not f.is_symlink()] if paths.agent.is_dir() else []}
