@@ -23,6 +23,7 @@ COMMAND_MODULES = (
     "lancebench.report.cli",
     "lancebench.commands.analyze",
     "lancebench.commands.calibrate",
+    "lancebench.commands.view",
     "lancebench.sandbox.docker_cli",
 )
 

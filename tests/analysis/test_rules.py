@@ -154,7 +154,7 @@ def test_patch_near_miss_graded_test_named_only_in_a_test_file():
 
 
 def test_grading_record_findings_link_to_the_step_that_wrote_the_path():
-    r = _result(dropped_paths=["tests/test_calc.py"], extra={"scan_findings": ["patch changes pytest hooks"]})
+    r = _result(dropped_paths=["tests/test_calc.py"], reason="the patch changes test-runner machinery (static scan): x")
     sv = steps(("look", ["ls"]), ("cheat", ["sed -i 's/==/!=/' tests/test_calc.py"]))
     found = grading_findings(r, sv)
     assert [(f.rule, f.step_id) for f in found] == [("dropped_paths", 3), ("grading_scan", None)]

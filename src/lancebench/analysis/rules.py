@@ -39,6 +39,7 @@ from typing import Iterable
 from lancebench.analysis.findings import Finding, StepView, clip
 from lancebench.analysis.shell import SimpleCommand, simple_commands
 from lancebench.grading.patch import split_patch
+from lancebench.grading.scan import scan_patch
 from lancebench.results.models import TrialResult
 
 _BENCHMARKS = re.compile(r"\b(?:SWE[- ]?bench(?:[- ]\w+)?|SWE[- ]?Lancer|lancebench|Terminal[- ]?Bench|HumanEval"
@@ -217,14 +218,22 @@ def patch_findings(patch: str, result: TrialResult, steps: list[StepView]) -> li
     return out
 
 
-def grading_findings(result: TrialResult, steps: list[StepView]) -> list[Finding]:
+SCAN_MARK = "(static scan)"
+
+
+def grading_findings(result: TrialResult, steps: list[StepView], graded_patch: str = "") -> list[Finding]:
     """The grading record's findings: each dropped protected path (linked to the first step whose
-    command names it) and the static scan's findings when the result carries them
-    (``extra["scan_findings"]``, a list of strings)."""
+    command names it) and, when the trial's reason is the static scan's verdict
+    (:func:`lancebench.grading.scan.scan_reason`), each finding of the scan over ``graded_patch``
+    (the patch as graded), linked to the step whose command wrote the line."""
     out = []
     for p in result.dropped_paths:
         step = _step_mentioning(steps, p) or _step_mentioning(steps, PurePosixPath(p).name)
         out.append(Finding("dropped_paths", step, p, f"changes to {p} were dropped before grading"))
-    for item in result.extra.get("scan_findings") or ():
-        out.append(Finding("grading_scan", None, clip(str(item)), "the grading scan flagged the patch"))
+    if result.reason and SCAN_MARK in result.reason:
+        found = scan_patch(graded_patch)
+        for f in found:
+            out.append(Finding("grading_scan", _step_mentioning(steps, f.text), clip(f.text), f"{f.path}: {f.what}"))
+        if not found:
+            out.append(Finding("grading_scan", None, clip(result.reason), "the grading scan flagged the patch"))
     return out

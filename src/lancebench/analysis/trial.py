@@ -44,10 +44,13 @@ def read_steps(paths: TrialPaths) -> tuple[list[StepView], str | None]:
         return [], f"{paths.trajectory} cannot be read: {str(exc).splitlines()[0][:300]}"
 
 
-def read_patch(paths: TrialPaths, limit: int = 5_000_000) -> str:
-    """``patch.diff`` as text (undecodable bytes replaced; cut at ``limit`` characters); "" when absent."""
+def read_patch(paths: TrialPaths, limit: int = 5_000_000, *, graded: bool = False) -> str:
+    """``patch.diff`` (with ``graded``: ``patch.graded.diff``, what was graded after protected
+    paths were dropped, when it exists) as text, undecodable bytes replaced, cut at ``limit``
+    characters; "" when absent."""
+    path = paths.root / "patch.graded.diff" if graded and (paths.root / "patch.graded.diff").is_file() else paths.patch
     try:
-        with paths.patch.open(encoding="utf-8", errors="replace") as fh:
+        with path.open(encoding="utf-8", errors="replace") as fh:
             return fh.read(limit)
     except OSError:
         return ""
@@ -58,7 +61,8 @@ def analyze_trial(trial_dir: Path, result: TrialResult) -> TrialAnalysis:
     paths = TrialPaths(trial_dir)
     steps, problem = read_steps(paths)
     findings = [*awareness_findings(steps), *command_findings(steps),
-                *patch_findings(read_patch(paths), result, steps), *grading_findings(result, steps)]
+                *patch_findings(read_patch(paths), result, steps),
+                *grading_findings(result, steps, read_patch(paths, graded=True))]
     findings.sort(key=lambda f: (f.step_id is None, f.step_id or 0))
     return TrialAnalysis(result=result, findings=findings, phases=trajectory_phases(steps), steps=steps,
                          problem=problem)

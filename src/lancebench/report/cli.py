@@ -24,6 +24,8 @@ EXAMPLES = """Examples:
 
   lancebench report jobs/swelancer --by variant --k 3 --format parquet --out report.parquet
 
+  lancebench report jobs/ --html site/     (then open site/index.html; or: lancebench view jobs/)
+
 A folder of job folders (jobs/) stands for every job in it. One row per (agent, model, dataset)
 across all the job folders; --by FIELD breaks each row down by a
 task field (kind, split, price, task, variant, or a taxonomy key). Definitions: docs/metrics.md."""
@@ -41,6 +43,9 @@ def report(
     confidence: float = typer.Option(0.95, "--confidence", help="Confidence level of the intervals."),
     bootstrap: int = typer.Option(1000, "--bootstrap", min=1, help="Bootstrap resamples (over tasks)."),
     seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap."),
+    html: Optional[Path] = typer.Option(None, "--html", metavar="OUT_DIR",
+                                        help="Also write a static site (leaderboard, plots, tasks, one page per "
+                                             "trial) into this folder; open OUT_DIR/index.html, no network needed."),
 ) -> None:
     """Report pass@k, pass^k, dollars earned, cost savings and quality, with confidence intervals."""
     try:
@@ -51,7 +56,14 @@ def report(
         if not any(j.results for j in jobs):
             raise ConfigError("no finished trial (trials/*/result.json) in "
                               + ", ".join(str(j.path) for j in jobs) + ": run or resume the job first")
-        data = build_report(jobs, ReportOptions(by=by, kmax=k, confidence=confidence, n_boot=bootstrap, seed=seed))
+        options = ReportOptions(by=by, kmax=k, confidence=confidence, n_boot=bootstrap, seed=seed)
+        if html is not None:
+            from lancebench.report.html.site import build_site
+            index = build_site(jobs, html, options)
+            typer.echo(f"site: {index.resolve()}")
+            if out is None:  # the site was asked for; a table or file too only with --out
+                return
+        data = build_report(jobs, options)
         _write(data, fmt, out)
     except LancebenchError as exc:
         typer.echo(f"error: {exc}", err=True)

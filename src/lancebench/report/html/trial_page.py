@@ -8,12 +8,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from lancebench.analysis.trial import TrialAnalysis, read_patch
-from lancebench.metrics.quality import is_quality_key
 from lancebench.report.html.highlight import patch_files, shell
 from lancebench.results.paths import TrialPaths
 
 MAX_TEXT = 20_000  # characters of one output or log shown on a page; the rest is cut with a note
-_JUDGE_WORDS = ("judge", "rationale", "taste", "rubric", "quality")
 
 
 def cut(text: str, limit: int = MAX_TEXT) -> str:
@@ -50,13 +48,17 @@ def verifier_runs(paths: TrialPaths) -> list[dict]:
     return runs
 
 
-def judge_items(result) -> tuple[dict[str, float], dict[str, object]]:
-    """Judge scores (quality reward keys, see :mod:`lancebench.metrics.quality`) and judge records
-    of ``extra`` (keys naming a judge, rationale, taste, rubric or quality); both empty when the
-    trial was not judged."""
-    scores = {k: v for k, v in result.rewards.items() if is_quality_key(k) or k == "tasteful"}
-    notes = {k: v for k, v in result.extra.items() if any(w in k.lower() for w in _JUDGE_WORDS)}
-    return scores, notes
+def judges(result) -> list[dict]:
+    """One dict per judge of the trial (``TrialResult.judges``): ``name``, ``status``, ``scores``,
+    ``rationale``, ``criteria`` (per-criterion or per-story records of ``details``), ``model``;
+    empty when the trial was not judged."""
+    out = []
+    for name, j in sorted(result.judges.items()):
+        items = [*j.details.get("criteria", []), *j.details.get("stories", [])]
+        out.append({"name": name, "status": j.status, "scores": j.scores, "rationale": cut(j.rationale),
+                    "criteria": [c for c in items if isinstance(c, dict)], "model": j.model,
+                    "cost": j.usage.cost_usd, "turns": j.turns})
+    return out
 
 
 def trial_context(trial_dir: Path, analysis: TrialAnalysis) -> dict:
@@ -71,10 +73,9 @@ def trial_context(trial_dir: Path, analysis: TrialAnalysis) -> dict:
               "commands": [shell(cut(c, 8000)) for c in s.commands], "outputs": [cut(o) for o in s.outputs],
               "prompt_tokens": s.prompt_tokens, "completion_tokens": s.completion_tokens,
               "timestamp": s.timestamp, "findings": by_step.get(s.step_id, [])} for s in analysis.steps]
-    scores, notes = judge_items(r)
     return {"r": r, "instruction": instruction(paths, analysis), "steps": steps, "problem": analysis.problem,
             "findings": analysis.findings, "patch": patch_files(read_patch(paths), r.dropped_paths),
-            "verifier": verifier_runs(paths), "tests": sorted(r.tests.items()), "judge_scores": scores,
-            "judge_notes": notes,
+            "verifier": verifier_runs(paths), "tests": sorted(r.tests.items()), "judges": judges(r),
+            "quality": r.quality,
             "agent_logs": [(f.name, _read(f) or "") for f in sorted(paths.agent.glob("*.log"))
                            if f.is_file() and not f.is_symlink()] if paths.agent.is_dir() else []}

@@ -1,0 +1,60 @@
+"""``lancebench view``: build the report site of some jobs and serve it on 127.0.0.1."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from lancebench.errors import ConfigError, LancebenchError
+from lancebench.report.build import ReportOptions
+from lancebench.report.html.serve import make_server, url
+from lancebench.report.html.site import build_site
+from lancebench.results.load import load_jobs
+
+EXAMPLES = """Examples:
+
+  lancebench view jobs/run-1
+
+  lancebench view jobs/ --port 8080 --out site/
+
+The site is the one `lancebench report --html` writes. It is served on 127.0.0.1 only, until
+Ctrl-C."""
+
+
+def view(
+    job_dirs: list[Path] = typer.Argument(..., metavar="JOB_DIR...", help="Job folders, or folders of them."),
+    port: int = typer.Option(0, "--port", min=0, max=65535, help="Port on 127.0.0.1 (0: any free port)."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Keep the site in this folder (default: a temporary one)."),
+    bootstrap: int = typer.Option(1000, "--bootstrap", min=1, help="Bootstrap resamples of the intervals."),
+) -> None:
+    """Serve the report site of JOB_DIR... on 127.0.0.1 and print its address."""
+    try:
+        jobs = load_jobs(job_dirs)
+        if not any(j.results for j in jobs):
+            raise ConfigError("no finished trial (trials/*/result.json) in "
+                              + ", ".join(str(j.path) for j in jobs) + ": run or resume the job first")
+        site = out if out is not None else Path(tempfile.mkdtemp(prefix="lancebench-site-"))
+        build_site(jobs, site, ReportOptions(n_boot=bootstrap))
+        try:
+            server = make_server(site, port)
+        except OSError as exc:
+            raise ConfigError(f"--port {port}: cannot listen on 127.0.0.1:{port} ({exc.strerror or exc}); "
+                              f"pick another port, or --port 0 for any free one") from exc
+    except LancebenchError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(code=2) from exc
+    typer.echo(f"serving {site} at {url(server)} (Ctrl-C to stop)", err=False)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``view`` command to the ``lancebench`` app."""
+    app.command("view", epilog=EXAMPLES, help=view.__doc__)(view)
