@@ -52,10 +52,11 @@ def task_rows(results: list[TrialResult], configs: list[tuple]) -> tuple[list[di
     for row in rows.values():
         for cell in row["cells"]:
             cell.sort(key=lambda t: t["attempt"])
+    names = {name for row in rows.values() for name in row["fields"]}
     filters: dict[str, set[str]] = {}
     for row in rows.values():
-        for name, vals in row["fields"].items():
-            filters.setdefault(name, set()).update(vals)
+        for name in names:  # a task without a taxonomy key can be picked as "(none)"
+            filters.setdefault(name, set()).update(row["fields"].setdefault(name, ["(none)"]))
     order = [*FIXED_FIELDS, *sorted(k for k in filters if k not in FIXED_FIELDS)]
     ordered = sorted(rows.values(), key=lambda r: (str(r["dataset"]), r["task"]))
     return ordered, {k: sorted(filters[k]) for k in order if k in filters}
