@@ -1,4 +1,4 @@
-"""The SWE-Lancer IC flow on official per-task images (``lancebench.datasets.swelancer_ic``).
+"""The SWE-Lancer IC flow on official per-task images (``lancebench.datasets.swelancer.ic``).
 
 The real images (15-25 GB each) cannot be pulled here, so a fake one is built from
 ``tests/fixtures/swelancer_ic`` with their layout: ``/app/expensify`` a git checkout (history, the
@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 from docker_support import docker_skip_reason
 
-from lancebench.datasets.swelancer_table import COLUMNS, read_table
+from lancebench.datasets.swelancer.table import COLUMNS, read_table
 from lancebench.errors import DatasetError
 from lancebench.results.store import read_results
 from lancebench.task.load import load_task
@@ -111,7 +111,7 @@ def usd(price: float) -> str:
 
 # pure ------------------------------------------------------------------------------------------
 def test_image_names_follow_the_official_scheme_or_the_variable(monkeypatch):
-    from lancebench.datasets.swelancer_ic import image_name
+    from lancebench.datasets.swelancer.ic import image_name
     monkeypatch.delenv("LANCEBENCH_SWELANCER_IMAGES", raising=False)
     assert image_name("16912_4") == "swelancer/swelancer_x86_16912_4:releasev1"
     assert image_name("15193-2") == "swelancer/swelancer_x86_15193:releasev1"  # the id before the first '-'
@@ -123,8 +123,8 @@ def test_image_names_follow_the_official_scheme_or_the_variable(monkeypatch):
 
 def test_no_engine_is_a_dataset_error_that_says_so(tmp_path, ic_csv):
     code = ("import sys; from pathlib import Path\n"
-            "from lancebench.datasets.swelancer_table import read_table\n"
-            "from lancebench.datasets.swelancer_ic import ic_task_folders, missing_images\n"
+            "from lancebench.datasets.swelancer.table import read_table\n"
+            "from lancebench.datasets.swelancer.ic import ic_task_folders, missing_images\n"
             "from lancebench.errors import DatasetError\n"
             f"rows = read_table(Path({str(ic_csv)!r}))\n"
             "print('missing:', missing_images(rows))\n"
@@ -144,7 +144,7 @@ def test_no_engine_is_a_dataset_error_that_says_so(tmp_path, ic_csv):
 # with an engine --------------------------------------------------------------------------------
 @docker_test
 def test_missing_images_name_the_images_and_the_pull_command(home, ic_raw, tmp_path):
-    from lancebench.datasets.swelancer_ic import ic_task_folders
+    from lancebench.datasets.swelancer.ic import ic_task_folders
     one, two = "990008_1", "990009_2"
     for img in (f"{PREFIX}{one}:releasev1", f"{PREFIX}{two}:releasev1"):
         with pytest.raises(docker_mod.errors.ImageNotFound):
@@ -168,7 +168,7 @@ def test_missing_images_name_the_images_and_the_pull_command(home, ic_raw, tmp_p
 
 @docker_test
 def test_an_image_without_the_official_tests_is_refused(home, ic_raw, tmp_path):
-    from lancebench.datasets.swelancer_ic import ic_task_folders
+    from lancebench.datasets.swelancer.ic import ic_task_folders
     qid = "990003_1"
     tag = f"{PREFIX}{qid}"
     client().images.get(BASE).tag(tag, "releasev1")
@@ -183,7 +183,7 @@ def test_an_image_without_the_official_tests_is_refused(home, ic_raw, tmp_path):
 
 @docker_test
 def test_the_task_folder_holds_the_images_tests_and_validates(fake_image, home, ic_csv, ic_raw, tmp_path):
-    from lancebench.datasets.swelancer_ic import ic_task_folders
+    from lancebench.datasets.swelancer.ic import ic_task_folders
     root = tmp_path / "root"
     rows = read_table(ic_csv)
     (folder,) = ic_task_folders(rows, root)
@@ -266,7 +266,7 @@ def test_oracle_resolves_and_nop_does_not_through_the_cli(fake_image, home, ic_c
 @docker_test
 @pytest.mark.slow
 def test_the_agent_sees_one_commit_and_no_tests_and_its_fix_resolves(fake_image, home, ic_csv, tmp_path):
-    from lancebench.datasets.swelancer_ic import ic_task_folders
+    from lancebench.datasets.swelancer.ic import ic_task_folders
     (folder,) = ic_task_folders(read_table(ic_csv), tmp_path / "root")
     fix_commit = in_image(IMAGE, "git -C /app/expensify rev-parse HEAD").strip()
     assert in_image(IMAGE, f"git -C /app/expensify cat-file -t {fix_commit}").strip() == "commit"  # there upstream
@@ -320,7 +320,7 @@ def test_a_run_that_neither_passes_nor_fails_makes_the_trial_invalid(fake_image,
 
 @docker_test
 def test_missing_images_are_counted_without_writing(fake_image, home, ic_raw, tmp_path):
-    from lancebench.datasets.swelancer_ic import missing_images
+    from lancebench.datasets.swelancer.ic import missing_images
     rows = read_table(write_csv(tmp_path / "two.csv", ic_raw, ISSUE, "990008_1"))
     assert missing_images(rows) == [f"{PREFIX}990008_1:releasev1"]
     assert missing_images(rows[:1]) == []

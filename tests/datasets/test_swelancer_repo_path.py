@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from lancebench.datasets import swelancer
-from lancebench.datasets.swelancer_table import COLUMNS
+from lancebench.datasets.swelancer import adapter as swelancer
+from lancebench.datasets.swelancer.table import COLUMNS
 from lancebench.errors import DatasetError
 from lancebench.results.store import read_results
 

@@ -9,10 +9,10 @@ import subprocess
 
 import pytest
 
-from lancebench.datasets import swelancer
+from lancebench.datasets.swelancer import adapter as swelancer
 from lancebench.datasets.registry import load_dataset
-from lancebench.datasets.swelancer_prompt import FIXED_MARKERS, manager_instruction
-from lancebench.datasets.swelancer_table import IC, MANAGER, decode_text, read_table, split_proposals
+from lancebench.datasets.swelancer.prompt import FIXED_MARKERS, manager_instruction
+from lancebench.datasets.swelancer.table import IC, MANAGER, decode_text, read_table, split_proposals
 
 GARBLED = ("\u00e2\u0080\u0099", "\u00e2\u0080", "\u00c3\u00a9", "\u00c3\u00b6", "\u00f0\u009f")  # what unicode_escape makes of UTF-8
 

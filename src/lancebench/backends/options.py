@@ -47,5 +47,6 @@ class BackendOptions:
     def allowed_repos(self) -> tuple[Path, ...]:
         """Resolved paths of the repositories tasks may snapshot: ``checkout_repos`` plus those of
         ``$LANCEBENCH_CHECKOUT_REPOS``, without duplicates, in that order."""
-        listed = [*self.checkout_repos, *(Path(p) for p in os.environ.get(CHECKOUT_REPOS_ENV, "").split(os.pathsep) if p)]
+        from_env = [Path(p) for p in os.environ.get(CHECKOUT_REPOS_ENV, "").split(os.pathsep) if p]
+        listed = [*self.checkout_repos, *from_env]
         return tuple(dict.fromkeys(p.expanduser().resolve() for p in listed))

@@ -20,7 +20,7 @@ from lancebench.results.store import write_json
 def _counts(name: str, source: Optional[Path]) -> dict:
     ds = DATASETS[name]
     if name == "swelancer":
-        from lancebench.datasets.swelancer import summary
+        from lancebench.datasets.swelancer.adapter import summary
         info = summary(source)
         info.setdefault("name", name)
         ic = info["by_variant"]["ic_swe"]

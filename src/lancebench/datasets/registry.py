@@ -48,7 +48,8 @@ def _adapter(spec: str) -> Callable[..., list[Path]]:
 DATASETS: dict[str, Dataset] = {
     "mini": Dataset("mini", "bundled: real bugs and features in PyPI projects, browser tasks, manager tasks", _mini_folders),
     "swelancer": Dataset("swelancer", "SWE-Lancer Diamond (manager tasks run anywhere; IC tasks need the official images)",
-                         _adapter("lancebench.datasets.swelancer:task_folders"), ("manager", "ic"), repo_path=True),
+                         _adapter("lancebench.datasets.swelancer.adapter:task_folders"), ("manager", "ic"),
+                         repo_path=True),
 }
 
 

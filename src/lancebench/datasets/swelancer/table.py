@@ -28,6 +28,7 @@ COLUMNS = ("question_id", "variant", "price", "price_limit", "manager_data", "ma
            "acceptable_folders", "cwd", "set", "title", "description", "proposals")
 MANAGER, IC = "swe_manager", "ic_swe"
 VARIANTS = (IC, MANAGER)
+KIND = {MANAGER: "choice", IC: "code"}  # the task kind each variant becomes
 _PROPOSAL_HEAD = re.compile(r"(?m)^Proposal: (-?\d+):[ \t]*$")
 _TRAILING_RULES = re.compile(r"(?:\s*\n-{3,}[ \t]*)+\s*$")
 _QUESTION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
@@ -79,6 +80,12 @@ class SwelancerRow:
     @property
     def proposal_ids(self) -> list[int]:
         return [p.id for p in self.proposals]
+
+
+def split_of(row: SwelancerRow) -> str:
+    """``public`` or ``private`` from the row's ``set`` when it says so; Diamond (``set = "diamond"``)
+    is SWE-Lancer's public split, so anything else is ``public``."""
+    return row.set if row.set in ("public", "private") else "public"
 
 
 def _fail(path: Path, line: int | None, problem: str, fix: str = SOURCE_HINT) -> DatasetError:

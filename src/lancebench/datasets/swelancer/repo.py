@@ -11,7 +11,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from lancebench.datasets.swelancer_table import SwelancerRow
+from lancebench.datasets.swelancer.table import SwelancerRow
 from lancebench.errors import DatasetError
 
 UPSTREAM = "https://github.com/Expensify/App"

@@ -1,7 +1,7 @@
 """The ``swelancer`` dataset: SWE-Lancer Diamond (arXiv 2502.12115) from its task table.
 
 ``task_folders(filter, source)`` reads the table (``--source PATH``, or a copy downloaded once and
-checked; see :mod:`lancebench.datasets.swelancer_source`) and writes each selected row as a task
+checked; see :mod:`lancebench.datasets.swelancer.source`) and writes each selected row as a task
 folder in Harbor's layout under ``<lancebench home>/datasets/swelancer/<table sha256 prefix>/
 <question_id>/``, atomically, reusing folders already there with the same content:
 
@@ -12,7 +12,7 @@ folder in Harbor's layout under ``<lancebench home>/datasets/swelancer/<table sh
   ``repo_path`` (``--repo-path``), the product's tree at the parent of ``manager_commit``.
 - IC rows (``ic_swe``) run on SWE-Lancer's official per-task images (the product's checkout with
   the bug reintroduced, the hidden Playwright test), which must be in the local Docker engine;
-  :mod:`lancebench.datasets.swelancer_ic` writes their folders, or refuses with a
+  :mod:`lancebench.datasets.swelancer.ic` writes their folders, or refuses with a
   :class:`DatasetError` giving the ``docker pull`` commands of the missing images.
 
 Filters: ``manager``, ``ic``, and the generic ``public``/``private``/``code``/``choice``.
@@ -27,23 +27,16 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from lancebench.datasets.swelancer_prompt import ANSWER_FILE, manager_instruction
-from lancebench.datasets.swelancer_repo import parents
-from lancebench.datasets.swelancer_source import locate_table
-from lancebench.datasets.swelancer_table import IC, MANAGER, SwelancerRow, read_table
+from lancebench.datasets.swelancer.prompt import ANSWER_FILE, manager_instruction
+from lancebench.datasets.swelancer.repo import parents
+from lancebench.datasets.swelancer.source import locate_table
+from lancebench.datasets.swelancer.table import IC, KIND, MANAGER, SwelancerRow, read_table, split_of
 from lancebench.datasets.task_folder import write_task
 from lancebench.environment.cache import sub
 from lancebench.errors import DatasetError
 
 FILTERS = ("manager", "ic")
 GENERIC = ("public", "private", "code", "choice")
-KIND = {MANAGER: "choice", IC: "code"}
-
-
-def split_of(row: SwelancerRow) -> str:
-    """``public`` or ``private`` from the row's ``set`` when it says so; Diamond (``set = "diamond"``)
-    is SWE-Lancer's public split, so anything else is ``public``."""
-    return row.set if row.set in ("public", "private") else "public"
 
 
 def _toml_str(value: str) -> str:
@@ -136,7 +129,7 @@ def task_folders(filt: str | None, source: Path | None, repo_path: Path | None =
                  names: list[str] | None = None) -> list[Path]:
     """Task folders of ``swelancer[:filt]`` (see the module docstring). ``repo_path``: a clone of
     Expensify/App; each manager task's workdir is then its tree at the parent of ``manager_commit``
-    (:mod:`lancebench.datasets.swelancer_repo`), and its folder goes under ``repo-<hash of the path>/``.
+    (:mod:`lancebench.datasets.swelancer.repo`), and its folder goes under ``repo-<hash of the path>/``.
     ``names``: question-id globs (``-t``); only those tasks are written (so IC tasks need only
     their own images, and a clone only their commits).
     Raises :class:`DatasetError` for an unknown filter, an unreadable or missing table, IC tasks
@@ -157,7 +150,7 @@ def task_folders(filt: str | None, source: Path | None, repo_path: Path | None =
     else:
         folders = [write_manager_task(r, root / r.question_id) for r in managers]
     if ic_rows:
-        from lancebench.datasets.swelancer_ic import ic_task_folders  # the Docker SDK, only when needed
+        from lancebench.datasets.swelancer.ic import ic_task_folders  # the Docker SDK, only when needed
         folders += ic_task_folders(ic_rows, root)
     return sorted(folders)
 
@@ -171,7 +164,7 @@ def summary(source: Path | None) -> dict:
     ``source`` and ``sha256``. Raises :class:`DatasetError` when the table cannot be had."""
     path, digest = locate_table(source)
     rows = read_table(path)
-    from lancebench.datasets.swelancer_ic import missing_images
+    from lancebench.datasets.swelancer.ic import missing_images
     by_variant: dict[str, dict] = {}
     for v in (MANAGER, IC):
         chosen = [r for r in rows if r.variant == v]

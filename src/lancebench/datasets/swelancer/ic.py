@@ -23,10 +23,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from lancebench.datasets.swelancer_ic_files import PATCH, SOLVE_SH, TEST_SH, dockerfile, instruction, task_toml
-from lancebench.datasets.swelancer_ic_images import image_ids, lookup, official_tests
+from lancebench.datasets.swelancer.ic_files import PATCH, SOLVE_SH, TEST_SH, dockerfile, instruction, task_toml
+from lancebench.datasets.swelancer.ic_images import image_ids, lookup, official_tests
 from lancebench.datasets.task_folder import Files, write_task
-from lancebench.datasets.swelancer_table import IC, SwelancerRow
+from lancebench.datasets.swelancer.table import IC, SwelancerRow
 from lancebench.errors import DatasetError
 
 IMAGES_ENV = "LANCEBENCH_SWELANCER_IMAGES"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from lancebench.datasets.swelancer_table import SwelancerRow
+from lancebench.datasets.swelancer.table import SwelancerRow
 from lancebench.errors import DatasetError
 
 ANSWER_FILE = "answer.json"

@@ -14,7 +14,7 @@ from typing import Any, Iterable
 
 from rich.table import Table
 
-from lancebench.datasets.swelancer_table import IC, MANAGER
+from lancebench.datasets.swelancer.table import IC, MANAGER
 from lancebench.metrics.summary import compute_metrics
 from lancebench.metrics.table import TrialTable
 from lancebench.results.models import TrialResult

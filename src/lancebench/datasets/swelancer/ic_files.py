@@ -1,15 +1,14 @@
 """What goes into a SWE-Lancer IC task folder besides the image's tests (lancebench's own texts):
 the environment's ``Dockerfile``, ``tests/test.sh`` (one grading run as the official scripts run
 it), ``solution/solve.sh``, ``instruction.md`` and ``task.toml``. See
-:mod:`lancebench.datasets.swelancer_ic` for the flow that writes them."""
+:mod:`lancebench.datasets.swelancer.ic` for the flow that writes them."""
 
 from __future__ import annotations
 
 import json
 
-from lancebench.datasets.swelancer import split_of
-from lancebench.datasets.swelancer_prompt import issue_section, usd
-from lancebench.datasets.swelancer_table import SwelancerRow
+from lancebench.datasets.swelancer.prompt import issue_section, usd
+from lancebench.datasets.swelancer.table import SwelancerRow, split_of
 
 WORKDIR = "/app/expensify"
 PATCH = "bug_reintroduce.patch"
