@@ -97,13 +97,14 @@ def task_variables(task: Task) -> dict[str, str]:
 
 
 async def build_local_environment(task: Task, *, cache_dir: Path | None = None,
-                                  options: BackendOptions = BackendOptions()) -> LocalEnvironment:
+                                  options: BackendOptions | None = None) -> LocalEnvironment:
     """Return the task's built environment, building it first if the cache lacks it. ``options``:
     the CA bundle builds trust and the host repositories a checkout may snapshot.
 
     Raises :class:`EnvironmentBuildError` (with the log's tail) when the setup script fails,
     exceeds ``[environment] build_timeout_sec``, or leaves no usable repository.
     """
+    options = options or BackendOptions()
     checkout = task.lb.local.checkout if task.lb.local else None
     if checkout is not None:
         try:

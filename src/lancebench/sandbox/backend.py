@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from lancebench.sandbox.base import Limits, Mount, Sandbox
+from lancebench.sandbox.base import CapturedPatch, Limits, Mount, Sandbox
 from lancebench.task.model import Task
 
 
@@ -27,14 +27,16 @@ class PreparedEnvironment:
 
 @runtime_checkable
 class Backend(Protocol):
-    """Plug point for sandbox backends.
+    """Plug point for sandbox backends. A backend class is built as ``Class(options=...)`` with a
+    :class:`lancebench.backends.options.BackendOptions` (see :func:`lancebench.backends.make_backend`).
 
     - ``prepare(task)``: build or fetch the environment (cached by digest).
     - ``open(task, env, scratch, ...)``: a *fresh*, not yet started sandbox holding the
       repository at its base commit; ``scratch`` is a host folder the backend may use.
     - ``capture(task, env, sandbox, scratch)``: end every process of ``sandbox``, then return
-      the work as a patch (``git diff --binary`` against the base commit, new files included),
-      computed so that the agent cannot falsify it (its own ``.git`` is not trusted).
+      the work as a patch (``git diff --binary`` against the base commit, new files included,
+      with its changed paths: a :class:`CapturedPatch`), computed so that the agent cannot falsify
+      it (its own ``.git`` is not trusted).
     """
 
     name: str
@@ -44,7 +46,8 @@ class Backend(Protocol):
     def open(self, task: Task, env: PreparedEnvironment, scratch: Path, *, mounts: tuple[Mount, ...] = (),
              network: bool = False, labels: dict[str, str] | None = None) -> Sandbox: ...
 
-    async def capture(self, task: Task, env: PreparedEnvironment, sandbox: Sandbox, scratch: Path) -> str: ...
+    async def capture(self, task: Task, env: PreparedEnvironment, sandbox: Sandbox,
+                      scratch: Path) -> CapturedPatch: ...
 
 
 def task_limits(task: Task) -> Limits:
