@@ -113,7 +113,7 @@ def test_environment_workdir_is_the_workdir(tmp_path):
 def test_validate_names_every_unsupported_field_and_only_those():
     reported = {line.split(" ")[0] for line in task_unsupported(load_task(EVERY))}
     assert reported == {
-        "multi_step_reward_strategy", "artifacts", "steps", "steps[].artifacts", "steps[].agent.user",
+        "artifacts", "steps[].artifacts", "steps[].agent.user",
         "steps[].verifier.user", "steps[].healthcheck", "verifier.network_mode", "verifier.allowed_hosts",
         "verifier.user", "verifier.collect", "agent.user", "environment.gpus", "environment.gpu_types",
         "environment.skills_dir", "environment.healthcheck", "environment.mcp_servers"}

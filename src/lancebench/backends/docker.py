@@ -148,6 +148,15 @@ class DockerBackend:
             await box.stop()
 
 
+    async def resume(self, sandbox) -> None:
+        """Start the agent's container again after a capture ended it (a multi-step task's next
+        step runs in the same container; its files stay, ``/tmp`` and processes do not)."""
+        cid = sandbox.container_id
+        try:
+            await asyncio.to_thread(engine.client().api.start, cid)
+        except engine._import_docker().errors.APIError as exc:
+            raise SandboxError(f"could not start the agent container again for the next step: {exc}") from exc
+
     async def apply_patch(self, task: Task, env: PreparedEnvironment, sandbox, patch: str,
                           scratch: Path) -> tuple[bool, str] | None:
         """Apply ``patch`` into a started grading sandbox when the image has no git (on the host:

@@ -126,6 +126,8 @@ class TrialResult(_Strict):
       latter two (``invalid`` means the harness, the model service or the grader failed: the trial
       is excluded from rates and counted apart, never scored 0).
     - ``rewards``: flat map of floats read from the verifier (``reward`` is the main one).
+    - ``steps``: a multi-step task's per-step results in order (``name``, ``status``,
+      ``rewards``, ``reason``, ``agent_exit``); empty for a single-step task.
     - ``patch_applied``: whether the captured patch applied in the grading sandbox (None: no patch).
     - ``dropped_paths``: protected files whose changes were removed from the patch before grading.
     - ``tests``: test id -> ``passed`` | ``failed`` | ``error`` | ``skipped`` | ``missing`` (JUnit).
@@ -151,6 +153,7 @@ class TrialResult(_Strict):
     status: Status
     reason: str | None = None
     rewards: dict[str, float] = Field(default_factory=dict)
+    steps: list[dict] = Field(default_factory=list)
     patch_applied: bool | None = None
     dropped_paths: list[str] = Field(default_factory=list)
     tests: dict[str, str] = Field(default_factory=dict)

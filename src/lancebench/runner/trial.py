@@ -47,6 +47,7 @@ class TrialSpec:
     scratch: Path
     options: dict = field(default_factory=dict)
     agent_timeout_sec: float | None = None
+    step: str | None = None  # a multi-step task's step being graded (lancebench.runner.steps)
     senior: JudgeSettings | None = None  # senior grading (--judge-model), see lancebench.judging.senior
 
 
@@ -99,6 +100,12 @@ async def run_trial(spec: TrialSpec, agent: Agent, backend: Backend) -> TrialRes
 async def _agent_and_grade(spec: TrialSpec, agent: Agent, backend: Backend, env: PreparedEnvironment,
                            result: TrialResult, timings: Timings) -> None:
     task, paths = spec.task, spec.paths
+    if task.config.steps and task.kind == "code":
+        from lancebench.runner.steps import run_steps
+        t0 = time.monotonic()
+        await run_steps(spec, agent, backend, env, result, timings)
+        timings.grading_sec = time.monotonic() - t0 - (timings.agent_sec or 0.0)
+        return
     budget = spec.agent_timeout_sec or task.config.agent.timeout_sec
     # --- user tool (browser tasks): see lancebench.grading.user_tool ---
     user_tool = None
@@ -161,12 +168,12 @@ async def _agent_and_grade(spec: TrialSpec, agent: Agent, backend: Backend, env:
     timings.grading_sec = time.monotonic() - t0
 
 
-def verifier_env(task: Task) -> dict[str, str]:
+def verifier_env(task: Task, step: str | None = None) -> dict[str, str]:
     """The environment of ``tests/test.sh``: task.toml's ``[environment]`` and ``[verifier] env``
     (host templates filled, :func:`lancebench.task.settings.phase_env`), pytest's plugin
     auto-loading off (an installed or planted entry point cannot join the run) and the plugins the
     task names (``[lancebench] pytest_plugins``) loaded instead, and no bytecode written."""
-    env = phase_env(task, "verifier")
+    env = phase_env(task, "verifier", step=step)
     plugins = [p for p in env.get("PYTEST_PLUGINS", "").split(",") if p.strip()] + list(task.lb.pytest_plugins)
     env |= {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONDONTWRITEBYTECODE": "1"}
     if plugins:
@@ -226,7 +233,7 @@ async def _grade_patch(spec: TrialSpec, backend: Backend, env: PreparedEnvironme
     runs: list[RunOutcome] = []
     for i in range(task.lb.test_runs):
         applied, run = await grade_once(task, backend, env, kept, spec.scratch / f"grade-{i}",
-                                        spec.paths.verifier / f"run-{i}", labels=_labels(spec))
+                                        spec.paths.verifier / f"run-{i}", labels=_labels(spec), step=spec.step)
         result.patch_applied = applied if kept.strip() else None
         if applied is False:
             result.status, result.reason = "unresolved", "the patch did not apply"
@@ -240,7 +247,7 @@ async def _grade_patch(spec: TrialSpec, backend: Backend, env: PreparedEnvironme
             raise _Invalid(f"grader failed on the untouched repository: {combined.reason}")
         # Did the grader break, or did the patch break it? Grade the untouched base to tell.
         _, base = await grade_once(task, backend, env, "", spec.scratch / "grade-base", spec.paths.verifier / "base",
-                                   labels=_labels(spec))
+                                   labels=_labels(spec), step=spec.step)
         if base.broken:
             raise _Invalid(f"grader failed with and without the patch: {combined.reason}")
         # a broken run's rewards are not trusted: the code under test may have written them
@@ -270,9 +277,12 @@ async def _apply(backend: Backend, task: Task, env: PreparedEnvironment, sandbox
 
 
 async def grade_once(task: Task, backend: Backend, env: PreparedEnvironment, patch: str, scratch: Path,
-                     out_dir: Path, labels: dict[str, str] | None = None) -> tuple[bool | None, RunOutcome]:
+                     out_dir: Path, labels: dict[str, str] | None = None,
+                     step: str | None = None) -> tuple[bool | None, RunOutcome]:
     """Grade ``patch`` once in a fresh sandbox: apply it, copy in the hidden tests, run
-    ``tests/test.sh`` under the verifier timeout, read rewards and JUnit.
+    ``tests/test.sh`` under the verifier timeout, read rewards and JUnit. For a multi-step task's
+    ``step``, ``steps/<step>/tests`` is laid over the shared tests and the step's verifier
+    settings (env, timeout, network) apply.
 
     Returns (applied: None when the patch is empty, the run's outcome). The verifier's files are
     copied to ``out_dir``. Raises :class:`SandboxError` when the backend fails.
@@ -282,10 +292,14 @@ async def grade_once(task: Task, backend: Backend, env: PreparedEnvironment, pat
     logs.mkdir(parents=True)
     out_dir.mkdir(parents=True, exist_ok=True)
     tests = scratch / "tests"  # a copy: the task folder may sit where the sandbox user cannot read
-    shutil.copytree(task.paths.tests, tests, dirs_exist_ok=True)
+    tests.mkdir()
+    step_cfg = next((s for s in task.config.steps or [] if s.name == step), None)
+    for source in (task.paths.tests, task.paths.root / "steps" / (step or "") / "tests" if step else None):
+        if source is not None and source.is_dir():
+            shutil.copytree(source, tests, dirs_exist_ok=True)
     sandbox = backend.open(task, env, scratch / "sandbox",
                            mounts=(Mount(tests, "/tests", False), Mount(logs, "/logs/verifier", True)),
-                           network=network_policy(task, "verifier").mode == "public", labels=labels)
+                           network=network_policy(task, "verifier", step=step).mode == "public", labels=labels)
     await sandbox.start()
     try:
         applied = None
@@ -293,8 +307,9 @@ async def grade_once(task: Task, backend: Backend, env: PreparedEnvironment, pat
             applied = await _apply(backend, task, env, sandbox, patch, scratch, out_dir)
             if not applied:
                 return False, RunOutcome(reason="the patch did not apply")
-        res = await sandbox.exec(["bash", "/tests/test.sh"], cwd=env.workdir, env=verifier_env(task),
-                                 timeout=task.config.verifier.timeout_sec)
+        timeout = (step_cfg.verifier.timeout_sec if step_cfg else None) or task.config.verifier.timeout_sec
+        res = await sandbox.exec(["bash", "/tests/test.sh"], cwd=env.workdir, env=verifier_env(task, step),
+                                 timeout=timeout)
         (out_dir / "test.log").write_text(f"exit code: {res.exit_code} timed out: {res.timed_out} "
                                           f"({res.duration_sec:.1f}s)\n--- stdout\n{res.stdout}\n--- stderr\n{res.stderr}")
         await sandbox.get("/logs/verifier", out_dir / "logs")

@@ -67,8 +67,12 @@ def load_task(path: Path | str, *, dataset: str | None = None, name: str | None 
             errors.append(TaskError(paths.task_toml, "not UTF-8 text", fix="save it as UTF-8"))
         except ValidationError as exc:
             errors.extend(_config_errors(paths.task_toml, exc))
+    steps = config.steps if config is not None and config.steps else None
     instruction = ""
-    if not paths.instruction.is_file():
+    if steps:
+        instruction, step_errors = _step_files(paths, [st.name for st in steps])
+        errors.extend(step_errors)
+    elif not paths.instruction.is_file():
         errors.append(TaskError(paths.instruction, "missing", fix="write the task's instruction in instruction.md"))
     else:
         instruction = paths.instruction.read_text(encoding="utf-8", errors="replace")
@@ -76,7 +80,7 @@ def load_task(path: Path | str, *, dataset: str | None = None, name: str | None 
             errors.append(TaskError(paths.instruction, "empty", fix="write the task's instruction"))
     raw_lb = raw.get("lancebench") if isinstance(raw.get("lancebench"), dict) else {}
     kind = config.lancebench.kind if config is not None else raw_lb.get("kind", "code")
-    if kind != "choice" and not paths.test_sh.is_file():
+    if kind != "choice" and not steps and not paths.test_sh.is_file():
         errors.append(TaskError(paths.test_sh, "missing", fix="a code task needs tests/test.sh, its verifier"))
     if config is not None:
         lb = config.lancebench
@@ -97,6 +101,24 @@ def load_task(path: Path | str, *, dataset: str | None = None, name: str | None 
     assert config is not None
     return Task(name=name or paths.root.name, paths=paths, config=config, instruction=instruction,
                 digest=tree_digest(paths.root), dataset=dataset)
+
+
+def _step_files(paths: TaskPaths, names: list[str]) -> tuple[str, list[TaskError]]:
+    """A multi-step task's files (Harbor's layout): ``steps/<name>/instruction.md`` for each step,
+    and a verifier, ``steps/<name>/tests/test.sh`` or the shared ``tests/test.sh``. Returns (the
+    first step's instruction, problems)."""
+    errors, first = [], ""
+    for name in names:
+        step = paths.root / "steps" / name
+        instruction = step / "instruction.md"
+        if not instruction.is_file() or not instruction.read_text(encoding="utf-8", errors="replace").strip():
+            errors.append(TaskError(instruction, "missing or empty", fix=f"write step {name}'s instruction there"))
+        elif not first:
+            first = instruction.read_text(encoding="utf-8", errors="replace")
+        if not (step / "tests" / "test.sh").is_file() and not paths.test_sh.is_file():
+            errors.append(TaskError(step / "tests" / "test.sh", "missing (and no shared tests/test.sh)",
+                                    fix=f"give step {name} a verifier"))
+    return first, errors
 
 
 def _choice_errors(paths: TaskPaths, config: TaskConfig) -> list[TaskError]:

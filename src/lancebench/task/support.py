@@ -28,7 +28,6 @@ def _only(allowed: tuple, why: str) -> Check:
 _NETWORK = _only((None, "no-network", "public"), "network_mode allowlist is not supported yet (use public or no-network)")
 _HOSTS = _never("allowed_hosts needs network_mode allowlist, which is not supported yet")
 _USER = _never("lancebench runs the agent as an unprivileged user and the verifier as the image's user")
-_STEPS = "multi-step tasks are not supported yet"
 _ARTIFACTS = _never("artifacts are not collected by lancebench (the trial keeps the patch and the logs)")
 
 HARBOR_FIELDS: dict[str, Check | None] = {
@@ -56,8 +55,8 @@ HARBOR_FIELDS: dict[str, Check | None] = {
     "environment.network_mode": _NETWORK, "environment.allowed_hosts": _HOSTS, "environment.allow_internet": None,
     "solution": None, "solution.env": None,
     "artifacts": _ARTIFACTS,
-    "multi_step_reward_strategy": _never(_STEPS),
-    "steps": _never(_STEPS), "steps[].name": None, "steps[].min_reward": None,
+    "multi_step_reward_strategy": None,
+    "steps": None, "steps[].name": None, "steps[].min_reward": None,
     "steps[].healthcheck": _never("health checks are not run yet"),
     "steps[].artifacts": _ARTIFACTS,
     "steps[].agent": None, "steps[].agent.timeout_sec": None, "steps[].agent.network_mode": _NETWORK,

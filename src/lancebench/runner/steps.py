@@ -1,0 +1,142 @@
+"""Multi-step tasks (Harbor's ``[[steps]]``): the steps run in order in one agent sandbox; after
+each, the work so far is captured and graded in a fresh sandbox with the step's tests laid over
+the shared ones; ``min_reward`` stops the later steps; the trial's rewards follow
+``multi_step_reward_strategy`` as Harbor 0.25 computes them (``harbor.trial.trial``):
+
+- ``mean`` (the default): each key's mean over the steps that were graded, a key a step lacks
+  counting 0 (steps stopped by a ``min_reward`` gate are not in the denominator);
+- ``final``: the last graded step's rewards as they are.
+
+The trial is ``resolved`` when the main reward of those rewards is >= 1
+(:func:`lancebench.grading.outcome.main_reward`). Per-step results land in ``result.steps``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from pathlib import Path
+
+from lancebench.agents.base import Agent, AgentContext
+from lancebench.grading.outcome import main_reward
+from lancebench.results.models import Timings, TrialResult, Usage
+from lancebench.results.paths import TrialPaths
+from lancebench.sandbox.backend import Backend, PreparedEnvironment, task_limits
+from lancebench.task.harbor import StepConfig
+from lancebench.task.model import Task
+from lancebench.task.settings import network_policy, phase_env
+
+
+def step_instruction(task: Task, step: StepConfig) -> str:
+    """The instruction of ``step`` (``steps/<name>/instruction.md``)."""
+    return (task.paths.root / "steps" / step.name / "instruction.md").read_text(encoding="utf-8", errors="replace")
+
+
+def step_solution_dir(task: Task, step: StepConfig) -> Path | None:
+    """``steps/<name>/solution`` when the step has one, else the task's ``solution/`` (Harbor's oracle)."""
+    own = task.paths.root / "steps" / step.name / "solution"
+    if own.is_dir():
+        return own
+    return task.paths.solution if task.paths.solution.is_dir() else None
+
+
+def gate_failure(rewards: dict[str, float] | None, min_reward: float | dict[str, float] | None) -> str | None:
+    """Why ``rewards`` fail ``min_reward`` (a number gates ``reward``; a table gates each key; a
+    missing key counts as -inf), or None when they pass or there is no gate."""
+    if min_reward is None:
+        return None
+    thresholds = {"reward": float(min_reward)} if isinstance(min_reward, (int, float)) else min_reward
+    for key, threshold in thresholds.items():
+        actual = (rewards or {}).get(key, -math.inf)
+        if actual < threshold:
+            return f"{key}={actual:g} below min_reward {threshold:g}"
+    return None
+
+
+def combine_steps(graded: list[dict[str, float]], strategy: str) -> dict[str, float]:
+    """The trial's rewards from each graded step's rewards (see the module docstring)."""
+    if not graded:
+        return {}
+    if strategy == "final":
+        return dict(graded[-1])
+    keys = sorted({k for rewards in graded for k in rewards})
+    return {k: sum(rewards.get(k, 0.0) for rewards in graded) / len(graded) for k in keys}
+
+
+async def run_steps(spec, agent: Agent, backend: Backend, env: PreparedEnvironment, result: TrialResult,
+                    timings: Timings) -> None:
+    """Run every step of ``spec.task`` (see the module docstring) and fill ``result``. Raises
+    what :func:`lancebench.runner.trial.run_trial` turns into ``invalid`` for harness faults."""
+    from lancebench.runner.trial import _grade_patch, _Invalid, _labels, _run_agent
+    task, paths = spec.task, spec.paths
+    agent_env = dataclasses.replace(env, variables={**env.variables, **phase_env(task, "agent")})
+    sandbox = backend.open(task, agent_env, spec.scratch / "agent", labels=_labels(spec),
+                           network=network_policy(task, "agent").mode == "public")
+    await sandbox.start()
+    graded: list[dict[str, float]] = []
+    usage = Usage()
+    try:
+        for i, step in enumerate(task.config.steps or []):
+            budget = step.agent.timeout_sec or spec.agent_timeout_sec or task.config.agent.timeout_sec
+            logs = paths.agent / "steps" / step.name
+            logs.mkdir(parents=True, exist_ok=True)
+            t0 = time.monotonic()
+            ctx = AgentContext(task_name=task.name, instruction=step_instruction(task, step), sandbox=sandbox,
+                               workdir=env.workdir, timeout_sec=budget, deadline=time.monotonic() + budget,
+                               limits=task_limits(task), logs_dir=logs, model=spec.model, options=dict(spec.options),
+                               solution_dir=step_solution_dir(task, step), price_usd=task.price_usd,
+                               solution_env=phase_env(task, "solution"))
+            outcome = await _run_agent(agent, ctx, budget)
+            timings.agent_sec = (timings.agent_sec or 0.0) + time.monotonic() - t0
+            usage = usage + outcome.usage if isinstance(outcome.usage, Usage) else usage
+            result.agent_exit = outcome.exit
+            if outcome.invalid_reason:
+                raise _Invalid(f"step {step.name}: {outcome.invalid_reason}")
+            last = i == len(task.config.steps) - 1
+            patch = await backend.capture(task, env, sandbox, spec.scratch / f"capture-{step.name}")
+            if not last:
+                await _resume(backend, sandbox)
+            record = await _grade_step(spec, backend, env, patch, step, result, _grade_patch)
+            record["agent_exit"] = outcome.exit
+            result.steps.append(record)
+            graded.append(record["rewards"])
+            stop = gate_failure(record["rewards"], step.min_reward)
+            if stop:
+                record["stopped"] = f"later steps not run: {stop}"
+                break
+    finally:
+        await sandbox.stop()
+    result.usage = usage
+    strategy = task.config.multi_step_reward_strategy or "mean"
+    result.rewards = combine_steps(graded, strategy)
+    value = main_reward(result.rewards, task.lb.reward_key)
+    result.status = "resolved" if value >= 1.0 else "unresolved"
+    summary = ", ".join(f"{r['name']} {r['status']}" for r in result.steps)
+    result.reason = None if result.status == "resolved" else f"{strategy} reward {value:g} < 1 ({summary})"
+
+
+async def _grade_step(spec, backend: Backend, env: PreparedEnvironment, patch: str, step: StepConfig,
+                      result: TrialResult, grade_patch) -> dict:
+    """Grade the work after ``step`` with the step's verifier; returns the step's record."""
+    from lancebench.results.store import atomic_write
+    root = spec.paths.root / "steps" / step.name
+    root.mkdir(parents=True, exist_ok=True)
+    step_spec = dataclasses.replace(spec, paths=TrialPaths(root=root), scratch=spec.scratch / f"step-{step.name}",
+                                    step=step.name)
+    atomic_write(root / "patch.diff", patch, errors="surrogateescape")
+    atomic_write(spec.paths.patch, patch, errors="surrogateescape")  # the trial's patch: the work after the last step
+    step_result = result.model_copy(deep=True)
+    await grade_patch(step_spec, backend, env, patch, step_result)
+    result.dropped_paths = sorted(set(result.dropped_paths) | set(step_result.dropped_paths))
+    result.patch_applied = step_result.patch_applied
+    return {"name": step.name, "status": step_result.status, "rewards": dict(step_result.rewards),
+            "reason": step_result.reason}
+
+
+async def _resume(backend: Backend, sandbox) -> None:
+    """Make the agent sandbox usable again after a capture ended its processes (docker: the
+    container is started again; its files stay)."""
+    resume = getattr(backend, "resume", None)
+    if resume is not None:
+        await resume(sandbox)
