@@ -178,3 +178,13 @@ def test_calibrate_reports_checks_and_score_spread(scripted, calc_task: Path) ->
     assert cal["statuses"] == {"rubric": {"ok": 2}, "taste": {"ok": 2}}
     assert cal["spread"]["taste.minimality"] == {"n": 2, "min": 3.0, "median": 4.0, "max": 5.0, "stdev": 1.0}
     assert cal["spread"]["rubric.p2p"] == {"n": 2, "min": 0.0, "median": 0.5, "max": 1.0, "stdev": 0.5}
+
+
+def test_tasks_validate_names_a_broken_spec_and_rubric(calc_task: Path) -> None:
+    (calc_task / "tests" / "validation_spec.toml").write_text('[[stories]]\nname = "x"\ndriver = "pytest"\n')
+    (calc_task / "tests" / "rubric.json").write_text('{"fail_to_pass": [{"name": "a"}, {"name": "a"}]}')
+    proc = lb("tasks", "validate", calc_task, check=False)
+    text = " ".join((proc.stdout + proc.stderr).split())
+    assert "validation_spec.toml: key 'stories.0.cases': Field required" in text
+    assert "rubric.json: criterion names must be unique; repeated: a" in text
+    assert "0 valid, 2 problem(s)" in text

@@ -23,6 +23,10 @@ def validate(paths: list[Path] = typer.Argument(..., help="Task folders or folde
     Example: lancebench tasks validate tests/fixtures/tasks
     """
     tasks, errors = load_tasks(list(paths))
+    from lancebench.judging.senior import senior_file_errors
+    senior = {t.paths.root: senior_file_errors(t) for t in tasks}  # rubric.json, validation_spec.toml
+    errors = errors + [e for found in senior.values() for e in found]
+    tasks = [t for t in tasks if not senior[t.paths.root]]
     for t in tasks:
         out.print(f"[green]ok[/green] {t.name} ({t.kind}, ${t.price_usd:,.0f}, {t.split})")
         for warning in task_warnings(t):

@@ -94,6 +94,21 @@ def _run_judges(s: JudgeSettings, task: Task, patch: str, reference: str | None,
     return out
 
 
+def senior_file_errors(task: Task) -> list[TaskError]:
+    """Problems of the task's ``rubric.json`` and ``validation_spec.toml`` (each names the file, the
+    field and the fix); empty when they are fine or absent."""
+    errors = []
+    for find, load in ((find_rubric, load_rubric), (find_spec, load_spec)):
+        path = find(task.paths.root)
+        if path is None:
+            continue
+        try:
+            load(path)
+        except TaskError as exc:
+            errors.append(TaskError(exc.path, exc.problem, key=exc.key, fix=exc.fix, task_dir=task.paths.root))
+    return errors
+
+
 def _check_rubric(task: Task) -> str | None:
     path = find_rubric(task.paths.root)
     try:
