@@ -43,6 +43,9 @@ def calibrate(
     task_glob: Optional[list[str]] = typer.Option(None, "-t", "--task", help="Only tasks whose name matches (glob)."),
     backend: str = typer.Option("local", "--backend", help="Sandbox backend: local or docker."),
     as_json: bool = typer.Option(False, "--json", help="Print the calibration as JSON."),
+    judge_max_turns: int = typer.Option(16, "--judge-max-turns", min=2, help="Model calls per judge conversation."),
+    judge_max_tokens: int = typer.Option(1024, "--judge-max-tokens", min=16, help="Tokens per judge reply."),
+    judge_timeout: float = typer.Option(600.0, "--judge-timeout", min=1, help="Seconds per judge conversation."),
 ) -> None:
     """Run the validation agent k times against the reference patch (must pass) and an empty patch
     (must fail), and the rubric and taste judges k times on the reference patch; print how often
@@ -60,7 +63,8 @@ def calibrate(
         print_task_errors(errors)
         if not tasks:
             raise ConfigError("no tasks selected" + (" (every task had errors)" if errors else ""))
-        settings = judge_settings(judge_model, judge_api_base)
+        settings = judge_settings(judge_model, judge_api_base, max_turns=judge_max_turns,
+                                  max_tokens=judge_max_tokens, timeout_sec=judge_timeout)
         assert settings is not None
         results = []
         with serving.model_endpoint(judge_model, judge_api_base, check=judge_api_base is None) as (name, base):

@@ -43,17 +43,20 @@ def parse_agent_options(items: list[str]) -> dict:
     return out
 
 
-def judge_settings(model: str | None, api_base: str | None, taste_min: float = 3.0,
-                   rubric_min: float | None = None) -> "JudgeSettings | None":
-    """Senior grading settings from ``--judge-model`` and the thresholds (None without a model)."""
+def judge_settings(model: str | None, api_base: str | None, taste_min: float = 3.0, rubric_min: float | None = None,
+                   max_turns: int = 16, max_tokens: int = 1024, timeout_sec: float = 600.0) -> "JudgeSettings | None":
+    """Senior grading settings from ``--judge-model``, the thresholds and the bounds of each judge
+    conversation (model calls, tokens per reply, seconds); None without a model."""
     if not model:
         return None
-    from lancebench.judging.senior import JudgeSettings
+    from lancebench.judging.senior import JudgeSettings, judge_limits
     from lancebench.judging.verdict import Thresholds
     from lancebench.llm.client import is_local_model
     if is_local_model(model) and api_base:
         raise ConfigError(f"--judge-model {model} starts its own server: do not give --judge-api-base with it")
-    return JudgeSettings(model=model, api_base=api_base, thresholds=Thresholds(taste_min, rubric_min))
+    limits, taste_limits = judge_limits(max_turns, max_tokens, timeout_sec)
+    return JudgeSettings(model=model, api_base=api_base, thresholds=Thresholds(taste_min, rubric_min),
+                         limits=limits, taste_limits=taste_limits)
 
 
 def summarize(results: list[TrialResult]) -> dict:
@@ -184,6 +187,9 @@ def run(
     judge_api_base: Optional[str] = typer.Option(None, "--judge-api-base", help="Base URL of an OpenAI-compatible server for --judge-model."),
     taste_min: float = typer.Option(3.0, "--taste-min", help="Tasteful solve: least median of each taste group (1-5)."),
     rubric_min: Optional[float] = typer.Option(None, "--rubric-min", help="Tasteful solve: least rubric mean (0-1); default none."),
+    judge_max_turns: int = typer.Option(16, "--judge-max-turns", min=2, help="Model calls per judge conversation."),
+    judge_max_tokens: int = typer.Option(1024, "--judge-max-tokens", min=16, help="Tokens per judge reply."),
+    judge_timeout: float = typer.Option(600.0, "--judge-timeout", min=1, help="Seconds per judge conversation."),
     agent_option: Optional[list[str]] = typer.Option(None, "--agent-option", "--ao",
         help='Agent option KEY=VALUE (VALUE read as JSON when it parses), e.g. --ao temperature=0 '
              '--ao \'prices={"input": 0.5, "output": 1.5}\' (repeatable).'),
@@ -219,7 +225,8 @@ def run(
                           sources=[str(p) for p in path or []] + ([dataset] if dataset else [])
                           + ([f"--repo-path {repo_path.resolve()}"] if repo_path else []),
                           task_filters=list(task_glob or []), limit=limit,
-                          senior=judge_settings(judge_model, judge_api_base, taste_min, rubric_min))
+                          senior=judge_settings(judge_model, judge_api_base, taste_min, rubric_min, judge_max_turns,
+                                                judge_max_tokens, judge_timeout))
         opts.agent.build()  # fail on a bad agent name before any sandbox is built
         from lancebench.runner.model_session import model_session
         with model_session(opts) as opts:

@@ -16,7 +16,8 @@ earlier answer is refused with a request to explore more), ``schema_retries`` re
 schema in a row that are answered with the validation error before the judge fails.
 
 Failures raise :class:`JudgeFailed` whose ``why`` becomes the ``failed:<why>`` status:
-``timeout``, ``model-error``, ``schema``, ``turns``, ``tokens``.
+``timeout``, ``model-error`` (the model service failed after retries), ``context`` (the
+conversation outgrew the model's context window), ``schema``, ``turns``, ``tokens``.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from pydantic import BaseModel, ValidationError
 
 from lancebench.errors import LancebenchError, ModelAuthError, ModelError
 from lancebench.judging.snapshot import RepoSnapshot
-from lancebench.llm.client import DeadlineExceeded, LLMClient
+from lancebench.llm.client import ContextWindowError, DeadlineExceeded, LLMClient
 from lancebench.results.models import Usage
 
 A = TypeVar("A", bound=BaseModel)
@@ -125,6 +126,8 @@ def converse(client: LLMClient, system: str, user: str, answer_model: type[A], l
             raise
         except DeadlineExceeded as exc:
             raise fail("timeout", f"{limits.timeout_sec:.0f} s budget: {exc}") from exc
+        except ContextWindowError as exc:  # the conversation outgrew the model: a limit, not an outage
+            raise fail("context", str(exc)) from exc
         except ModelError as exc:
             raise fail("model-error", str(exc)) from exc
         turns += 1

@@ -14,6 +14,7 @@ to the result:
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,6 +61,14 @@ class JudgeSettings:
         """A fresh client (one per judge, so that each judge's usage is its own)."""
         return LLMClient(self.client_model or self.model, self.api_base, max_retries=3, backoff_sec=2.0,
                          max_backoff_sec=30.0, request_timeout_sec=self.limits.timeout_sec)
+
+
+def judge_limits(max_turns: int = 16, max_tokens: int = 1024, timeout_sec: float = 600.0) -> tuple[Limits, Limits]:
+    """``(limits, taste_limits)`` from the bounds of one conversation (model calls, tokens per
+    reply, seconds). The taste judge must make :data:`MIN_TOOL_TURNS` tool calls first, fewer
+    when ``max_turns`` leaves no room for them and an answer."""
+    limits = Limits(max_turns=max_turns, max_tokens=max_tokens, timeout_sec=timeout_sec)
+    return limits, dataclasses.replace(limits, min_tool_turns=max(0, min(MIN_TOOL_TURNS, max_turns - 1)))
 
 
 def _failed(why: str, detail: str, model: str) -> JudgeRecord:
