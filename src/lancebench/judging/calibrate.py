@@ -83,8 +83,9 @@ async def _validation_checks(s: JudgeSettings, task: Task, backend: Backend, env
     for i in range(k):
         for check, patch, want_pass in ((must_pass, ref, True), (must_fail, "", False)):
             try:
-                rec = await validate(s.client(), task, backend, env, patch, spec, snaps["empty" if not patch else "reference"],
-                                     scratch / f"validation-{i}", s.limits)
+                kind = "reference" if patch else "empty"
+                rec = await validate(s.client(), task, backend, env, patch, spec, snaps[kind],
+                                     scratch / f"validation-{i}-{kind}", s.limits)
             except ValidationInvalid as exc:
                 check.add(False, f"invalid: {exc}")
                 continue
