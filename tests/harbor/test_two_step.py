@@ -62,3 +62,14 @@ def test_harbor_gives_the_same_rewards(tmp_path, agent_name, reward):
     (r,) = run_lancebench(TASK, agent_name, tmp_path / "jobs")
     assert harbor_reward(h) == r["rewards"] == {"reward": reward}
     assert [s["verifier_result"]["rewards"] for s in h["step_results"]] == [s["rewards"] for s in r["steps"]]
+
+
+@pytest.mark.parametrize("old,table", [('command = "test -f /app/a.txt"', "environment.healthcheck"),
+                                       ('command = "test -f /app/b.txt"', "steps.two.healthcheck")])
+def test_failing_health_check_makes_the_trial_invalid_with_the_reason(shared, tmp_path, old, table):
+    task = copy_fixture("two-step", shared)
+    toml = task / "task.toml"
+    toml.write_text(toml.read_text().replace(old, 'command = "test -f /app/missing"'))
+    (r,) = run_lancebench(task, "oracle", tmp_path / "jobs")
+    assert r["status"] == "invalid", r
+    assert f"health check [{table}] failed 2 times in a row" in r["reason"] and "/app/missing" in r["reason"]

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from harbor_support import harbor_python
 from lancebench.errors import TaskError, TaskErrors
 from lancebench.task import load_task
 from lancebench.task.harbor import parse_size_mb
@@ -114,9 +115,9 @@ def test_validate_names_every_unsupported_field_and_only_those():
     reported = {line.split(" ")[0] for line in task_unsupported(load_task(EVERY))}
     assert reported == {
         "artifacts", "steps[].artifacts", "steps[].agent.user",
-        "steps[].verifier.user", "steps[].healthcheck", "verifier.network_mode", "verifier.allowed_hosts",
+        "steps[].verifier.user", "verifier.network_mode", "verifier.allowed_hosts",
         "verifier.user", "verifier.collect", "agent.user", "environment.gpus", "environment.gpu_types",
-        "environment.skills_dir", "environment.healthcheck", "environment.mcp_servers"}
+        "environment.skills_dir", "environment.mcp_servers"}
 
 
 def test_unknown_harbor_key_is_named(tmp_path):
@@ -138,14 +139,6 @@ def test_tasks_show_json_prints_effective_settings(monkeypatch):
     assert shown["steps"] == ["one", "two"] and shown["multi_step_reward_strategy"] == "final"
     assert "never-printed" not in proc.stdout
     assert shown["env"]["verifier"]["TOKEN"] == "${LB_FIXTURE_TOKEN:-none} (set on this machine)"
-
-
-def harbor_python() -> str | None:
-    """A Python with harbor 0.25 installed ($LANCEBENCH_HARBOR_PYTHON, else /work/harbor-venv)."""
-    for cand in (os.environ.get("LANCEBENCH_HARBOR_PYTHON"), "/work/harbor-venv/bin/python"):
-        if cand and Path(cand).is_file():
-            return cand
-    return None
 
 
 @pytest.mark.skipif(harbor_python() is None, reason="no Python >= 3.12 with harbor 0.25 "

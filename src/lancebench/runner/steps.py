@@ -68,7 +68,7 @@ async def run_steps(spec, agent: Agent, backend: Backend, env: PreparedEnvironme
                     timings: Timings) -> None:
     """Run every step of ``spec.task`` (see the module docstring) and fill ``result``. Raises
     what :func:`lancebench.runner.trial.run_trial` turns into ``invalid`` for harness faults."""
-    from lancebench.runner.trial import _grade_patch, _Invalid, _labels, _run_agent
+    from lancebench.runner.trial import _grade_patch, _Invalid, _labels, _run_agent, check_health
     task, paths = spec.task, spec.paths
     agent_env = dataclasses.replace(env, variables={**env.variables, **phase_env(task, "agent")})
     sandbox = backend.open(task, agent_env, spec.scratch / "agent", labels=_labels(spec),
@@ -77,7 +77,9 @@ async def run_steps(spec, agent: Agent, backend: Backend, env: PreparedEnvironme
     graded: list[dict[str, float]] = []
     usage = Usage()
     try:
+        await check_health(task, sandbox)
         for i, step in enumerate(task.config.steps or []):
+            await check_health(task, sandbox, step)
             budget = step.agent.timeout_sec or spec.agent_timeout_sec or task.config.agent.timeout_sec
             logs = paths.agent / "steps" / step.name
             logs.mkdir(parents=True, exist_ok=True)

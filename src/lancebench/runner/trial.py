@@ -28,6 +28,7 @@ from lancebench.sandbox.backend import Backend, PreparedEnvironment, task_limits
 from lancebench.sandbox.base import Mount, Sandbox
 from lancebench.sandbox.fstree import remove_tree
 from lancebench.task.model import Task
+from lancebench.runner.healthcheck import HealthcheckFailed, run_healthcheck
 from lancebench.task.settings import network_policy, phase_env
 
 AGENT_GRACE_SEC = 30.0  # beyond the agent's budget before the harness cancels it
@@ -119,6 +120,7 @@ async def _agent_and_grade(spec: TrialSpec, agent: Agent, backend: Backend, env:
         user_tool.attach(sandbox)  # before start: a container backend reads PATH when it starts
     await sandbox.start()
     try:
+        await check_health(task, sandbox)
         t0 = time.monotonic()
         ctx = AgentContext(task_name=task.name, instruction=task.instruction, sandbox=sandbox, workdir=env.workdir,
                            timeout_sec=budget, deadline=time.monotonic() + budget, limits=task_limits(task),
@@ -166,6 +168,19 @@ async def _agent_and_grade(spec: TrialSpec, agent: Agent, backend: Backend, env:
         if spec.senior is not None:
             await senior_grade(spec.senior, task, backend, env, patch, result, spec.scratch / "senior", _labels(spec))
     timings.grading_sec = time.monotonic() - t0
+
+
+async def check_health(task: Task, sandbox: Sandbox, step=None) -> None:
+    """The task's health check (``[environment.healthcheck]``), or ``step``'s, before the agent
+    runs; a failing one makes the trial invalid with the reason."""
+    check = step.healthcheck if step is not None else task.config.environment.healthcheck
+    if check is None:
+        return
+    where = f"steps.{step.name}.healthcheck" if step is not None else "environment.healthcheck"
+    try:
+        await run_healthcheck(sandbox, check, env=phase_env(task, "healthcheck"), where=where)
+    except HealthcheckFailed as exc:
+        raise _Invalid(str(exc)) from None
 
 
 def verifier_env(task: Task, step: str | None = None) -> dict[str, str]:

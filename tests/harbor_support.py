@@ -14,8 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "harbor"
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "harbor"
+sys.path.insert(0, str(Path(__file__).resolve().parent / "core"))
 from lbtest import lb, results  # noqa: E402
 
 
