@@ -1,4 +1,4 @@
-"""The Harbor fixtures run on the docker backend: skipped with the reason when no engine answers."""
+"""Shared fixtures of the Harbor tests."""
 
 from __future__ import annotations
 
@@ -7,14 +7,6 @@ import tempfile
 from pathlib import Path
 
 import pytest
-
-
-@pytest.fixture(scope="session", autouse=True)
-def _docker():
-    from docker_support import docker_skip_reason
-    reason = docker_skip_reason()
-    if reason:
-        pytest.skip(reason)
 
 
 @pytest.fixture

@@ -4,8 +4,10 @@ with host templates) runs on the docker backend as its author meant, and as Harb
 from __future__ import annotations
 
 import pytest
+from docker_support import docker_skip_reason
 from harbor_support import FIXTURES, copy_fixture, harbor_reward, harbor_skip_reason, run_harbor, run_lancebench
 
+pytestmark = pytest.mark.skipif(docker_skip_reason() is not None, reason=str(docker_skip_reason()))
 TASK = FIXTURES / "env-sizes"
 HOST = {"LB_HARBOR_WORD": "zebra"}
 

@@ -6,9 +6,11 @@ The same fixture gives the same rewards under Harbor 0.25."""
 from __future__ import annotations
 
 import pytest
+from docker_support import docker_skip_reason
 from harbor_support import FIXTURES, copy_fixture, harbor_reward, harbor_skip_reason, run_harbor, run_lancebench
 from lbtest import agent
 
+pytestmark = pytest.mark.skipif(docker_skip_reason() is not None, reason=str(docker_skip_reason()))
 TASK = FIXTURES / "two-step"
 FIRST_ONLY = agent("first_step_only.sh")
 

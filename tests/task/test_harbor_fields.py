@@ -16,7 +16,7 @@ from harbor_support import harbor_python
 from lancebench.errors import TaskError, TaskErrors
 from lancebench.task import load_task
 from lancebench.task.harbor import parse_size_mb
-from lancebench.task.settings import fill_env, missing_host_vars, network_policy, phase_env
+from lancebench.task.settings import fill_env, missing_host_vars, network_policy, phase_env, secret_values
 from lancebench.task.support import HARBOR_FIELDS, task_unsupported
 
 HARBOR = Path(__file__).parent.parent / "fixtures" / "harbor"
@@ -93,6 +93,13 @@ def test_unfilled_template_is_a_plan_time_error_naming_table_and_variable(tmp_pa
     assert isinstance(err, TaskError) and err.key == "verifier.env" and err.path == d / "task.toml"
     assert "LB_TEST_SURELY_UNSET" in str(err) and "export" in str(err)
     assert missing_host_vars(task, host={"LB_TEST_SURELY_UNSET": "x"}) == []
+
+
+def test_only_host_filled_verifier_values_are_secrets():
+    task = load_task(EVERY)
+    assert secret_values(task, host={"LB_FIXTURE_TOKEN": "s3cret-token"}) == {"s3cret-token"}
+    assert secret_values(task, host={}) == set()  # the default "none" is in task.toml: no secret
+    assert secret_values(task, host={"LB_FIXTURE_TOKEN": "abc"}) == set()  # too short to mask
 
 
 def test_network_policy_per_phase_follows_harbors_order(tmp_path):

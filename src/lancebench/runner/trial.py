@@ -29,7 +29,8 @@ from lancebench.sandbox.base import Mount, Sandbox
 from lancebench.sandbox.fstree import remove_tree
 from lancebench.task.model import Task
 from lancebench.runner.healthcheck import HealthcheckFailed, run_healthcheck
-from lancebench.task.settings import network_policy, phase_env
+from lancebench.grading.redact import redact_files
+from lancebench.task.settings import network_policy, phase_env, secret_values
 
 AGENT_GRACE_SEC = 30.0  # beyond the agent's budget before the harness cancels it
 
@@ -330,6 +331,7 @@ async def grade_once(task: Task, backend: Backend, env: PreparedEnvironment, pat
         await sandbox.get("/logs/verifier", out_dir / "logs")
     finally:
         await sandbox.stop()
+        redact_files(out_dir, secret_values(task, step=step))  # host values of ${VAR} never stay in the job
     rewards, reward_error, excluded, junit = None, None, None, None
     try:
         rewards = read_rewards(out_dir / "logs")

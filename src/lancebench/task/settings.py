@@ -185,3 +185,17 @@ def effective_settings(task: Task, host: Mapping[str, str] | None = None) -> dic
         "steps": steps, "multi_step_reward_strategy": (cfg.multi_step_reward_strategy or "mean") if steps else None,
         "protected": {"globs": task.lb.protected_globs(), "unprotect": list(task.lb.unprotect)},
     }
+
+
+def secret_values(task: Task, *, step: str | None = None, host: Mapping[str, str] | None = None) -> set[str]:
+    """Values the host fills into ``${VAR}`` templates of the verifier's env tables (API keys, as a
+    rule): they must never be written to the job folder. Literal values and defaults are not
+    secrets; values shorter than 4 characters are left out (redacting them would garble logs)."""
+    host = os.environ if host is None else host
+    secrets = set()
+    for _, table in _tables(task, "verifier", step):
+        for value in table.values():
+            m = _TEMPLATE.fullmatch(value)
+            if m and m.group(1) in host and len(host[m.group(1)]) >= 4:
+                secrets.add(host[m.group(1)])
+    return secrets
