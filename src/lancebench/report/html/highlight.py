@@ -1,10 +1,12 @@
-"""Syntax highlighting with Pygments, rendered at build time (the site runs no highlighter): the
-patch per file as a diff, and shell commands."""
+"""Text rendered at build time (the site runs no renderer): the patch per file as a diff and shell
+commands with Pygments, instructions and agent messages as Markdown with markdown-it-py
+(CommonMark, raw HTML escaped, images off: nothing an agent wrote can add markup or load a file)."""
 
 from __future__ import annotations
 
 from functools import lru_cache
 
+from markdown_it import MarkdownIt
 from markupsafe import Markup
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
@@ -19,6 +21,16 @@ MAX_PATCH_CHARS = 400_000
 @lru_cache(maxsize=1)
 def _formatter() -> HtmlFormatter:
     return HtmlFormatter(cssclass=CSS_CLASS, nowrap=False)
+
+
+@lru_cache(maxsize=1)
+def _markdown() -> MarkdownIt:
+    return MarkdownIt("commonmark", {"html": False}).disable("image")
+
+
+def markdown(text: str) -> Markup:
+    """``text`` as HTML from CommonMark, with raw HTML escaped and images shown as links."""
+    return Markup(_markdown().render(text))
 
 
 def pygments_css() -> str:

@@ -44,12 +44,12 @@ def pareto_chart(rows: list[dict], labels: list[str]) -> dict[str, Any]:
     known = [(i, c, s) for i, c, s in known if c is not None and s is not None]
     datasets: list[dict[str, Any]] = [
         {"label": labels[i], "data": [{"x": c, "y": s}], "backgroundColor": color(i), "borderColor": color(i),
-         "pointRadius": 6, "row": i} for i, c, s in known]
+         "pointRadius": 6, "clip": 10, "row": i} for i, c, s in known]
     front = pareto_front([(c, s) for _, c, s in known])
     if front:
         datasets.append({"label": "Pareto front", "role": "reference", "type": "line", "showLine": True,
                          "data": [{"x": known[k][1], "y": known[k][2]} for k in front], "borderColor": "#999",
-                         "borderDash": [6, 4], "pointRadius": 0, "fill": False})
+                         "borderDash": [6, 4], "pointRadius": 0, "fill": False, "clip": 10})
     return {"type": "scatter", "data": {"datasets": datasets},
             "options": {"scales": _axes("cost per task (USD)", "pass@1")},
             "lancebench": {"missing": [labels[i] for i, r in enumerate(rows) if cost_per_task(r) is None
@@ -63,7 +63,7 @@ def passk_chart(rows: list[dict], labels: list[str]) -> dict[str, Any]:
         pts = [{"x": int(k), "y": v} for k, v in sorted(r.get("pass_at_k", {}).items(), key=lambda kv: int(kv[0]))
                if v is not None]
         datasets.append({"label": labels[i], "data": pts, "borderColor": color(i), "backgroundColor": color(i),
-                         "showLine": True, "pointRadius": 4, "row": i})
+                         "showLine": True, "pointRadius": 4, "clip": 10, "row": i})
     return {"type": "scatter", "data": {"datasets": datasets},
             "options": {"scales": {**_axes("k (attempts)", "pass@k"),
                                    "x": {"type": "linear", "title": {"display": True, "text": "k (attempts)"},
@@ -72,20 +72,20 @@ def passk_chart(rows: list[dict], labels: list[str]) -> dict[str, Any]:
 
 def earnings_chart(bucket_rows: list[list[dict]], labels: list[str], buckets: list[str]) -> dict[str, Any]:
     """Dollars earned per price bucket, one bar series per row, with the dollars available in each
-    bucket (the most any row could earn) as a reference line. ``bucket_rows[i]``: row ``i``'s
+    bucket (the most any row could earn) as a reference: an outlined bar behind each group. ``bucket_rows[i]``: row ``i``'s
     per-bucket report rows (``by_value`` a bucket label, ``earned_usd``, ``available_usd``)."""
     datasets: list[dict[str, Any]] = []
     available = {b: 0.0 for b in buckets}
     for i, parts in enumerate(bucket_rows):
         by = {p["by_value"]: p for p in parts}
         datasets.append({"label": labels[i], "data": [by[b]["earned_usd"] if b in by else 0.0 for b in buckets],
-                         "backgroundColor": color(i), "row": i})
+                         "backgroundColor": color(i), "order": 1, "row": i})
         for b in buckets:
             if b in by:
                 available[b] = max(available[b], by[b]["available_usd"])
-    datasets.append({"label": "available", "role": "reference", "type": "line", "data": [available[b] for b in buckets],
-                     "borderColor": "#555", "borderDash": [4, 3], "backgroundColor": "#555", "fill": False,
-                     "pointStyle": "line", "pointRadius": 10})
+    datasets.append({"label": "available", "role": "reference", "data": [available[b] for b in buckets],
+                     "grouped": False, "order": 10, "barPercentage": 0.95, "categoryPercentage": 0.9,
+                     "borderColor": "#555", "borderWidth": 1.5, "backgroundColor": "rgba(120, 120, 120, 0.08)"})
     return {"type": "bar", "data": {"labels": buckets, "datasets": datasets},
             "options": {"scales": {"x": {"title": {"display": True, "text": "task price bucket"}},
                                    "y": {"title": {"display": True, "text": "USD"}, "beginAtZero": True}}}}

@@ -44,8 +44,11 @@ def json_island(data: Any) -> Markup:
     return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
 
 
-def config_label(agent: str, model: str | None, dataset: str | None) -> str:
-    """How a configuration is named on the site: ``agent · model · dataset``."""
+def config_label(agent: str, model: str | None, dataset: str | None, *, full: bool = False) -> str:
+    """How a configuration is named on the site: ``agent · model · dataset`` (a ``script:PATH``
+    agent by the file name of its script unless ``full``)."""
+    if agent.startswith("script:") and not full:
+        agent = "script:" + Path(agent[7:]).name
     return " · ".join(x for x in (agent, model or "no model", dataset) if x)
 
 
@@ -65,7 +68,8 @@ def _leaderboard(rows: list[dict], labels: list[str], summaries: dict) -> list[d
         k = str(max(r["attempts_max"], 1))
         s = summaries.get((r["agent"], r["model"], r["dataset"]), {})
         tokens = (r["input_tokens"] + r["output_tokens"]) / r["tasks"] if r["tasks"] else None
-        out.append({"i": i, "label": labels[i], "color": color(i), "r": r, "k": k, "cost_per_task": cost_per_task(r),
+        out.append({"i": i, "label": labels[i], "full": config_label(r["agent"], r["model"], r["dataset"], full=True),
+                    "color": color(i), "r": r, "k": k, "cost_per_task": cost_per_task(r),
                     "tokens_per_task": tokens, "findings": s.get("trials_with_findings", 0)})
     return out
 
@@ -87,13 +91,14 @@ def site_context(jobs: list[JobResults], options: ReportOptions) -> tuple[dict, 
     tasks, filters = task_rows([r for j in jobs for r in j.results], configs)
     charts = {"pareto": pareto_chart(rows, labels), "passk": passk_chart(rows, labels),
               "earnings": earnings_chart(per_row, labels, buckets)}
-    finding_rows = [(t, f, page_href(t["job"], t["trial_id"])) for t in analysis["trials"] for f in t["findings"]]
+    finding_rows = [(t, f, page_href(t["job"], t["trial_id"]), config_label(t["agent"], t["model"], None))
+                    for t in analysis["trials"] for f in t["findings"]]
     ctx = {"jobs": jobs, "rows": _leaderboard(rows, labels, summaries), "labels": labels, "charts": charts,
            "chart_json": {k: json_island(v) for k, v in charts.items()}, "tasks": tasks, "filters": filters,
            "analysis": analysis, "finding_rows": finding_rows, "phases": analysis["phases"],
            "summaries": [(labels[configs.index((s["agent"], s["model"], s["dataset"]))], s)
                          for s in analysis["configurations"]],
-           "confidence": options.confidence, "n_boot": options.n_boot, "href": trial_href}
+           "judged": any(r.get("tasteful_solve_rate") is not None for r in rows), "confidence": options.confidence, "n_boot": options.n_boot, "href": trial_href}
     return ctx, {a.result.trial_id + "\0" + a.result.job: a for a in analyses}
 
 

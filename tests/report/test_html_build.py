@@ -1,0 +1,91 @@
+"""The site builder without a browser run of jobs: the Pareto front against brute force, and a
+hostile trial (markup and script in everything the agent wrote) rendered as inert text, checked
+in Chromium with route interception. Job folders are written as the runner writes them."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+
+import pytest
+
+from lancebench.agents.trajectory import TrajectoryBuilder, write_trajectory
+from lancebench.report.html.plots import pareto_front
+from lancebench.report.html.site import build_site
+from lancebench.results.load import load_jobs
+from lancebench.results.models import JobConfig, TrialResult
+
+HOSTILE = '</script><script>window.pwned=1</script><img src=x onerror="window.pwned=2"><b id="inj">x</b>'
+
+
+def _dominated(p, q) -> bool:
+    return q[0] <= p[0] and q[1] >= p[1] and q != p
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_pareto_front_matches_brute_force(seed):
+    rng = random.Random(seed)
+    pts = [(rng.choice([0.0, 0.5, 1.0, 2.0]), rng.choice([0.0, 0.25, 0.5, 1.0])) for _ in range(8)]
+    want = {i for i, p in enumerate(pts) if not any(_dominated(p, q) for q in pts)}
+    got = pareto_front(pts)
+    assert set(got) == want
+    assert [pts[i] for i in got] == sorted(pts[i] for i in got)
+    assert all(not _dominated(pts[a], pts[b]) for a, b in itertools.permutations(got, 2))
+
+
+@pytest.fixture
+def hostile_job(tmp_path):
+    root = tmp_path / "jobs" / "evil"
+    tid = "calc__0__abc"
+    d = root / "trials" / tid
+    b = TrajectoryBuilder("hand", "1", "m")
+    b.user("Fix calc " + HOSTILE)
+    step = b.agent_step("I will " + HOSTILE, commands=[("c1", f"echo '{HOSTILE}' > calc.py")])
+    b.observe(step, HOSTILE, call_id="c1")
+    write_trajectory(b.finish(), d / "agent")
+    (d / "patch.diff").write_text(f"diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1 +1 @@\n-x\n+{HOSTILE}\n")
+    (d / "instruction.md").write_text("# Fix\n" + HOSTILE)
+    (d / "verifier" / "run-0").mkdir(parents=True)
+    (d / "verifier" / "run-0" / "test.log").write_text(HOSTILE)
+    r = TrialResult(trial_id=tid, job="evil", task="calc", task_digest="d", agent="hand", model="m", attempt=0,
+                    status="unresolved", reason=HOSTILE, taxonomy={"area": HOSTILE},
+                    tests={HOSTILE: "failed"})
+    (d / "result.json").write_text(r.model_dump_json())
+    (root / "job.json").write_text(JobConfig(name="evil", agent="hand", model="m").model_dump_json())
+    return root
+
+
+def test_hostile_text_is_inert(hostile_job, tmp_path):
+    site = tmp_path / "site"
+    index = build_site(load_jobs([hostile_job]), site)
+    page_file = site / "trials" / "evil" / "calc__0__abc.html"
+    for f in (index, page_file):
+        html = f.read_text()
+        assert "<script>window.pwned" not in html and '<b id="inj">' not in html
+    island = index.read_text().split('id="data-pareto">')[1].split("</script>")[0]
+    json.loads(island)  # the JSON data island stays JSON (no early </script>)
+    playwright_api = pytest.importorskip("playwright.sync_api")
+    with playwright_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox", "--disable-gpu"])
+        try:
+            page = browser.new_page()
+            outside: list[str] = []
+            page.route("**/*", lambda r: (r.continue_() if r.request.url.startswith("file://")
+                                          else (outside.append(r.request.url), r.abort())))
+            for f in (index, page_file):
+                page.goto(f.as_uri())
+                assert page.evaluate("window.pwned") is None
+                assert page.locator("#inj").count() == 0
+            assert HOSTILE in page.locator("#trajectory").inner_text()
+            assert outside == []
+        finally:
+            browser.close()
+
+
+def test_site_folder_that_is_a_file_is_a_clear_error(hostile_job, tmp_path):
+    from lancebench.errors import ConfigError
+    target = tmp_path / "taken"
+    target.write_text("x")
+    with pytest.raises(ConfigError, match="is a file"):
+        build_site(load_jobs([hostile_job]), target)
