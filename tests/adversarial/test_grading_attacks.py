@@ -44,6 +44,17 @@ def test_code_under_test_cannot_write_its_verdict(script, jobs, backend):
     assert r["tests"] == {}  # refused before grading: the forged run never happened
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("script", ["forge_hidden_rewrite.sh", "forge_hidden_replace.sh"])
+def test_report_rewritten_after_the_runner_is_caught(script, jobs, backend):
+    """The scan cannot read these hooks; the report as the runner wrote it (held by the harness)
+    still shows the failures, and the rewrite is named."""
+    r = attack(CALC, script, jobs, backend)
+    assert_unresolved(r)
+    assert r["tests"]["test_calc::test_add"] == "failed", r["tests"]
+    assert "the JUnit report was rewritten after the runner wrote it" in r["reason"], r["reason"]
+
+
 # 2. start-up files and modules shadowing the runner's -------------------------------------------
 @pytest.mark.slow
 @pytest.mark.parametrize("script,planted", [("shadow_runner_module.sh", "iniconfig.py"),

@@ -15,11 +15,11 @@ from lancebench.agents.base import Agent, AgentContext, AgentOutcome
 from lancebench.errors import (AgentError, LancebenchError, ModelAuthError, ModelError, SandboxError,
                                WorkspaceError)
 from lancebench.grading.choice import grade_choice, read_answer_file
-from lancebench.grading.junit import parse_junit
 from lancebench.grading.outcome import RunOutcome, combine_runs, judge_run
 from lancebench.grading.patch import filter_patch
 from lancebench.grading.rewards import RewardError, RewardExcluded, read_rewards
 from lancebench.grading.scan import scan_patch, scan_reason
+from lancebench.grading.witness import ReportWitness, merge_writes
 from lancebench.judging.senior import JudgeSettings, senior_grade
 from lancebench.results.models import Timings, TrialResult, Usage, utcnow
 from lancebench.results.paths import TrialPaths
@@ -316,6 +316,8 @@ async def grade_once(task: Task, backend: Backend, env: PreparedEnvironment, pat
     sandbox = backend.open(task, env, scratch / "sandbox",
                            mounts=(Mount(tests, "/tests", False), Mount(logs, "/logs/verifier", True)),
                            network=network_policy(task, "verifier", step=step).mode == "public", labels=labels)
+    witness = ReportWitness(logs)  # junit.xml as written, held outside the sandbox (grading.witness)
+    witness.start()
     await sandbox.start()
     try:
         applied = None
@@ -331,8 +333,9 @@ async def grade_once(task: Task, backend: Backend, env: PreparedEnvironment, pat
         await sandbox.get("/logs/verifier", out_dir / "logs")
     finally:
         await sandbox.stop()
+        writes = witness.stop()
         redact_files(out_dir, secret_values(task, step=step))  # host values of ${VAR} never stay in the job
-    rewards, reward_error, excluded, junit = None, None, None, None
+    rewards, reward_error, excluded = None, None, None
     try:
         rewards = read_rewards(out_dir / "logs")
     except RewardExcluded as exc:
@@ -340,11 +343,11 @@ async def grade_once(task: Task, backend: Backend, env: PreparedEnvironment, pat
     except RewardError as exc:
         reward_error = str(exc)
     junit_path = out_dir / "logs" / "junit.xml"
-    if junit_path.is_file() and not junit_path.is_symlink():
-        try:
-            junit = parse_junit(junit_path)
-        except LancebenchError:
-            junit = None
-    return applied, judge_run(exit_code=res.exit_code, timed_out=res.timed_out, rewards=rewards, junit=junit,
-                              f2p=task.lb.f2p, p2p=task.lb.p2p, reward_error=reward_error,
-                              excluded=excluded, reward_key=task.lb.reward_key)
+    final = junit_path if junit_path.is_file() and not junit_path.is_symlink() else None
+    junit, rewritten = merge_writes(writes, final, out_dir / "logs" / "witness")
+    run = judge_run(exit_code=res.exit_code, timed_out=res.timed_out, rewards=rewards, junit=junit,
+                    f2p=task.lb.f2p, p2p=task.lb.p2p, reward_error=reward_error,
+                    excluded=excluded, reward_key=task.lb.reward_key)
+    if rewritten:
+        run.reason = f"{run.reason}; {rewritten}" if run.reason else rewritten
+    return applied, run

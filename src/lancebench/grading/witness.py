@@ -1,0 +1,136 @@
+"""The JUnit report as it was written, kept where the test process cannot reach it.
+
+The test process writes ``/logs/verifier/junit.xml``; the code under test runs in that process,
+and may rewrite the report after the runner wrote it (an exit hook, a finaliser, a thread). So
+before ``tests/test.sh`` runs, ``junit.xml`` in the verifier's log folder is made a FIFO, and
+:class:`ReportWitness` (a thread of the harness, on the host, outside the sandbox) reads every
+write to it into memory as it happens: each ``open``/``write``/``close`` of the path is one
+*write*. The test process cannot change a write once the harness holds it, nor hide that it
+wrote again.
+
+:func:`merge_writes` then judges from every write plus whatever regular file sits at the path in
+the end (the FIFO replaced by a file): for each test the worst outcome any of them records
+(``error`` > ``failed`` > ``skipped`` > ``passed``): a failure the runner reported once stays a
+failure, whatever is written after it. When the writes disagree about a test, the report was
+rewritten: the run's reason says so.
+
+Limits (docs/security.md): code that runs *before* the runner writes (an import-time patch of the
+runner's report objects) shapes the first write too; that is what the static scan
+(:mod:`lancebench.grading.scan`) is for. A runner that does not open the path (it writes elsewhere
+and copies) gives no write to witness; then the final file is all there is.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+from pathlib import Path
+
+from lancebench.errors import LancebenchError
+from lancebench.grading.junit import MAX_BYTES, parse_junit
+
+RANK = {"passed": 0, "skipped": 1, "failed": 2, "error": 3}
+MAX_WRITES = 8  # writes kept; more are counted, not stored
+
+
+class ReportWitness:
+    """Reads every write to the FIFO ``folder/name`` (made by :meth:`start`) in a thread.
+
+    Use: ``w = ReportWitness(logs); w.start()`` before the verifier runs, ``writes = w.stop()``
+    after it ended (its processes gone). Each write is at most ``junit.MAX_BYTES`` bytes (the rest
+    is read and dropped; ``overflow`` is set). Raises ``OSError`` from :meth:`start` when the FIFO
+    cannot be made."""
+
+    def __init__(self, folder: Path, name: str = "junit.xml"):
+        self.path = folder / name
+        self.writes: list[bytes] = []
+        self.count = 0
+        self.overflow = False
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        if os.path.lexists(self.path):
+            os.unlink(self.path)
+        os.mkfifo(self.path, 0o666)
+        os.chmod(self.path, 0o666)  # the sandbox user writes it (umask aside)
+        self._thread = threading.Thread(target=self._run, name="lancebench-report-witness", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                fd = os.open(self.path, os.O_RDONLY)  # blocks until a writer opens it
+            except OSError:
+                return  # the FIFO is gone (replaced or removed)
+            if not stat.S_ISFIFO(os.fstat(fd).st_mode):  # replaced by a file: merge_writes reads it
+                os.close(fd)
+                return
+            data, size = bytearray(), 0
+            try:
+                while chunk := os.read(fd, 1 << 16):
+                    size += len(chunk)
+                    if size <= MAX_BYTES:
+                        data += chunk
+                    else:
+                        self.overflow = True
+            except OSError:
+                pass
+            finally:
+                os.close(fd)
+            if self._stop.is_set() and size == 0:
+                return  # our own wake-up
+            if size:
+                self.count += 1
+                if len(self.writes) < MAX_WRITES:
+                    self.writes.append(bytes(data))
+
+    def stop(self, timeout: float = 10.0) -> list[bytes]:
+        """End the reader and return the writes, in order. Never raises."""
+        self._stop.set()
+        try:
+            st = os.lstat(self.path)
+            if stat.S_ISFIFO(st.st_mode):  # wake a reader blocked in open()
+                fd = os.open(self.path, os.O_WRONLY | os.O_NONBLOCK)
+                os.close(fd)
+        except OSError:
+            pass
+        if self._thread is not None:
+            self._thread.join(timeout)
+        return list(self.writes)
+
+
+def merge_writes(writes: list[bytes], final: Path | None, scratch: Path) -> tuple[dict[str, str] | None, str | None]:
+    """Judge the report from every witnessed write and the ``final`` regular file (None when the
+    FIFO is still there). Returns (test id -> worst outcome over all of them, or None when none
+    parses; a note when they disagree about some test, else None). ``scratch`` is a host folder
+    for the writes as files."""
+    scratch.mkdir(parents=True, exist_ok=True)
+    versions: list[dict[str, str]] = []
+    for i, data in enumerate(writes):
+        path = scratch / f"junit.write-{i + 1}.xml"
+        path.write_bytes(data)
+        try:
+            versions.append(parse_junit(path))
+        except LancebenchError:
+            versions.append({})
+    if final is not None:
+        try:
+            versions.append(parse_junit(final))
+        except LancebenchError:
+            versions.append({})
+    parsed = [v for v in versions if v]
+    if not parsed:
+        return None, None
+    merged: dict[str, str] = {}
+    for version in parsed:
+        for test, outcome in version.items():
+            if RANK.get(outcome, 3) >= RANK.get(merged.get(test, "passed"), 0):
+                merged[test] = outcome
+    changed = sorted(t for t in merged if any(v.get(t, merged[t]) != merged[t] for v in parsed))
+    note = None
+    if changed:
+        note = (f"the JUnit report was rewritten after the runner wrote it ({len(versions)} versions; "
+                f"{', '.join(changed[:3])}{' ...' if len(changed) > 3 else ''} differ): the worst outcome counts")
+    return merged, note
