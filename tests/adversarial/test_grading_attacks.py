@@ -134,7 +134,7 @@ def test_links_planted_at_grading_stay_out_of_the_job_folder(jobs, backend):
     trial = job_dir(jobs) / "trials" / r["trial_id"]
     links = [str(p) for p in trial.rglob("*") if p.is_symlink()]
     assert links == []
-    notes = (trial / "verifier" / "run-0" / "logs" / ".lancebench-copy-notes.txt").read_text()
+    notes = (trial / "verifier" / "run-0" / "logs.copy-notes.txt").read_text()
     assert "etc-link: symbolic link left out" in notes and "shadow-link: symbolic link left out" in notes
 
 

@@ -325,7 +325,7 @@ def test_get_and_put_refuse_symlinks_out_of_the_sandbox(shared, tmp_path):
     assert not (tmp_path / "out").exists() or not any(p.is_file() and not p.is_symlink() for p in (tmp_path / "out").rglob("*"))
     inner = tmp_path / "d-copy" / "inner"
     assert not inner.is_symlink() and not inner.exists()
-    assert "inner: symbolic link left out" in (tmp_path / "d-copy" / ".lancebench-copy-notes.txt").read_text()
+    assert "inner: symbolic link left out" in (tmp_path / "d-copy.copy-notes.txt").read_text()
     assert not (host_dir / "planted.txt").exists()
 
 

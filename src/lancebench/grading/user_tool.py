@@ -35,7 +35,7 @@ import shutil
 import time
 from pathlib import Path
 
-from lancebench.errors import LancebenchError, SandboxError
+from lancebench.errors import LancebenchError, SandboxError, WorkspaceError
 from lancebench.grading.patch import filter_patch
 from lancebench.sandbox.base import Mount, Sandbox
 from lancebench.sandbox.fstree import remove_tree
@@ -269,6 +269,9 @@ class UserToolService:
             return True, (f"user-tool: the browser scenario was replayed against your current code.\n"
                           f"Output: {OUTPUT_FOLDER}/output_{n}/ (actions.log, {shots} screenshots as .png, "
                           f"{doms} page snapshots as .html){note}\n")
+        except WorkspaceError as exc:  # the agent's doing: say so, without the harness's details
+            record["outcome"] = f"error: {type(exc).__name__}: {exc}"[:1000]
+            return False, f"user-tool: your current files could not be read, so nothing was replayed: {exc}\n"[:2000]
         except (LancebenchError, OSError) as exc:
             record["outcome"] = f"error: {type(exc).__name__}: {exc}"[:1000]
             return False, "user-tool: the replay could not run (a harness problem, not your code)\n"

@@ -25,6 +25,7 @@ from __future__ import annotations
 import os
 import stat
 import threading
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from lancebench.errors import LancebenchError
@@ -101,6 +102,30 @@ class ReportWitness:
         return list(self.writes)
 
 
+def documents(data: bytes, limit: int = MAX_WRITES) -> list[bytes]:
+    """Split ``data`` into the XML documents written one after the other (a writer that opens
+    the FIFO before the previous one closed it joins the same read): at each ``junk after
+    document element`` the rest is another document. Returns at least ``[data]``."""
+    out: list[bytes] = []
+    while data.strip() and len(out) < limit:
+        try:
+            ET.fromstring(data)
+            out.append(data)
+            return out
+        except ET.ParseError as exc:
+            line, col = exc.position
+            if "junk after document element" not in str(exc):
+                out.append(data)
+                return out
+            text = data.decode("utf-8", errors="surrogateescape")
+            lines = text.splitlines(keepends=True)
+            cut = sum(len(x) for x in lines[:line - 1]) + col
+            head, data = text[:cut].encode("utf-8", errors="surrogateescape"), text[cut:].encode(
+                "utf-8", errors="surrogateescape")
+            out.append(head)
+    return out or [data]
+
+
 def merge_writes(writes: list[bytes], final: Path | None, scratch: Path) -> tuple[dict[str, str] | None, str | None]:
     """Judge the report from every witnessed write and the ``final`` regular file (None when the
     FIFO is still there). Returns (test id -> worst outcome over all of them, or None when none
@@ -111,10 +136,13 @@ def merge_writes(writes: list[bytes], final: Path | None, scratch: Path) -> tupl
     for i, data in enumerate(writes):
         path = scratch / f"junit.write-{i + 1}.xml"
         path.write_bytes(data)
-        try:
-            versions.append(parse_junit(path))
-        except LancebenchError:
-            versions.append({})
+        for j, doc in enumerate(documents(data)):  # a write that began before the last one ended
+            part = scratch / f"junit.write-{i + 1}.{j + 1}.xml"
+            part.write_bytes(doc)
+            try:
+                versions.append(parse_junit(part))
+            except LancebenchError:
+                versions.append({})
     if final is not None:
         try:
             versions.append(parse_junit(final))

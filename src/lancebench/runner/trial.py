@@ -26,7 +26,7 @@ from lancebench.results.paths import TrialPaths
 from lancebench.results.store import atomic_write
 from lancebench.sandbox.backend import Backend, PreparedEnvironment, task_limits
 from lancebench.sandbox.base import Mount, Sandbox
-from lancebench.sandbox.fstree import remove_tree
+from lancebench.sandbox.fstree import notes_path, remove_tree
 from lancebench.task.model import Task
 from lancebench.runner.healthcheck import HealthcheckFailed, run_healthcheck
 from lancebench.grading.redact import redact_files
@@ -292,6 +292,23 @@ async def _apply(backend: Backend, task: Task, env: PreparedEnvironment, sandbox
     return done[0]
 
 
+def _witnessed_junit(writes: list[bytes], out_dir: Path) -> tuple[dict[str, str] | None, str | None]:
+    """The run's JUnit outcomes from the witnessed writes and the file left in the copied logs
+    (see :func:`lancebench.grading.witness.merge_writes`). The logs keep ``junit.xml`` as the
+    runner wrote it when nothing replaced the FIFO; every write is kept in ``out_dir/witness``."""
+    logs = out_dir / "logs"
+    junit_path = logs / "junit.xml"
+    final = junit_path if junit_path.is_file() and not junit_path.is_symlink() else None
+    merged = merge_writes(writes, final, out_dir / "witness")
+    if final is None and writes and logs.is_dir():
+        junit_path.write_bytes(writes[0])
+    notes = notes_path(logs)
+    if notes.is_file():  # the FIFO itself is not a file the verifier wrote
+        kept = [line for line in notes.read_text().splitlines() if line != "junit.xml: special file left out"]
+        notes.write_text("\n".join(kept) + "\n") if kept else notes.unlink()
+    return merged
+
+
 async def grade_once(task: Task, backend: Backend, env: PreparedEnvironment, patch: str, scratch: Path,
                      out_dir: Path, labels: dict[str, str] | None = None,
                      step: str | None = None) -> tuple[bool | None, RunOutcome]:
@@ -342,9 +359,7 @@ async def grade_once(task: Task, backend: Backend, env: PreparedEnvironment, pat
         excluded = str(exc)
     except RewardError as exc:
         reward_error = str(exc)
-    junit_path = out_dir / "logs" / "junit.xml"
-    final = junit_path if junit_path.is_file() and not junit_path.is_symlink() else None
-    junit, rewritten = merge_writes(writes, final, out_dir / "logs" / "witness")
+    junit, rewritten = _witnessed_junit(writes, out_dir)
     run = judge_run(exit_code=res.exit_code, timed_out=res.timed_out, rewards=rewards, junit=junit,
                     f2p=task.lb.f2p, p2p=task.lb.p2p, reward_error=reward_error,
                     excluded=excluded, reward_key=task.lb.reward_key)

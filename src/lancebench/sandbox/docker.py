@@ -36,7 +36,7 @@ from lancebench.sandbox import docker_engine as engine
 from lancebench.sandbox.base import ExecResult, SandboxSpec
 from lancebench.sandbox.docker_engine import LABEL_ENVIRONMENT, LABEL_JOB, LABEL_MANAGED, LABEL_TRIAL, engine_problem
 from lancebench.sandbox.docker_image import ensure_image
-from lancebench.sandbox.fstree import COPY_NOTES, copy_tree, remove_tree
+from lancebench.sandbox.fstree import copy_tree, remove_tree, write_notes
 from lancebench.sandbox.docker_shell import KILLER, PID_PREFIX, WRAPPER
 from lancebench.sandbox.output import CappedBuffer
 
@@ -411,8 +411,7 @@ class DockerSandbox:
             got = Path(tmp) / src.name
             if got.is_dir() and not got.is_symlink():
                 notes = copy_tree(got, dest)  # bounded: the folder may hold whatever the sandbox wrote
-                if notes:
-                    (dest / COPY_NOTES).write_text("\n".join(notes[:200]) + "\n")
+                write_notes(dest, notes)
             else:
                 if dest.is_dir() and not dest.is_symlink():
                     remove_tree(dest)

@@ -22,7 +22,17 @@ from pathlib import Path
 from lancebench.sandbox.quota import unmount_below
 
 
-COPY_NOTES = ".lancebench-copy-notes.txt"  # beside a bounded copy: what was left out
+def notes_path(dest: Path) -> Path:
+    """Where :func:`write_notes` puts the notes of a copy to ``dest``: beside it, never inside
+    (a copy of a log folder holds only what was in the folder)."""
+    return dest.with_name(dest.name + ".copy-notes.txt")
+
+
+def write_notes(dest: Path, notes: list[str]) -> None:
+    """Write ``notes`` (what a copy to ``dest`` left out, at most 200 lines) beside ``dest``;
+    nothing when there are none."""
+    if notes:
+        notes_path(dest).write_text("\n".join(notes[:200]) + "\n")
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from pathlib import Path, PurePosixPath
 from lancebench.errors import SandboxError
 from lancebench.sandbox.base import ExecResult, Mount, SandboxSpec
 from lancebench.sandbox.cgroups import CgroupSet
-from lancebench.sandbox.fstree import COPY_NOTES, chown_tree, copy_tree, copy_file, remove_tree
+from lancebench.sandbox.fstree import chown_tree, copy_tree, copy_file, remove_tree, write_notes
 from lancebench.sandbox.output import CappedBuffer, drain
 
 INSIDE_UID = 1000
@@ -309,7 +309,7 @@ class LocalSandbox:
         """Copy ``src`` inside to host ``dest``. Symbolic links inside a folder are left out (never followed);
         special files (FIFOs, sockets, devices), which could block the harness, are skipped; a
         folder is copied within :class:`CopyBounds` (what is past them is left out and listed in
-        ``dest/.lancebench-copy-notes.txt``). Raises :class:`SandboxError` when ``src`` is
+        ``<dest>.copy-notes.txt``). Raises :class:`SandboxError` when ``src`` is
         missing, a symlink or a special file."""
         source = self.host_path(src)
         if source.is_symlink() or not (source.is_dir() or source.is_file()):
@@ -318,8 +318,7 @@ class LocalSandbox:
         try:
             if source.is_dir():
                 notes = copy_tree(source, dest)
-                if notes:
-                    (dest / COPY_NOTES).write_text("\n".join(notes[:200]) + "\n")
+                write_notes(dest, notes)
             else:
                 copy_file(source, dest)
         except OSError as exc:

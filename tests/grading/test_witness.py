@@ -1,0 +1,72 @@
+"""The report witness (lancebench.grading.witness): every write to the FIFO, read by the harness
+as it happens, judged with the worst outcome of each test. Writers are real processes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from lancebench.grading.witness import ReportWitness, documents, merge_writes
+
+
+def report(**outcomes: str) -> str:
+    cases = "".join(f'<testcase classname="t" name="{n}">' + ("<failure/>" if o == "failed" else "") + "</testcase>"
+                    for n, o in outcomes.items())
+    return f'<?xml version="1.0"?><testsuites><testsuite name="s">{cases}</testsuite></testsuites>'
+
+
+def write_in_child(path, *texts: str, together: bool = False) -> None:
+    """A child process writes each text with its own open/write/close (or, ``together``, all
+    through one open: two documents in one write)."""
+    code = ("import sys\np, texts, together = sys.argv[1], sys.argv[2:-1], sys.argv[-1] == '1'\n"
+            "if together:\n    open(p, 'w').write(''.join(texts))\n"
+            "else:\n    [open(p, 'w').write(t) for t in texts]\n")
+    subprocess.run([sys.executable, "-c", code, str(path), *texts, "1" if together else "0"], check=True, timeout=30)
+
+
+def test_one_write_is_the_report(tmp_path):
+    w = ReportWitness(tmp_path)
+    w.start()
+    write_in_child(tmp_path / "junit.xml", report(a="passed", b="failed"))
+    writes = w.stop()
+    assert len(writes) == 1
+    merged, note = merge_writes(writes, None, tmp_path / "out")
+    assert merged["t::a"] == "passed" and merged["t::b"] == "failed" and note is None
+
+
+def test_a_rewrite_with_passes_keeps_the_failure_and_is_named(tmp_path):
+    w = ReportWitness(tmp_path)
+    w.start()
+    write_in_child(tmp_path / "junit.xml", report(a="passed", b="failed"), report(a="passed", b="passed"))
+    writes = w.stop()
+    merged, note = merge_writes(writes, None, tmp_path / "out")
+    assert merged["t::b"] == "failed"
+    assert note and note.startswith("the JUnit report was rewritten after the runner wrote it") and "t::b" in note
+
+
+def test_documents_in_one_write_are_split(tmp_path):
+    honest, forged = report(a="failed"), report(a="passed")
+    assert documents((honest + forged).encode()) == [honest.encode(), forged.encode()]
+    w = ReportWitness(tmp_path)
+    w.start()
+    write_in_child(tmp_path / "junit.xml", honest, forged, together=True)
+    merged, note = merge_writes(w.stop(), None, tmp_path / "out")
+    assert merged["t::a"] == "failed" and note
+
+
+def test_the_fifo_replaced_by_a_file_counts_with_the_writes(tmp_path):
+    w = ReportWitness(tmp_path)
+    w.start()
+    write_in_child(tmp_path / "junit.xml", report(a="failed"))
+    (tmp_path / "junit.xml").unlink()
+    (tmp_path / "junit.xml").write_text(report(a="passed"))
+    writes = w.stop()
+    merged, note = merge_writes(writes, tmp_path / "junit.xml", tmp_path / "out")
+    assert merged["t::a"] == "failed" and note
+
+
+def test_nothing_written(tmp_path):
+    w = ReportWitness(tmp_path)
+    w.start()
+    assert w.stop() == []
+    assert merge_writes([], None, tmp_path / "out") == (None, None)
