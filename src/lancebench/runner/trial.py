@@ -360,6 +360,7 @@ async def grade_once(task: Task, backend: Backend, env: PreparedEnvironment, pat
     except RewardError as exc:
         reward_error = str(exc)
     junit, rewritten = _witnessed_junit(writes, out_dir)
+    redact_files(out_dir, secret_values(task, step=step))  # the witnessed writes too
     run = judge_run(exit_code=res.exit_code, timed_out=res.timed_out, rewards=rewards, junit=junit,
                     f2p=task.lb.f2p, p2p=task.lb.p2p, reward_error=reward_error,
                     excluded=excluded, reward_key=task.lb.reward_key)
