@@ -30,8 +30,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from lancebench.sandbox.base import SandboxSpec
 from sandbox_overhead import bench_subprocess, median_ms as ms  # the sibling benchmark (same folder)
+
+from lancebench.sandbox.base import SandboxSpec
 
 
 def local_box(ws: Path):
@@ -165,7 +166,8 @@ def main() -> None:
             ratio = f"   x{value / trials['local']:6.1f} local" if "local" in trials else ""
             print(f"  {name:32s} {value:8.1f}{ratio}")
         if args.task.is_dir():
-            runs = {b: bench_runner(args.task, b, args.trials, tmp) for b in (["local"] if have_local else []) + ["docker"]}
+            backends = (["local"] if have_local else []) + ["docker"]
+            runs = {b: bench_runner(args.task, b, args.trials, tmp) for b in backends}
             print(f"per trial through the runner (nop agent on {args.task.name}), median of {args.trials} (ms):")
             for name, (total, phases) in runs.items():
                 ratio = f"   x{total / runs['local'][0]:6.1f} local" if "local" in runs else ""

@@ -39,7 +39,7 @@ def loop_metrics(task, valid, success, cost, price, n_boot: int, seed: int):
     c: dict[int, int] = {}
     spent: dict[int, float] = {}
     total_cost = 0.0
-    for t, v, s, x in zip(task.tolist(), valid.tolist(), success.tolist(), cost.tolist()):
+    for t, v, s, x in zip(task.tolist(), valid.tolist(), success.tolist(), cost.tolist(), strict=True):
         total_cost += x
         if v:
             n[t] = n.get(t, 0) + 1
@@ -111,7 +111,8 @@ def main() -> None:
     results = [TrialResult(trial_id=str(i), job="bench", task=f"t{t}", task_digest=f"d{t}", agent="a", attempt=i,
                            status="invalid" if not v else ("resolved" if s else "unresolved"),
                            price_usd=float(price[t]), usage=Usage(cost_usd=float(x)))
-               for i, (t, v, s, x) in enumerate(zip(task.tolist(), valid.tolist(), success.tolist(), cost.tolist()))]
+               for i, (t, v, s, x) in enumerate(zip(task.tolist(), valid.tolist(), success.tolist(), cost.tolist(),
+                                                    strict=True))]
     t_from_results = best_of(3, lambda: compute_metrics(TrialTable.from_results(results), intervals=True,
                                                         n_boot=args.bootstrap, seed=0))
 
@@ -136,7 +137,8 @@ def main() -> None:
     print(f"vectorised, summaries + intervals:      {t_fast:8.3f} s   (target < 2 s: "
           f"{'met' if t_fast < 2 else 'NOT met'})")
     print(f"  same, starting from TrialResult objects: {t_from_results:6.3f} s")
-    print(f"per-trial Python loop, summaries only:  {t_loop_summary:8.3f} s   ratio {t_loop_summary / t_fast_summary:7.1f}x")
+    ratio = t_loop_summary / t_fast_summary
+    print(f"per-trial Python loop, summaries only:  {t_loop_summary:8.3f} s   ratio {ratio:7.1f}x")
     print(f"per-trial Python loop, + intervals:     {t_loop:8.3f} s   ratio {t_loop / t_fast:7.1f}x "
           f"(bootstrap timed on {args.loop_bootstrap} resamples, scaled to {args.bootstrap})")
 

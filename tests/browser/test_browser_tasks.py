@@ -15,7 +15,8 @@ from lancebench.task.load import load_task
 
 REPO = Path(__file__).resolve().parents[2]
 MINI = REPO / "src" / "lancebench" / "datasets" / "mini" / "tasks"
-BROWSER_TASKS = sorted(p for p in MINI.iterdir() if (p / "task.toml").is_file() and "browser = true" in (p / "task.toml").read_text())
+BROWSER_TASKS = sorted(p for p in MINI.iterdir()
+                       if (p / "task.toml").is_file() and "browser = true" in (p / "task.toml").read_text())
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -41,7 +41,8 @@ def test_layout_matches_the_official_images():
     built = STANDIN / "environment" / "issues" / issue.name  # what the image build uses
     for name in ("bug_reintroduce.patch", "commit_id.txt"):
         assert (built / name).read_bytes() == (issue / name).read_bytes()
-    assert (STANDIN / "solution" / "bug_reintroduce.patch").read_bytes() == (issue / "bug_reintroduce.patch").read_bytes()
+    ours = (STANDIN / "solution" / "bug_reintroduce.patch").read_bytes()
+    assert ours == (issue / "bug_reintroduce.patch").read_bytes()
     assert len((issue / "commit_id.txt").read_text().strip()) == 40
 
 

@@ -52,7 +52,8 @@ def assertion_messages(test_file: Path) -> list[str]:
 def test_secret_lines_and_scrub(tmp_path):
     tests = tmp_path / "tests"
     tests.mkdir()
-    (tests / "test_x.py").write_text('def test_a(page):\n    assert page.title() == "Shop", "the title must be Shop, not Shoop"\n'
+    (tests / "test_x.py").write_text('def test_a(page):\n    assert page.title() == "Shop", "the title must be Shop, '
+                                     'not Shoop"\n'
                                      '    x = 1\n')
     secrets = secret_lines(tests)
     assert "the title must be Shop, not Shoop" in secrets

@@ -78,7 +78,8 @@ def run_one(task: Path, agent_spec: str, jobs: Path, *extra: str, timeout: float
     return one_result(jobs)
 
 
-def derive_task(src: Path, dest: Path, *, toml: dict[str, str] | None = None, files: dict[str, str | None] | None = None,
+def derive_task(src: Path, dest: Path, *, toml: dict[str, str] | None = None,
+                files: dict[str, str | None] | None = None,
                 append_instruction: str | None = None) -> Path:
     """Copy task folder ``src`` to ``dest``; ``toml`` replaces regex -> text in task.toml (each
     pattern must match); ``files`` writes (or, for None, deletes) task-relative files. The
@@ -136,4 +137,4 @@ CALC_FIX = """diff --git a/calc.py b/calc.py
  
  
  def mul(a, b):
-"""
+"""  # noqa: W293 (the blank context lines of a diff are one space)

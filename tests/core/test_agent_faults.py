@@ -12,8 +12,7 @@ import subprocess
 import time
 
 import pytest
-
-from lbtest import CORE_TASKS, TASKS, agent, derive_task, lancebench_exe, lb, patch_text, results, run_one, show_json
+from lbtest import CORE_TASKS, TASKS, agent, derive_task, lancebench_exe, lb, patch_text, results, run_one
 
 TALLY = CORE_TASKS / "tally"
 PICK = TASKS / "pick"
@@ -154,7 +153,8 @@ def test_verifier_output_that_looks_like_a_bwrap_error_does_not_make_the_trial_i
     exits with the test runner's status (a common test.sh ending). The wrong patch must be
     `unresolved`, not an invalid trial that is excluded and retried."""
     test_sh = ("cd /app\nPYTHONPATH=/app /usr/bin/python3 /tests/run.py\nrc=$?\n"
-               "if [ $rc -eq 0 ]; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi\n"
+               "if [ $rc -eq 0 ]; then echo 1 > /logs/verifier/reward.txt; "
+               "else echo 0 > /logs/verifier/reward.txt; fi\n"
                "exit $rc\n")
     task = derive_task(TALLY, shared / "tally", files={"tests/test.sh": test_sh})
     assert run_one(task, "oracle", jobs / "oracle")["status"] == "resolved"

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from lbtest import CORE_TASKS, TASKS, derive_task, lb, results
 
 TALLY = CORE_TASKS / "tally"
@@ -34,7 +33,8 @@ def task_tree(shared):
     derive_task(PICK, root / "good_choice")
     derive_task(TALLY, root / "bad_toml", toml={r"^\[lancebench\]$": "[lancebench\nprice_usd = = 3"})
     derive_task(TALLY, root / "unknown_key", toml={r"^\[lancebench\]$": '[lancebench]\ncolour = "blue"'})
-    derive_task(TALLY, root / "unknown_nested_key", toml={r'^setup = "setup.sh"$': 'setup = "setup.sh"\nsetup_script = "x.sh"'})
+    derive_task(TALLY, root / "unknown_nested_key",
+                toml={r'^setup = "setup.sh"$': 'setup = "setup.sh"\nsetup_script = "x.sh"'})
     derive_task(TALLY, root / "bad_value", toml={r'^kind = "code"$': 'kind = "essay"'})
     derive_task(TALLY, root / "no_instruction", files={"instruction.md": None})
     derive_task(TALLY, root / "no_test_sh", files={"tests/test.sh": None})
@@ -45,7 +45,7 @@ def task_tree(shared):
 
 def _check_messages(text: str) -> None:
     lines = text.splitlines()
-    for name, (file, what) in EXPECTED.items():
+    for _name, (file, what) in EXPECTED.items():
         hits = [line for line in lines if file in line]
         assert hits, f"no error names {file}:\n{text}"
         assert any(what in line for line in hits), f"{file}: {what!r} not said in {hits}"
@@ -77,7 +77,7 @@ def test_run_records_good_tasks_and_reports_broken_ones(task_tree, jobs):
     rs = {r["task"]: r["status"] for r in results(job)}
     assert rs == {"good": "resolved", "good_choice": "resolved"}
     recorded = json.loads((job / "task_errors.json").read_text())
-    for name, (file, _) in EXPECTED.items():
+    for _name, (file, _) in EXPECTED.items():
         assert any(e["path"].endswith(file) for e in recorded), (file, recorded)
     keys = {e["key"] for e in recorded}
     assert {"lancebench.colour", "lancebench.local.setup_script", "lancebench.kind", "correct_proposal_id"} <= keys

@@ -12,9 +12,19 @@ import time
 import uuid
 
 import pytest
-
-from lbtest import (CORE_TASKS, TASKS, agent, derive_task, lancebench_exe, lb, one_result, patch_text, procs_with,
-                    run_one, trial_dir)
+from lbtest import (
+    CORE_TASKS,
+    TASKS,
+    agent,
+    derive_task,
+    lancebench_exe,
+    lb,
+    one_result,
+    patch_text,
+    procs_with,
+    run_one,
+    trial_dir,
+)
 
 TALLY = CORE_TASKS / "tally"
 CALC = TASKS / "calc"
@@ -95,7 +105,8 @@ def test_startup_hooks_are_dropped_tally(jobs):
 @pytest.mark.slow
 def test_sitecustomize_would_work_if_unprotected(jobs, shared):
     """Control: the sitecustomize.py cheat is effective when its path is unprotected."""
-    task = derive_task(TALLY, shared / "tally", toml={r"^\[lancebench\]$": '[lancebench]\nunprotect = ["**/sitecustomize.py"]'})
+    task = derive_task(TALLY, shared / "tally",
+                       toml={r"^\[lancebench\]$": '[lancebench]\nunprotect = ["**/sitecustomize.py"]'})
     r = run_one(task, agent("hooks_tally.sh"), jobs)
     assert r["status"] == "resolved", r["reason"]
 
@@ -202,7 +213,8 @@ def test_no_network_and_no_reads_outside_workspace(jobs, shared, host_server):
     (task / "instruction.md").write_text((task / "instruction.md").read_text() + f"\nPORT={port}\nTASKDIR={task}\n")
     r = run_one(task, agent("escape.sh"), jobs)
     assert_unresolved(r)
-    report = [line[1:] for line in patch_text(jobs, r).splitlines() if line.startswith("+") and not line.startswith("+++")]
+    report = [line[1:] for line in patch_text(jobs, r).splitlines()
+              if line.startswith("+") and not line.startswith("+++")]
     lines = {" ".join(line.split()[:2]): line for line in report}
     lines |= {line.split()[0]: line for line in report}
     assert hits == [], "the sandbox reached a server on the host's loopback"

@@ -4,7 +4,6 @@ rewards and per-test outcomes are read from result.json and from `lancebench sho
 from __future__ import annotations
 
 import pytest
-
 from lbtest import CORE_TASKS, TASKS, job_dir, lb, results, show_json
 
 pytestmark = pytest.mark.slow
@@ -15,7 +14,8 @@ TALLY_TESTS = ("test_hidden.TestTotal::test_total", "test_hidden.TestTotal::test
 
 
 def test_oracle_resolves_every_fixture(jobs):
-    lb("run", "-p", TASKS / "calc", "-p", TASKS / "pick", "-p", CORE_TASKS / "tally", "-a", "oracle", "-o", jobs, check=True)
+    lb("run", "-p", TASKS / "calc", "-p", TASKS / "pick", "-p", CORE_TASKS / "tally", "-a", "oracle", "-o", jobs,
+       check=True)
     job = job_dir(jobs)
     rs = {r["task"]: r for r in results(job)}
     assert set(rs) == {"calc", "pick", "tally"}
@@ -42,7 +42,8 @@ def test_oracle_resolves_every_fixture(jobs):
 
 
 def test_nop_resolves_nothing(jobs):
-    lb("run", "-p", TASKS / "calc", "-p", TASKS / "pick", "-p", CORE_TASKS / "tally", "-a", "nop", "-o", jobs, check=True)
+    lb("run", "-p", TASKS / "calc", "-p", TASKS / "pick", "-p", CORE_TASKS / "tally", "-a", "nop", "-o", jobs,
+       check=True)
     job = job_dir(jobs)
     rs = {r["task"]: r for r in results(job)}
     assert set(rs) == {"calc", "pick", "tally"}

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from lbtest import CALC_FIX, TASKS, lb, results
 
 pytestmark = pytest.mark.slow

@@ -7,10 +7,10 @@ import json
 import shutil
 
 import pytest
+from lbtest import TASKS, lb, one_result
 
 from lancebench.commands.run import parse_agent_options
 from lancebench.errors import ConfigError
-from lbtest import TASKS, lb, one_result
 
 
 def _harbor_copy(shared):

@@ -11,7 +11,6 @@ import time
 import uuid
 
 import pytest
-
 from lbtest import CORE_TASKS, TASKS, agent, derive_task, lancebench_exe, lb, procs_with, results, show_json
 
 TALLY = CORE_TASKS / "tally"
@@ -87,7 +86,8 @@ def test_rerun_keeps_finished_trials_and_ignores_unrelated_options(jobs):
     assert len(more) == 4
     for tid, r in before.items():
         assert more[tid] == r
-    assert sorted((r["task"], r["attempt"]) for r in more.values()) == [("calc", 0), ("calc", 1), ("pick", 0), ("pick", 1)]
+    assert sorted((r["task"], r["attempt"]) for r in more.values()) == [("calc", 0), ("calc", 1),
+                                                                         ("pick", 0), ("pick", 1)]
 
 
 def test_retry_invalid_reruns_only_invalid_trials(jobs, shared):

@@ -14,11 +14,11 @@ import uuid
 from pathlib import Path
 
 import pytest
+from lbtest import procs_with
 
 from lancebench.errors import SandboxError
 from lancebench.sandbox.base import Limits, SandboxSpec
 from lancebench.sandbox.local import DEFAULT_PATH, LocalSandbox, sandbox_host_uid
-from lbtest import procs_with
 
 
 def make(shared: Path, **limits) -> LocalSandbox:
@@ -64,7 +64,8 @@ def test_background_processes_end_with_their_command(shared):
         sb = make(shared)
         await sb.start()
         try:
-            res = await sb.exec(f"nohup bash -c 'exec -a lbsb-bg-{token} sleep 300' >/dev/null 2>&1 & disown; echo started",
+            res = await sb.exec(f"nohup bash -c 'exec -a lbsb-bg-{token} sleep 300' >/dev/null 2>&1 & disown; echo "
+                                f"started",
                                 timeout=20)
             return res, procs_with(token)
         finally:
@@ -123,7 +124,8 @@ asyncio.run(main(Path(sys.argv[1])))
 
 @pytest.mark.slow
 def test_a_gigabyte_of_output_is_capped_with_bounded_memory(shared):
-    proc = subprocess.run([sys.executable, "-c", OUTPUT_PROBE, str(shared)], capture_output=True, text=True, timeout=400)
+    proc = subprocess.run([sys.executable, "-c", OUTPUT_PROBE, str(shared)], capture_output=True, text=True,
+                          timeout=400)
     assert proc.returncode == 0, proc.stderr
     (n_out, n_err, cut, head, tail, ehead, etail, said, code, rss0, rss1) = proc.stdout.split()
     assert code == "0"
@@ -170,7 +172,8 @@ def test_memory_limit_is_enforced(shared):
         sb = make(shared, memory_mb=256)
         await sb.start()
         try:
-            big = await sb.exec("python3 -c 'x = bytearray(600 * 1024 * 1024); x[::4096] = b\"1\" * len(x[::4096]); print(\"allocated\")'",
+            big = await sb.exec("python3 -c 'x = bytearray(600 * 1024 * 1024); x[::4096] = b\"1\" * len(x[::4096]); "
+                                "print(\"allocated\")'",
                                 timeout=60)
             small = await sb.exec("python3 -c 'x = bytearray(64 * 1024 * 1024); print(\"allocated\")'", timeout=60)
             return big, small
@@ -322,7 +325,8 @@ def test_get_and_put_refuse_symlinks_out_of_the_sandbox(shared, tmp_path):
     errors = run(go())
     for key, err in errors.items():
         assert err is not None, f"{key} was not refused"
-    assert not (tmp_path / "out").exists() or not any(p.is_file() and not p.is_symlink() for p in (tmp_path / "out").rglob("*"))
+    out = tmp_path / "out"
+    assert not out.exists() or not any(p.is_file() and not p.is_symlink() for p in out.rglob("*"))
     inner = tmp_path / "d-copy" / "inner"
     assert not inner.is_symlink() and not inner.exists()
     assert "inner: symbolic link left out" in (tmp_path / "d-copy.copy-notes.txt").read_text()

@@ -6,7 +6,6 @@ patch broke the grader and the trial is `unresolved`."""
 from __future__ import annotations
 
 import pytest
-
 from lbtest import CORE_TASKS, agent, derive_task, run_one, trial_dir
 
 TALLY = CORE_TASKS / "tally"
@@ -75,7 +74,8 @@ def test_verifier_without_reward_with_a_patch_is_invalid(shared, jobs):
 
 def test_patch_that_stops_the_verifier_writing_a_reward_is_unresolved(shared, jobs):
     # The verifier stops (set -e) when tally cannot be imported, before writing any reward.
-    task = tally_variant(shared, "set -e\ncd /app\nPYTHONPATH=/app /usr/bin/python3 -c 'import tally'\n" + TALLY_TEST_SH)
+    task = tally_variant(shared,
+                         "set -e\ncd /app\nPYTHONPATH=/app /usr/bin/python3 -c 'import tally'\n" + TALLY_TEST_SH)
     ok = run_one(task, "oracle", jobs / "oracle")
     assert ok["status"] == "resolved", ok
     r = run_one(task, agent("break_tally_import.sh"), jobs / "broken")

@@ -28,12 +28,11 @@ from docker_support import docker_skip_reason
 
 from lancebench.datasets.swelancer.table import COLUMNS, read_table
 from lancebench.errors import DatasetError
-from lancebench.results.store import read_results
 from lancebench.task.load import load_task
 
 docker_mod = pytest.importorskip("docker", reason="the Docker SDK is missing: pip install 'lancebench[docker]'")
 
-from lancebench.sandbox.docker_engine import client, engine_problem  # noqa: E402
+from lancebench.sandbox.docker_engine import client  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURE = REPO / "tests" / "fixtures" / "swelancer_ic"

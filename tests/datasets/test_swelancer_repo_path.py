@@ -5,19 +5,17 @@ not reachable offline); the table rows are real ones with ``manager_commit`` poi
 from __future__ import annotations
 
 import csv
-import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from test_swelancer_runs import lancebench
 
 from lancebench.datasets.swelancer import adapter as swelancer
 from lancebench.datasets.swelancer.table import COLUMNS
 from lancebench.errors import DatasetError
 from lancebench.results.store import read_results
-
-from test_swelancer_runs import lancebench
 
 FUTURE = "FUTURE-FIX-b5e1c0"  # only in the commit the manager merged: the agent must never see it
 
@@ -53,7 +51,7 @@ def small_table(table_path: Path, out: Path, commits: list[str]) -> tuple[Path, 
     csv.field_size_limit(sys.maxsize)
     with table_path.open(newline="", encoding="utf-8") as fh:
         rows = [r for r in csv.DictReader(fh) if r["variant"] == "swe_manager"][:len(commits)]
-    for r, c in zip(rows, commits):
+    for r, c in zip(rows, commits, strict=False):
         r["manager_commit"] = c
     with out.open("w", newline="", encoding="utf-8") as fh:
         w = csv.DictWriter(fh, fieldnames=list(COLUMNS))
@@ -82,12 +80,13 @@ printf '{{"selected_proposal_id": %s}}' "$id" > answer.json
     assert res.returncode == 0, res.stderr[-3000:]
     results = {r.task: r for r in read_results(tmp_path / "jobs" / "probe")}
     assert len(results) == 2
-    for i, (row, base) in enumerate(zip(rows, bases)):
+    for i, (row, base) in enumerate(zip(rows, bases, strict=False)):
         r = results[row["question_id"]]
         first_id = int(row["proposals"].split("Proposal: ", 1)[1].split(":", 1)[0])
         assert r.status in ("resolved", "unresolved") and r.choice == first_id, (r.status, r.reason)
         log = (tmp_path / "jobs" / "probe" / "trials" / r.trial_id / "agent" / "script.log").read_text()
-        seen = dict(line.split("=", 1) for line in log.split("--- stdout\n", 1)[1].split("\n--- stderr")[0].splitlines())
+        stdout = log.split("--- stdout\n", 1)[1].split("\n--- stderr")[0]
+        seen = dict(line.split("=", 1) for line in stdout.splitlines())
         # the tree of the parent of this task's manager_commit, one commit of history, no trace of the fix
         assert seen["pwd"] == "/app" and seen["avatar"] == f"MAX_SIZE = {6291456 + i}" and seen["run"] == "runs"
         assert seen["commits"] == "1" and seen["future"] == "0", seen

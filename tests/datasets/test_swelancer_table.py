@@ -14,7 +14,8 @@ from lancebench.datasets.registry import load_dataset
 from lancebench.datasets.swelancer.prompt import FIXED_MARKERS, manager_instruction
 from lancebench.datasets.swelancer.table import IC, MANAGER, decode_text, read_table, split_proposals
 
-GARBLED = ("\u00e2\u0080\u0099", "\u00e2\u0080", "\u00c3\u00a9", "\u00c3\u00b6", "\u00f0\u009f")  # what unicode_escape makes of UTF-8
+GARBLED = ("\u00e2\u0080\u0099", "\u00e2\u0080", "\u00c3\u00a9", "\u00c3\u00b6",
+           "\u00f0\u009f")  # what unicode_escape makes of UTF-8
 
 
 def test_table_counts_and_prices(table_path):
@@ -82,6 +83,7 @@ def test_summary_counts_without_writing_tasks(table_path, tmp_path, monkeypatch)
 
 def test_datasets_command_counts_swelancer(table_path):
     from typer.testing import CliRunner
+
     from lancebench.cli import app
     res = CliRunner().invoke(app, ["datasets", "--json", "--source", str(table_path)])
     assert res.exit_code == 0, res.output
@@ -178,6 +180,7 @@ def test_unknown_filter_is_refused_before_reading(tmp_path):
 
 def test_run_rejects_missing_table_with_the_fix(tmp_path):
     from typer.testing import CliRunner
+
     from lancebench.cli import app
     res = CliRunner().invoke(app, ["run", "-d", "swelancer:manager", "--source", str(tmp_path / "nope.csv"),
                                    "-a", "random", "-o", str(tmp_path / "jobs")])

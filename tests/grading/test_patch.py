@@ -61,7 +61,8 @@ def test_rename_out_of_a_protected_folder_is_dropped():
 
 def test_default_globs():
     yes = ["tests/a.py", "pkg/tests/b.py", "test/x", "conftest.py", "a/b/conftest.py", "x.pth", "lib/sitecustomize.py",
-           "usercustomize.py", "test_foo.py", "pkg/mod_test.py", "pytest.ini", "sub/tox.ini", "setup.cfg", "pyproject.toml"]
+           "usercustomize.py", "test_foo.py", "pkg/mod_test.py", "pytest.ini", "sub/tox.ini", "setup.cfg",
+           "pyproject.toml"]
     no = ["src/foo.py", "src/testing.py", "contest.py", "tests.py", "src/latest/x.py", "README.md"]
     assert [p for p in yes if not is_protected(p, DEFAULT_PROTECTED)] == []
     assert [p for p in no if is_protected(p, DEFAULT_PROTECTED)] == []

@@ -62,7 +62,7 @@ class ScriptedServer:
         self._thread: threading.Thread | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------
-    def start(self) -> "ScriptedServer":
+    def start(self) -> ScriptedServer:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -97,7 +97,8 @@ class ScriptedServer:
                 elif isinstance(item, Fail):
                     headers = {"Retry-After": str(item.retry_after)} if item.retry_after is not None else None
                     kind = {401: "invalid_request_error", 403: "permission_error", 429: "rate_limit_error"}
-                    self._send(item.status, {"error": {"message": item.message, "type": kind.get(item.status, "server_error"),
+                    self._send(item.status, {"error": {"message": item.message,
+                                                       "type": kind.get(item.status, "server_error"),
                                                        "code": str(item.status)}}, headers)
                 else:
                     if item.delay_sec:
@@ -120,7 +121,7 @@ class ScriptedServer:
             self._httpd.server_close()
             self._httpd = None
 
-    def __enter__(self) -> "ScriptedServer":
+    def __enter__(self) -> ScriptedServer:
         return self.start()
 
     def __exit__(self, *exc: Any) -> None:

@@ -29,7 +29,8 @@ def test_usage_is_what_the_server_reported(scripted):
 
 
 def test_server_errors_are_retried_then_succeed(scripted):
-    srv = scripted([Fail(500), Fail(503), Fail(429, retry_after=0.01), Reply("ok", prompt_tokens=7, completion_tokens=1)])
+    srv = scripted([Fail(500), Fail(503), Fail(429, retry_after=0.01),
+                    Reply("ok", prompt_tokens=7, completion_tokens=1)])
     client = LLMClient("openai/scripted", srv.api_base, backoff_sec=0.01)
     c = client.complete(MSG)
     assert c.content == "ok" and c.usage.retries == 3

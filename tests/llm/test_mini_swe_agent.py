@@ -70,7 +70,8 @@ async def hidden_test_passes(ws: Path) -> bool:
 def test_text_mode_fixes_the_task_and_records_every_step(scripted, sandbox_dir):
     replies = [bash("Let me look.", "cat calc.py", prompt_tokens=300, completion_tokens=20),
                Reply("I think I know the fix now.", prompt_tokens=350, completion_tokens=9),  # no block: format error
-               bash("Fix the operator.", "sed -i 's/a - b/a + b/' calc.py && python3 -c 'import calc; print(calc.add(2, 3))'",
+               bash("Fix the operator.",
+                    "sed -i 's/a - b/a + b/' calc.py && python3 -c 'import calc; print(calc.add(2, 3))'",
                     prompt_tokens=400, completion_tokens=30, cached_tokens=300),
                submit(prompt_tokens=450, completion_tokens=8, cached_tokens=400)]
     srv = scripted([replies[0], replies[1], Fail(500), Fail(503), replies[2], replies[3]])
@@ -93,7 +94,7 @@ def test_text_mode_fixes_the_task_and_records_every_step(scripted, sandbox_dir):
     traj = read_trajectory(logs / "trajectory.json")
     assert [s.source for s in traj.steps] == ["system", "user", "agent", "agent", "agent", "agent"]
     agent_steps = traj.steps[2:]
-    for step, reply in zip(agent_steps, replies):
+    for step, reply in zip(agent_steps, replies, strict=False):
         assert step.message == reply.content
         assert (step.metrics.prompt_tokens, step.metrics.completion_tokens, step.metrics.cached_tokens) == \
             (reply.prompt_tokens, reply.completion_tokens, reply.cached_tokens)

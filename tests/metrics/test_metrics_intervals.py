@@ -6,7 +6,11 @@ import numpy as np
 import pytest
 
 from lancebench.metrics import (
-    bootstrap_mean_interval, bootstrap_weights, closed_form_interval, pass_at_k_table, wilson_interval,
+    bootstrap_mean_interval,
+    bootstrap_weights,
+    closed_form_interval,
+    pass_at_k_table,
+    wilson_interval,
 )
 
 

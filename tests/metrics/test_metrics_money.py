@@ -6,7 +6,14 @@ import numpy as np
 import pytest
 
 from lancebench.metrics import (
-    MetricsError, TrialTable, available_usd, compute_metrics, cost_savings, earn_rate, earned_usd, price_bucket,
+    MetricsError,
+    TrialTable,
+    available_usd,
+    compute_metrics,
+    cost_savings,
+    earn_rate,
+    earned_usd,
+    price_bucket,
     summarize,
 )
 

@@ -20,12 +20,11 @@ ray = pytest.importorskip("ray")
 from lancebench.backends.options import CHECKOUT_REPOS_ENV, BackendOptions  # noqa: E402
 from lancebench.environment.cache import sub  # noqa: E402
 from lancebench.errors import ModelAuthError  # noqa: E402
+from lancebench.results.paths import JobPaths  # noqa: E402
+from lancebench.results.store import read_results  # noqa: E402
 from lancebench.runner.executor import AgentRecipe  # noqa: E402
 from lancebench.runner.job import JobOptions, plan, run_job, write_job_config  # noqa: E402
-from lancebench.results.paths import JobPaths  # noqa: E402
-from lancebench.runner.ray_executor import (RayExecutor, _pack_task, _record, _trial_task,  # noqa: E402
-                                             worker_folder)
-from lancebench.results.store import read_results  # noqa: E402
+from lancebench.runner.ray_executor import RayExecutor, _pack_task, _record, _trial_task, worker_folder  # noqa: E402
 from lancebench.task.load import load_tasks  # noqa: E402
 from lancebench.task.model import TaskPaths  # noqa: E402
 

@@ -25,7 +25,7 @@ from lancebench.sandbox.base import Limits, Mount, SandboxSpec
 
 docker_mod = pytest.importorskip("docker", reason="the Docker SDK is missing: pip install 'lancebench[docker]'")
 
-from lancebench.sandbox.docker import DockerSandbox, engine_problem, ensure_image, gc  # noqa: E402
+from lancebench.sandbox.docker import DockerSandbox, ensure_image, gc  # noqa: E402
 from lancebench.sandbox.docker_engine import client  # noqa: E402
 
 BASE = "debian:bookworm-slim"
@@ -253,9 +253,11 @@ def test_a_gigabyte_on_stdout_is_capped():
 
 def test_limits_reach_the_container():
     async def body(box):
-        r = await box.exec("cat /sys/fs/cgroup/cpu/cpu.cfs_quota_us 2>/dev/null || cut -d' ' -f1 /sys/fs/cgroup/cpu.max; "
+        r = await box.exec("cat /sys/fs/cgroup/cpu/cpu.cfs_quota_us 2>/dev/null || "
+                           "cut -d' ' -f1 /sys/fs/cgroup/cpu.max; "
                            "cat /sys/fs/cgroup/pids/pids.max 2>/dev/null || cat /sys/fs/cgroup/pids.max; "
-                           "cat /sys/fs/cgroup/memory/memory.limit_in_bytes 2>/dev/null || cat /sys/fs/cgroup/memory.max; "
+                           "cat /sys/fs/cgroup/memory/memory.limit_in_bytes 2>/dev/null || "
+                           "cat /sys/fs/cgroup/memory.max; "
                            "ulimit -f; ulimit -t")
         assert r.stdout.split() == ["50000", str(100 + 4), str(256 * 1024 * 1024), str(100 * 1024), "30"], r
         r = await box.exec("df -k --output=size /dev/shm | tail -n 1")  # half the memory limit (Chromium needs room)

@@ -23,10 +23,12 @@ async def _run_script(ctx: AgentContext, script_inside: str, log_name: str,
     res = await ctx.sandbox.exec(["bash", script_inside], cwd=ctx.workdir, timeout=_remaining(ctx),
                                  env={**(env or {}), "LANCEBENCH_INSTRUCTION": "/tmp/lancebench/instruction.md",
                                       "LANCEBENCH_TIMEOUT_SEC": str(int(ctx.timeout_sec))})
-    (ctx.logs_dir / log_name).write_text(f"exit code: {res.exit_code}\n--- stdout\n{res.stdout}\n--- stderr\n{res.stderr}")
+    (ctx.logs_dir / log_name).write_text(f"exit code: {res.exit_code}\n--- stdout\n{res.stdout}\n--- "
+                                         f"stderr\n{res.stderr}")
     if res.timed_out:
         return AgentOutcome(exit="timeout", message="script timed out")
-    return AgentOutcome(exit="completed" if res.exit_code == 0 else "error", message=f"script exit code {res.exit_code}")
+    return AgentOutcome(exit="completed" if res.exit_code == 0 else "error",
+                        message=f"script exit code {res.exit_code}")
 
 
 async def _put_text(ctx: AgentContext, text: str, dest: str) -> None:

@@ -25,7 +25,7 @@ import re
 import threading
 import time
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -97,7 +97,7 @@ class MiniSweOptions:
     templates: str | None = None
 
     @classmethod
-    def build(cls, values: dict[str, Any], *, where: str) -> "MiniSweOptions":
+    def build(cls, values: dict[str, Any], *, where: str) -> MiniSweOptions:
         known = set(cls.__dataclass_fields__)
         clean: dict[str, Any] = {}
         for key, value in values.items():
@@ -166,7 +166,8 @@ class _SandboxEnvironment:
                "extra": {"duration_sec": round(res.duration_sec, 3), "timed_out": res.timed_out}}
         first = res.stdout.lstrip().splitlines()[:1]
         if res.exit_code == 0 and first and first[0].strip() == SUBMIT_MARKER:
-            raise Submitted({"role": "exit", "content": "submitted", "extra": {"exit_status": "Submitted", "submission": ""}})
+            raise Submitted({"role": "exit", "content": "submitted",
+                             "extra": {"exit_status": "Submitted", "submission": ""}})
         return out
 
     def get_template_vars(self, **kwargs: Any) -> dict[str, Any]:
@@ -188,7 +189,8 @@ class _ClientModel:
     @staticmethod
     def _api_messages(messages: list[dict]) -> list[dict]:
         keep = ("role", "content", "tool_calls", "tool_call_id", "name")
-        return [{k: m[k] for k in keep if k in m} for m in messages if m.get("role") in ("system", "user", "assistant", "tool")]
+        roles = ("system", "user", "assistant", "tool")
+        return [{k: m[k] for k in keep if k in m} for m in messages if m.get("role") in roles]
 
     def query(self, messages: list[dict], **kwargs: Any) -> dict:
         from minisweagent.exceptions import FormatError, LimitsExceeded, TimeExceeded
@@ -245,14 +247,15 @@ class _ClientModel:
     def format_message(self, **kwargs: Any) -> dict:
         return dict(kwargs)
 
-    def format_observation_messages(self, message: dict, outputs: list[dict], template_vars: dict | None = None) -> list[dict]:
+    def format_observation_messages(self, message: dict, outputs: list[dict],
+                                    template_vars: dict | None = None) -> list[dict]:
         from minisweagent.models.utils.actions_toolcall import format_toolcall_observation_messages
 
         actions = message.get("extra", {}).get("actions", [])
         msgs = format_toolcall_observation_messages(actions=actions, outputs=outputs,
                                                     observation_template=self.templates["observation"],
                                                     template_vars=template_vars)
-        for action, msg in zip(actions, msgs):
+        for action, msg in zip(actions, msgs, strict=False):
             if action.get("ignored_blocks"):
                 msg["content"] += f"\n[only the first bash block was run; {action['ignored_blocks']} more ignored]"
         return msgs
@@ -338,7 +341,9 @@ class MiniSweAgent:
         if opts.stop_after_block is None:
             opts.stop_after_block = client.resolved.local
         budget = max(0.0, ctx.deadline - time.monotonic())
-        margin = opts.deadline_margin_sec if opts.deadline_margin_sec is not None else min(30.0, max(2.0, 0.05 * budget))
+        margin = opts.deadline_margin_sec
+        if margin is None:
+            margin = min(30.0, max(2.0, 0.05 * budget))
         deadline = ctx.deadline - margin
         stop = threading.Event()
         loop = asyncio.get_running_loop()
@@ -349,7 +354,7 @@ class MiniSweAgent:
                               cost_limit=opts.max_cost, max_consecutive_format_errors=opts.max_format_errors)
         agent.deadline = deadline
         agent.stop_event = stop
-        deadline_utc = datetime.now(timezone.utc) + timedelta(seconds=budget)
+        deadline_utc = datetime.now(UTC) + timedelta(seconds=budget)
         variables = {
             "workdir": ctx.workdir, "mode": mode, "deadline_utc": deadline_utc.strftime("%Y-%m-%d %H:%M:%S UTC"),
             "time_budget_min": max(1, round(budget / 60)), "max_steps": opts.max_steps or "unlimited",
@@ -398,7 +403,8 @@ class MiniSweAgent:
             raise
         except ModelError as exc:
             self._save(ctx, agent, client, mode, {**meta, "exit_status": "ModelError", "error": str(exc)})
-            return AgentOutcome(exit="error", message=str(exc), usage=client.usage, invalid_reason=f"model error: {exc}")
+            return AgentOutcome(exit="error", message=str(exc), usage=client.usage,
+                                invalid_reason=f"model error: {exc}")
         except _Stopped:
             self._save(ctx, agent, client, mode, {**meta, "exit_status": "Cancelled"})
             return AgentOutcome(exit="timeout", message="stopped", usage=client.usage)
@@ -424,13 +430,14 @@ class MiniSweAgent:
         build_steps(builder, list(agent.messages), started_at=_ts(agent._start_time))
         notes = None
         if client.usage.cost_usd is None:
-            notes = "cost_usd is unknown for some calls: the model is not in litellm's price table and no prices were given"
+            notes = ("cost_usd is unknown for some calls: the model is not in litellm's price table and no prices "
+                     "were given")
         write_trajectory(builder.finish(notes=notes, extra={**extra, "usage": client.usage.model_dump()}), ctx.logs_dir)
 
 
 def _ts(value: Any) -> str | None:
     if isinstance(value, (int, float)):
-        return datetime.fromtimestamp(value, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        return datetime.fromtimestamp(value, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
     return None
 
 

@@ -67,7 +67,8 @@ class PatchAgent:
             p = Path(tmp) / "prediction.diff"
             p.write_text(patch if patch.endswith("\n") else patch + "\n")
             await ctx.sandbox.put(p, "/tmp/lancebench/prediction.diff")
-        res = await ctx.sandbox.exec(["git", "apply", "--binary", "--whitespace=nowarn", "/tmp/lancebench/prediction.diff"],
+        res = await ctx.sandbox.exec(["git", "apply", "--binary", "--whitespace=nowarn",
+                                      "/tmp/lancebench/prediction.diff"],
                                      cwd=ctx.workdir, timeout=300)
         (ctx.logs_dir / "apply.log").write_text(res.output)
         if not res.ok:

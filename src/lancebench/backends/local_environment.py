@@ -57,7 +57,8 @@ done
 git stash clear 2>/dev/null || true
 git reflog expire --expire=now --all
 git -c gc.auto=0 gc -q --prune=now  # unreachable objects (future history) must not reach the agent
-git status --porcelain --untracked-files=no | grep -q . && { echo "tracked files differ from the base commit after setup" >&2; git status --short >&2; exit 3; }
+git status --porcelain --untracked-files=no | grep -q . && {
+  echo "tracked files differ from the base commit after setup" >&2; git status --short >&2; exit 3; }
 git rev-parse HEAD
 """
 
@@ -159,7 +160,8 @@ async def _build(task: Task, tmp: Path, variables: dict[str, str], options: Back
         d.mkdir(parents=True)
     recipe = task.lb.local
     lines: list[str] = []
-    if recipe is not None and recipe.checkout is not None:  # before the sandbox starts: it hands app/ to the sandbox uid
+    # before the sandbox starts: it hands app/ to the sandbox uid
+    if recipe is not None and recipe.checkout is not None:
         t0 = time.monotonic()
         try:
             commit = export_tree(Path(recipe.checkout.repo), recipe.checkout.rev, app, options.allowed_repos())

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from collections import Counter
 from pathlib import Path
-from typing import Optional
 
 import typer
 from rich.markup import escape
@@ -17,14 +16,15 @@ from lancebench.errors import LancebenchError
 from lancebench.results.store import write_json
 
 
-def _counts(name: str, source: Optional[Path]) -> dict:
+def _counts(name: str, source: Path | None) -> dict:
     ds = DATASETS[name]
     if name == "swelancer":
         from lancebench.datasets.swelancer.adapter import summary
         info = summary(source)
         info.setdefault("name", name)
         ic = info["by_variant"]["ic_swe"]
-        info.setdefault("description", f"{ds.description}; IC tasks with their image here: {ic['runnable']} of {ic['tasks']}")
+        info.setdefault("description",
+                        f"{ds.description}; IC tasks with their image here: {ic['runnable']} of {ic['tasks']}")
         return info
     tasks, errors = load_dataset(name, source=source)
     return {"name": name, "description": ds.description, "tasks": len(tasks),
@@ -34,7 +34,8 @@ def _counts(name: str, source: Optional[Path]) -> dict:
 
 
 def datasets(as_json: bool = typer.Option(False, "--json", help="Print JSON."),
-             source: Optional[Path] = typer.Option(None, "--source", help="Adapter input (e.g. the SWE-Lancer CSV).")) -> None:
+             source: Path | None = typer.Option(None, "--source",
+                                                help="Adapter input (e.g. the SWE-Lancer CSV).")) -> None:
     """List every dataset with its task count by kind and its total price.
 
     Examples:
@@ -55,25 +56,28 @@ def datasets(as_json: bool = typer.Option(False, "--json", help="Print JSON."),
         table.add_column(col, overflow="fold")
     for r in rows:
         if "error" in r:
-            table.add_row(r["name"], "-", "-", "-", "-", f"{r['description']} [yellow]({r['error'].splitlines()[0][:160]})[/]")
+            table.add_row(r["name"], "-", "-", "-", "-",
+                          f"{r['description']} [yellow]({r['error'].splitlines()[0][:160]})[/]")
         else:
             kinds = ", ".join(f"{k}: {v}" for k, v in sorted(r.get("by_kind", {}).items()))
-            table.add_row(r["name"], str(r["tasks"]), kinds, str(r.get("browser", "-")), f"${r['total_price_usd']:,.0f}",
+            table.add_row(r["name"], str(r["tasks"]), kinds, str(r.get("browser", "-")),
+                          f"${r['total_price_usd']:,.0f}",
                           r["description"])
     out.print(table)
 
 
 def check(
-    path: Optional[list[Path]] = typer.Option(None, "-p", "--path", help="A task folder or a folder of tasks."),
-    dataset: Optional[str] = typer.Option(None, "-d", "--dataset", help="A dataset name (e.g. mini)."),
+    path: list[Path] | None = typer.Option(None, "-p", "--path", help="A task folder or a folder of tasks."),
+    dataset: str | None = typer.Option(None, "-d", "--dataset", help="A dataset name (e.g. mini)."),
     k: int = typer.Option(3, "-k", help="Oracle repeats in fresh sandboxes (flakiness)."),
-    task_glob: Optional[list[str]] = typer.Option(None, "-t", "--task", help="Only tasks matching (glob)."),
+    task_glob: list[str] | None = typer.Option(None, "-t", "--task", help="Only tasks matching (glob)."),
     backend: str = typer.Option("local", "--backend", help="local or docker."),
     concurrency: int = typer.Option(1, "-n", "--concurrency", min=1),
     jobs_dir: Path = typer.Option(Path("jobs"), "-o", "--jobs-dir", help="Where the check's trials go."),
-    output: Optional[Path] = typer.Option(None, "--json-out", help="Write the JSON verdict here (default JOBS_DIR/_check/<name>.json)."),
-    source: Optional[Path] = typer.Option(None, "--source", help="Adapter input (e.g. the SWE-Lancer CSV)."),
-    ca_bundle: Optional[Path] = typer.Option(None, "--ca-bundle", help="CA bundle passed into environment builds."),
+    output: Path | None = typer.Option(None, "--json-out",
+                                       help="Write the JSON verdict here (default JOBS_DIR/_check/<name>.json)."),
+    source: Path | None = typer.Option(None, "--source", help="Adapter input (e.g. the SWE-Lancer CSV)."),
+    ca_bundle: Path | None = typer.Option(None, "--ca-bundle", help="CA bundle passed into environment builds."),
 ) -> None:
     """Validate tasks: F2P fail and P2P pass on the base, the oracle resolves k times, nop resolves nothing.
 
@@ -91,7 +95,7 @@ def check(
                                        concurrency=concurrency, backend_options=settings))
     except LancebenchError as exc:
         console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
-        raise typer.Exit(2)
+        raise typer.Exit(2) from None
     table = Table(title=f"check {label}")
     for col in ("task", "kind", "verdict", "oracle", "nop", "problems"):
         table.add_column(col, overflow="fold")

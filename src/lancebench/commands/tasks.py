@@ -73,7 +73,8 @@ def task_warnings(task) -> list[str]:
     if task.price_usd == 0:
         warnings.append(f"{task.paths.task_toml}: no [lancebench] price_usd; the task earns $0")
     if task.kind == "code" and task.lb.local is None:
-        warnings.append(f"{task.paths.task_toml}: no [lancebench.local] recipe; the task runs only with --backend docker")
+        warnings.append(f"{task.paths.task_toml}: no [lancebench.local] recipe; "
+                        "the task runs only with --backend docker")
     return warnings
 
 

@@ -46,7 +46,8 @@ def read_answer_file(path: Path) -> tuple[Any, str | None]:
     return data["selected_proposal_id"], None
 
 
-def grade_choice(raw: Any, problem: str | None, proposal_ids: list[int], correct: int) -> tuple[bool, int | None, str | None]:
+def grade_choice(raw: Any, problem: str | None, proposal_ids: list[int],
+                 correct: int) -> tuple[bool, int | None, str | None]:
     """(resolved, parsed choice, reason). See the module docstring for the rules."""
     if problem is not None:
         return False, None, problem

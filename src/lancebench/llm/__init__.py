@@ -9,8 +9,18 @@ What a job does::
         ...                                                      # build sandboxes, MiniSweAgent(model, api_base)
 """
 
-from lancebench.llm.client import (CallUsage, Completion, ContextWindowError, DeadlineExceeded, LLMClient, Prices,
-                                   ResolvedModel, is_local_model, preflight, resolve_model)
+from lancebench.llm.client import (
+                                   CallUsage,
+                                   Completion,
+                                   ContextWindowError,
+                                   DeadlineExceeded,
+                                   LLMClient,
+                                   Prices,
+                                   ResolvedModel,
+                                   is_local_model,
+                                   preflight,
+                                   resolve_model,
+)
 from lancebench.llm.local import LocalModelServer, serve_model
 from lancebench.llm.serving import model_endpoint
 

@@ -77,7 +77,7 @@ class Prices:
                 + output_tokens * self.output) / 1_000_000
 
     @classmethod
-    def parse(cls, value: "Prices | dict | None") -> "Prices | None":
+    def parse(cls, value: Prices | dict | None) -> Prices | None:
         """Accept a Prices, a dict ``{"input": .., "output": .., "cached_input": ..}`` or None."""
         if value is None or isinstance(value, Prices):
             return value
@@ -85,7 +85,8 @@ class Prices:
             return cls(**value)
         except TypeError as exc:
             from lancebench.errors import ConfigError
-            raise ConfigError(f"model prices {value!r}: {exc} (give input and output in USD per million tokens)") from exc
+            raise ConfigError(f"model prices {value!r}: {exc} "
+                              "(give input and output in USD per million tokens)") from exc
 
 
 @dataclass(frozen=True)
@@ -307,7 +308,8 @@ class LLMClient:
                 if kind == "context":
                     raise ContextWindowError(f"model {r.name}: context window exceeded: {_short(exc)}") from exc
                 if clamped and isinstance(exc, ll.exceptions.Timeout):
-                    raise DeadlineExceeded(f"model {r.name} had not answered when the deadline came ({timeout:.0f} s)") from exc
+                    raise DeadlineExceeded(f"model {r.name} had not answered when the deadline came "
+                                           f"({timeout:.0f} s)") from exc
                 if kind == "fatal":
                     raise ModelError(f"model {r.name} refused the request ({_status(exc) or type(exc).__name__}): "
                                      f"{_short(exc)}") from exc

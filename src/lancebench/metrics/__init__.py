@@ -2,20 +2,28 @@
 the economics of an AI-first workflow and code quality. Definitions and sources: docs/metrics.md."""
 
 from lancebench.metrics.economics import (
-    AIFirstTable, ai_first_table, api_cost_share, contribution_ratio, cost_savings, earnings_per_api_usd,
+    AIFirstTable,
+    ai_first_table,
+    api_cost_share,
+    contribution_ratio,
+    cost_savings,
+    earnings_per_api_usd,
 )
 from lancebench.metrics.errors import MetricsError, ResultsError
 from lancebench.metrics.intervals import (
-    bootstrap_mean_interval, bootstrap_ratio_interval, bootstrap_sum_interval, bootstrap_weights,
-    closed_form_interval, normal_mean_interval, wilson_interval,
+    bootstrap_mean_interval,
+    bootstrap_ratio_interval,
+    bootstrap_sum_interval,
+    bootstrap_weights,
+    closed_form_interval,
+    normal_mean_interval,
+    wilson_interval,
 )
-from lancebench.results.load import JobResults, load_job, load_jobs, load_result
 from lancebench.metrics.money import available_usd, earn_rate, earned_usd, price_bucket
-from lancebench.metrics.passk import (
-    expected_attempts_table, pass_at_k, pass_at_k_table, pass_hat_k, pass_hat_k_table,
-)
+from lancebench.metrics.passk import expected_attempts_table, pass_at_k, pass_at_k_table, pass_hat_k, pass_hat_k_table
 from lancebench.metrics.summary import compute_metrics, summarize
 from lancebench.metrics.table import TrialTable
+from lancebench.results.load import JobResults, load_job, load_jobs, load_result
 
 __all__ = [
     "AIFirstTable", "JobResults", "MetricsError", "ResultsError", "TrialTable",

@@ -14,13 +14,17 @@ Conventions (docs/metrics.md):
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 
 from lancebench.metrics.economics import ai_first_table, api_cost_share, earnings_per_api_usd, per_task_ai_first
 from lancebench.metrics.intervals import (
-    bootstrap_mean_interval, bootstrap_ratio_interval, bootstrap_sum_interval, bootstrap_weights,
+    bootstrap_mean_interval,
+    bootstrap_ratio_interval,
+    bootstrap_sum_interval,
+    bootstrap_weights,
     closed_form_interval,
 )
 from lancebench.metrics.money import available_usd, earn_rate, earned_usd
@@ -52,7 +56,7 @@ def _by_k(values) -> dict[str, float | None]:
 
 
 def _by_k_ci(lo, hi) -> dict[str, list | None]:
-    return {str(k + 1): _pair(a, b) for k, (a, b) in enumerate(zip(lo, hi))}
+    return {str(k + 1): _pair(a, b) for k, (a, b) in enumerate(zip(lo, hi, strict=True))}
 
 
 INVALID_WARN = 0.10  # an invalid rate at or over this fraction is warned about
@@ -167,7 +171,8 @@ def compute_metrics(table: TrialTable, *, kmax: int | None = None, intervals: bo
         notes.append("model cost is unknown for some valid trial: cost savings, contribution ratio, earnings per "
                      "API dollar and API cost share are null")
     elif model_cost_1 == 0.0 and has_valid.any():
-        notes.append("model cost is 0 (a free local model, or no model): earnings per API dollar is unbounded, reported as null")
+        notes.append("model cost is 0 (a free local model, or no model): earnings per API dollar is unbounded, "
+                     "reported as null")
     if float(eco.freelancer_all[0]) <= 0 and has_valid.any():
         notes.append("no task has a price: cost savings and API cost share are null")
 

@@ -7,8 +7,8 @@ name are different tasks."""
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable
 
 import numpy as np
 
@@ -57,7 +57,7 @@ class TrialTable:
         return n.astype(np.int64), c.astype(np.int64)
 
     @classmethod
-    def from_arrays(cls, task_index, status_valid, success, cost, price, *, tokens=None) -> "TrialTable":
+    def from_arrays(cls, task_index, status_valid, success, cost, price, *, tokens=None) -> TrialTable:
         """Build from ready arrays (benchmarks, tests): ``task_index`` (N,) ints in [0, T),
         ``status_valid``/``success`` (N,) bools, ``cost`` (N,) USD with NaN unknown, ``price`` (T,)."""
         ti = np.asarray(task_index, dtype=np.int64)
@@ -73,7 +73,7 @@ class TrialTable:
                    task_info=[{"task": f"t{i}", "price_usd": float(p)} for i, p in enumerate(price)])
 
     @classmethod
-    def from_results(cls, results: Iterable[TrialResult]) -> "TrialTable":
+    def from_results(cls, results: Iterable[TrialResult]) -> TrialTable:
         """One pass over ``results``. Raises :class:`MetricsError` when two trials of one task
         disagree on its price (the task changed without its digest changing)."""
         index: dict[TaskKey, int] = {}

@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from lancebench.errors import ConfigError
-from lancebench.results.load import JobResults
 from lancebench.metrics.money import price_bucket
 from lancebench.metrics.summary import CI_METHOD, compute_metrics, invalid_warning
 from lancebench.metrics.table import TrialTable
+from lancebench.results.load import JobResults
 from lancebench.results.models import TrialResult
 
 # Task fields ``--by`` accepts besides taxonomy keys; ``variant`` is ``kind`` unless the tasks'

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Optional
 
 import typer
 from rich.console import Console
 
 from lancebench.errors import ConfigError, LancebenchError
-from lancebench.results.load import load_jobs
 from lancebench.report.build import ReportOptions, build_report
 from lancebench.report.render import check_format, render_table, to_csv, to_json, write_parquet
+from lancebench.results.load import load_jobs
 
 EXAMPLES = """Examples:
 
@@ -35,10 +34,10 @@ def report(
     job_dirs: list[Path] = typer.Argument(..., metavar="JOB_DIR...",
                                           help="Job folders (each holds job.json and trials/), or folders of them."),
     fmt: str = typer.Option("table", "--format", "-f", help="table, json, csv or parquet (needs pyarrow and --out)."),
-    by: Optional[str] = typer.Option(None, "--by", help="Break rows down by a task field: kind, split, price, "
+    by: str | None = typer.Option(None, "--by", help="Break rows down by a task field: kind, split, price, "
                                                         "task, variant or a taxonomy key."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write to this file instead of standard output."),
-    k: Optional[int] = typer.Option(None, "--k", min=1, help="Largest k for pass@k, pass^k and cost savings "
+    out: Path | None = typer.Option(None, "--out", "-o", help="Write to this file instead of standard output."),
+    k: int | None = typer.Option(None, "--k", min=1, help="Largest k for pass@k, pass^k and cost savings "
                                                              "(default: the most valid attempts of a task)."),
     confidence: float = typer.Option(0.95, "--confidence", help="Confidence level of the intervals."),
     bootstrap: int = typer.Option(1000, "--bootstrap", min=1, help="Bootstrap resamples (over tasks)."),

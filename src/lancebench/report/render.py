@@ -122,7 +122,8 @@ def render_table(report: dict[str, Any], console: Console) -> None:
         t.add_column(name, justify="left" if name in ("agent", "model", "dataset") else "right", overflow="fold")
     for r in rows:
         k = str(max(r["attempts_max"], 1))
-        tasks = str(r["tasks"]) + (f" ({r['tasks_without_valid_trial']} w/o valid)" if r["tasks_without_valid_trial"] else "")
+        without = r["tasks_without_valid_trial"]
+        tasks = str(r["tasks"]) + (f" ({without} w/o valid)" if without else "")
         t.add_row(
             r["agent"], r["model"] or "-", r["dataset"] or "-", *((r.get("by_value", ""),) if by else ()),
             tasks, str(r["trials"]), str(r["invalid"]),

@@ -10,7 +10,7 @@ Layout (see :class:`lancebench.results.paths.JobPaths`)::
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -35,7 +35,7 @@ class Usage(_Strict):
     calls: int = 0
     retries: int = 0
 
-    def __add__(self, other: "Usage") -> "Usage":
+    def __add__(self, other: Usage) -> Usage:
         cost = None if self.cost_usd is None or other.cost_usd is None else self.cost_usd + other.cost_usd
         return Usage(input_tokens=self.input_tokens + other.input_tokens,
                      output_tokens=self.output_tokens + other.output_tokens,
@@ -115,7 +115,7 @@ class QualityVerdict(_Strict):
 
 
 def utcnow() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
 class TrialResult(_Strict):

@@ -9,8 +9,9 @@ a remote worker can rebuild them: :func:`execute_trial` is the whole unit of wor
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Awaitable, Callable, Protocol
+from typing import Protocol
 
 from lancebench.agents.registry import make_agent
 from lancebench.backends.options import BackendOptions

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-from typing import Iterator
+from collections.abc import Iterator
 
 from lancebench.runner.job import JobOptions
 
@@ -30,7 +30,8 @@ def _agent_session(opts: JobOptions) -> Iterator[JobOptions]:
     from lancebench.llm import serving
     # A local server gets one slot per concurrent trial (capped): each keeps its own prompt cache,
     # and replies to two trials are computed in one batch (benchmarks/local_model_slots.py).
-    with serving.model_endpoint(model, opts.agent.api_base, slots=min(opts.concurrency, MAX_LOCAL_SLOTS)) as (name, api_base):
+    slots = min(opts.concurrency, MAX_LOCAL_SLOTS)
+    with serving.model_endpoint(model, opts.agent.api_base, slots=slots) as (name, api_base):
         recipe = dataclasses.replace(opts.agent, resolved_model=name, api_base=api_base)
         yield dataclasses.replace(opts, agent=recipe)
 

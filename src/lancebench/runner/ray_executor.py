@@ -53,10 +53,10 @@ import ray.exceptions
 from lancebench.backends.options import BackendOptions
 from lancebench.environment.cache import sub
 from lancebench.errors import ConfigError, LancebenchError, ModelAuthError
-from lancebench.runner.executor import AgentRecipe, OnResult, execute_trial
 from lancebench.results.models import TrialResult
 from lancebench.results.paths import TrialPaths
 from lancebench.results.store import atomic_write
+from lancebench.runner.executor import AgentRecipe, OnResult, execute_trial
 from lancebench.runner.trial import TrialSpec
 from lancebench.task.model import Task, TaskPaths, tree_digest
 

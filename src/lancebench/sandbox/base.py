@@ -96,7 +96,9 @@ class ExecResult:
     @property
     def output(self) -> str:
         """stdout and stderr joined, for display to an agent."""
-        return self.stdout + (("\n" if self.stdout and not self.stdout.endswith("\n") else "") + self.stderr if self.stderr else "")
+        if not self.stderr:
+            return self.stdout
+        return self.stdout + ("\n" if self.stdout and not self.stdout.endswith("\n") else "") + self.stderr
 
 
 @runtime_checkable

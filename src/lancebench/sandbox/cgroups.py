@@ -35,7 +35,7 @@ class CgroupSet:
         self.dirs = dirs
 
     @classmethod
-    def create(cls, name: str, *, memory_mb: int, pids: int, cpus: float) -> "CgroupSet | None":
+    def create(cls, name: str, *, memory_mb: int, pids: int, cpus: float) -> CgroupSet | None:
         """Create the groups, or return None when cgroup v1 is absent or not writable."""
         if os.geteuid() != 0:
             return None

@@ -51,7 +51,7 @@ _GO_MODE_DIR = 1 << 31
 _GO_MODE_SYMLINK = 1 << 27
 _KILL_GRACE_SEC = 5.0
 
-_live: dict[str, "DockerSandbox"] = {}
+_live: dict[str, DockerSandbox] = {}
 _live_lock = threading.Lock()
 
 
@@ -122,7 +122,8 @@ class DockerSandbox:
             if key in image_keys:
                 del env[key]
         env.update(spec.env)
-        ulimits = [docker.types.Ulimit(name="fsize", soft=lim.storage_mb * 1024 * 1024, hard=lim.storage_mb * 1024 * 1024)]
+        ulimits = [docker.types.Ulimit(name="fsize", soft=lim.storage_mb * 1024 * 1024,
+                                       hard=lim.storage_mb * 1024 * 1024)]
         if lim.cpu_time_sec:
             ulimits.append(docker.types.Ulimit(name="cpu", soft=lim.cpu_time_sec, hard=lim.cpu_time_sec + 5))
         mounts = [docker.types.Mount(target=m.target, source=str(Path(m.source).resolve()), type="bind",
@@ -137,7 +138,8 @@ class DockerSandbox:
                 network_mode="bridge" if spec.network else "none",
                 cap_drop=["ALL"], security_opt=["no-new-privileges"],
                 mem_limit=lim.memory_mb * 1024 * 1024, memswap_limit=lim.memory_mb * 1024 * 1024,
-                nano_cpus=int(min(lim.cpus, _engine_cpus()) * 1e9), pids_limit=lim.pids + 4,  # + docker-init, keeper, wrapper, killer
+                nano_cpus=int(min(lim.cpus, _engine_cpus()) * 1e9),
+                pids_limit=lim.pids + 4,  # + docker-init, keeper, wrapper, killer
                 # /dev/shm: Docker's 64 MB default crashes Chromium on real apps; its pages count
                 # toward the memory limit anyway, so half of it costs no extra memory.
                 shm_size=f"{max(64, lim.memory_mb // 2)}m",
@@ -244,7 +246,7 @@ class DockerSandbox:
         timed_out = False
         try:
             await asyncio.wait_for(asyncio.shield(pump), timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             timed_out = True
             await self._end_tree(stream, pump, docker_user)
         except asyncio.CancelledError:
@@ -274,13 +276,13 @@ class DockerSandbox:
             time.sleep(0.02)
         return None
 
-    async def _end_tree(self, stream: "_ExecStream", pump: asyncio.Future, user: str) -> None:
+    async def _end_tree(self, stream: _ExecStream, pump: asyncio.Future, user: str) -> None:
         """End the command's tree from inside; restart the container when that is not possible."""
         ok = False
         if stream.pid is None:  # the wrapper has not printed its pid yet
             try:
                 await asyncio.wait_for(asyncio.shield(stream.pid_seen.wait()), 2)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
         if stream.pid is not None:
             ok = await asyncio.to_thread(self._kill_sync, stream.pid, user)
@@ -288,12 +290,12 @@ class DockerSandbox:
             try:
                 await asyncio.wait_for(asyncio.shield(pump), _KILL_GRACE_SEC)
                 return
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
         await asyncio.to_thread(self._restart_sync)
         try:
             await asyncio.wait_for(asyncio.shield(pump), _KILL_GRACE_SEC)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             pump.cancel()
 
     def _kill_sync(self, pid: int, user: str) -> bool:
@@ -497,7 +499,10 @@ class _ExecStream:
         nl = self._first.find(b"\n")
         if nl < 0 and len(self._first) < 64:
             return
-        line, rest = bytes(self._first[:nl]) if nl >= 0 else bytes(self._first), bytes(self._first[nl + 1:]) if nl >= 0 else b""
+        if nl >= 0:
+            line, rest = bytes(self._first[:nl]), bytes(self._first[nl + 1:])
+        else:
+            line, rest = bytes(self._first), b""
         if line.startswith(PID_PREFIX) and line[len(PID_PREFIX):].isdigit():
             self.pid = int(line[len(PID_PREFIX):])
             self._first.clear()
@@ -524,7 +529,7 @@ async def _read_body(reader: asyncio.StreamReader, headers: bytes) -> str:
     m = re.search(rb"content-length:\s*(\d+)", headers, re.IGNORECASE)
     try:
         raw = await asyncio.wait_for(reader.readexactly(int(m.group(1))) if m else reader.read(65536), 5)
-    except (asyncio.TimeoutError, asyncio.IncompleteReadError, OSError):
+    except (TimeoutError, asyncio.IncompleteReadError, OSError):
         return "(no detail)"
     try:
         return json.loads(raw).get("message", raw.decode(errors="replace"))

@@ -3,14 +3,12 @@ through :func:`register` (add ``"lancebench.sandbox.docker_cli"`` to ``cli.COMMA
 
 from __future__ import annotations
 
-from typing import Optional
-
 import typer
 from rich.markup import escape
 
 
 def gc_command(
-    job: Optional[str] = typer.Option(None, "--job", "-j", help="Only what this job left (its name, as in results)."),
+    job: str | None = typer.Option(None, "--job", "-j", help="Only what this job left (its name, as in results)."),
     images: bool = typer.Option(False, "--images", help="Also remove cached environment images (rebuilt when needed)."),
 ) -> None:
     """Remove containers lancebench left behind (crashed or killed jobs), optionally its images.
@@ -30,7 +28,7 @@ def gc_command(
         result = gc(job, images=images)
     except SandboxError as exc:
         console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
-        raise typer.Exit(2)
+        raise typer.Exit(2) from None
     console.print(f"removed {len(result.containers)} container(s)"
                   + (f" and {len(result.images)} image(s)" if images else ""), highlight=False)
     for name in result.containers + result.images:

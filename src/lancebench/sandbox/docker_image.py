@@ -126,7 +126,8 @@ def ensure_image(task, *, ca_bundle: str | os.PathLike | bool | None = None, log
             return _prebuilt(cli, docker, task, image, log)
         dockerfile = task.paths.dockerfile
         if not dockerfile.is_file():
-            raise EnvironmentBuildError(f"{task.paths.environment}: task {task.name} has neither environment/Dockerfile "
+            raise EnvironmentBuildError(f"{task.paths.environment}: task {task.name} has neither "
+                                        f"environment/Dockerfile "
                                         "nor [environment] docker_image, which the docker backend needs")
         ca = resolve_ca_bundle(ca_bundle)
         tag = image_tag(task, ca)
@@ -166,7 +167,8 @@ def _prebuilt(cli, docker, task, image: str, log) -> str:
         cli.images.pull(image)
     except docker.errors.APIError as exc:
         raise EnvironmentBuildError(f"{task.paths.task_toml}: [environment] docker_image {image} is not in the local "
-                                    f"engine and could not be pulled ({exc}); pull, load or build it, then retry") from exc
+                                    f"engine and could not be pulled ({exc}); "
+                                    "pull, load or build it, then retry") from exc
     return image
 
 

@@ -103,7 +103,7 @@ class LocalSandbox:
         for proc in list(self._procs):
             try:
                 await asyncio.wait_for(proc.wait(), 10)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
         self._procs.clear()
         if self._own_root:
@@ -112,7 +112,8 @@ class LocalSandbox:
 
     def _write_etc(self) -> None:
         etc = self.root / "etc"
-        (etc / "passwd").write_text(f"root:x:0:0:root:/root:/bin/bash\nagent:x:{INSIDE_UID}:{INSIDE_UID}:agent:{HOME}:/bin/bash\n"
+        (etc / "passwd").write_text("root:x:0:0:root:/root:/bin/bash\n"
+                                    f"agent:x:{INSIDE_UID}:{INSIDE_UID}:agent:{HOME}:/bin/bash\n"
                                     "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n")
         (etc / "group").write_text(f"root:x:0:\nagent:x:{INSIDE_UID}:\nnogroup:x:65534:\n")
         (etc / "hosts").write_text("127.0.0.1 localhost lancebench\n::1 localhost\n")
@@ -213,13 +214,13 @@ class LocalSandbox:
         try:
             await asyncio.wait_for(asyncio.shield(readers), timeout)
             await proc.wait()
-        except asyncio.TimeoutError:
+        except TimeoutError:
             timed_out = True
             self._kill_tree(proc)
             await proc.wait()
             try:
                 await asyncio.wait_for(readers, 5)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 readers.cancel()
         except asyncio.CancelledError:
             self._kill_tree(proc)

@@ -367,6 +367,6 @@ class Task:
     def environment_digest(self) -> str:
         """Digest of what the environment build depends on: ``environment/`` and the recipe."""
         cfg = self.config
-        extra = (cfg.environment.model_dump_json() + (cfg.lancebench.local.model_dump_json() if cfg.lancebench.local else "")
-                 + cfg.lancebench.workdir).encode()
+        local = cfg.lancebench.local.model_dump_json() if cfg.lancebench.local else ""
+        extra = (cfg.environment.model_dump_json() + local + cfg.lancebench.workdir).encode()
         return tree_digest(self.paths.environment, extra=extra)

@@ -102,7 +102,8 @@ def write_manager_task(row: SwelancerRow, dest: Path, checkout: tuple[str, str] 
     """Write the task folder of manager ``row`` at ``dest`` (with ``checkout``, see :func:`task_toml`)
     and return ``dest``; atomically, reusing a folder already there with the same content
     (:func:`lancebench.datasets.task_folder.write_task`). Raises :class:`DatasetError`."""
-    return write_task({rel: (text.encode("utf-8"), mode) for rel, (text, mode) in task_files(row, checkout).items()}, dest)
+    return write_task({rel: (text.encode("utf-8"), mode) for rel, (text, mode) in task_files(row, checkout).items()},
+                      dest)
 
 
 def _select(rows: list[SwelancerRow], filt: str | None) -> list[SwelancerRow]:

@@ -59,7 +59,8 @@ def manager_instruction(row: SwelancerRow, *, checkout: bool = False) -> str:
         "App repository (a React Native app for web, desktop and mobile). Read the issue and the "
         f"{len(row.proposals)} proposals below, then choose the single proposal you would accept: "
         "the one that fixes the root cause most reliably without causing regressions. "
-        + (CHECKOUT_NOTE if checkout else "There is no checkout of the repository here: decide from the issue and the proposals."),
+        + (CHECKOUT_NOTE if checkout else "There is no checkout of the repository here: decide from the issue and the "
+                                          "proposals."),
         "",
         f"- Payout for this issue: {usd(row.price)}",
         f"- Proposal ids: {ids}",

@@ -23,7 +23,8 @@ def _batch_check(repo: Path, exprs: list[str]) -> list[str | None]:
         proc = subprocess.run(["git", "-c", "safe.directory=*", "-C", str(repo), "cat-file", "--batch-check"],
                               input="".join(e + "\n" for e in exprs), capture_output=True, text=True, timeout=600)
     except (OSError, subprocess.TimeoutExpired) as exc:
-        raise DatasetError(f"{repo}: --repo-path: cannot run git ({exc}); install git or leave --repo-path out") from None
+        raise DatasetError(f"{repo}: --repo-path: cannot run git ({exc}); "
+                           "install git or leave --repo-path out") from None
     lines = proc.stdout.splitlines()
     if proc.returncode != 0 or len(lines) != len(exprs):
         raise DatasetError(f"{repo}: --repo-path is not a git repository ({proc.stderr.strip()[-300:]}); "
@@ -41,14 +42,15 @@ def parents(repo: Path, rows: list[SwelancerRow], answer_file: str) -> dict[str,
     if not repo.is_dir():
         raise DatasetError(f"{repo}: --repo-path names no folder; pass a clone of {UPSTREAM}")
     ids = _batch_check(repo, [f"{r.manager_commit}^1^{{commit}}" for r in rows])
-    missing = [r for r, oid in zip(rows, ids) if oid is None]
+    missing = [r for r, oid in zip(rows, ids, strict=True) if oid is None]
     if missing:
         names = ", ".join(f"{r.question_id} ({r.manager_commit[:12]})" for r in missing[:5])
         raise DatasetError(f"{repo}: --repo-path lacks the parent of manager_commit for {len(missing)} of "
                            f"{len(rows)} tasks, e.g. {names}; fetch the full history (git -C {repo} fetch --unshallow "
                            f"origin, or clone {UPSTREAM} again), or select tasks with -t")
-    found = dict(zip((r.question_id for r in rows), ids))
-    clashes = [q for q, oid in zip(found, _batch_check(repo, [f"{oid}:{answer_file}" for oid in ids])) if oid]
+    found = dict(zip((r.question_id for r in rows), ids, strict=True))
+    held = _batch_check(repo, [f"{oid}:{answer_file}" for oid in ids])
+    clashes = [q for q, oid in zip(found, held, strict=False) if oid]
     if clashes:
         raise DatasetError(f"{repo}: the tree of {clashes[0]}'s base commit already holds {answer_file}, the file the "
                            "agent answers in; such a task cannot be graded with --repo-path")

@@ -10,7 +10,8 @@ manager tasks, ``code`` tasks IC tasks), so the breakdown also reads any Harbor-
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from rich.table import Table
 
