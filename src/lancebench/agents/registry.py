@@ -11,7 +11,7 @@ from lancebench.agents.builtin import NopAgent, OracleAgent, RandomChoiceAgent, 
 from lancebench.errors import ConfigError
 from lancebench.plugins import load_object
 
-BUILTIN = {"oracle": OracleAgent, "nop": NopAgent, "random": RandomChoiceAgent}
+BUILTIN: dict[str, type[Agent]] = {"oracle": OracleAgent, "nop": NopAgent, "random": RandomChoiceAgent}
 LLM_AGENTS = {"mini-swe-agent": "lancebench.agents.mini_swe:MiniSweAgent"}
 
 

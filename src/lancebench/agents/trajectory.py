@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import uuid
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -143,7 +144,7 @@ class TrajectoryBuilder:
     def user(self, message: str, *, timestamp: str | None = None, extra: dict | None = None) -> Step:
         return self._add(source="user", message=message, timestamp=timestamp or now_iso(), extra=extra)
 
-    def agent_step(self, message: str, *, commands: list[tuple[str, str]] = (), metrics: Metrics | None = None,
+    def agent_step(self, message: str, *, commands: Sequence[tuple[str, str]] = (), metrics: Metrics | None = None,
                    model_name: str | None = None, reasoning: str | None = None, timestamp: str | None = None,
                    extra: dict | None = None) -> Step:
         """An agent turn; ``commands``: ``[(tool_call_id, shell command)]``."""

@@ -36,7 +36,8 @@ def select_tasks(paths: list[Path] | None, dataset: str | None, globs: list[str]
         tasks, errors = load_dataset(dataset, source=source, repo_path=repo_path, names=globs)
         label = dataset
     else:
-        tasks, errors = load_tasks(list(paths))
+        paths = list(paths or [])
+        tasks, errors = load_tasks(paths)
         label = "+".join(Path(p).resolve().name for p in paths)
     unique: dict[Path, Task] = {}
     for t in tasks:  # the same folder named twice (-p tasks -p tasks/x) runs once

@@ -66,7 +66,7 @@ def judge_run(*, exit_code: int | None, timed_out: bool, rewards: dict[str, floa
         # under test can end the run early with exit code 0 (regression: "forge_exit0").
         return RunOutcome(broken=True, reason=f"no JUnit report with the task's tests (exit code {exit_code})",
                           rewards=dict(rewards or {}))
-    if listed:
+    if listed and junit is not None:  # (listed without a report returned above)
         tests = select(junit, listed)
         out = dict(rewards or {})
         out["f2p"] = sum(tests[t] == "passed" for t in f2p) / len(f2p) if f2p else 1.0

@@ -91,7 +91,8 @@ def build_rows(jobs: list[JobResults], options: ReportOptions = ReportOptions())
             split: dict[str, list[TrialResult]] = {}
             for r in trials:
                 split.setdefault(getter(r), []).append(r)
-            parts += sorted(split.items(), key=lambda item: _natural(item[0]))
+            ordered = sorted(split.items(), key=lambda item: _natural(item[0]))
+            parts += ordered
         for value, subset in parts:
             row: dict[str, Any] = {"agent": agent, "model": model, "dataset": dataset, "jobs": names}
             if getter:

@@ -72,6 +72,7 @@ def report(
 def _write(data: dict, fmt: str, out: Path | None) -> None:
     try:
         if fmt == "parquet":
+            assert out is not None, "check_format requires --out for parquet"
             write_parquet(data, out)
         elif fmt == "table":
             if out is not None:

@@ -7,8 +7,10 @@ read or validated is an error naming the file."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -27,7 +29,7 @@ class JobResults:
     unfinished: list[Path] = field(default_factory=list)
 
 
-def _read_json(path: Path) -> object:
+def _read_json(path: Path) -> Any:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
@@ -84,7 +86,7 @@ def load_job(job_dir: Path | str) -> JobResults:
     return out
 
 
-def expand_job_dirs(paths: list[Path | str]) -> list[Path]:
+def expand_job_dirs(paths: Sequence[Path | str]) -> list[Path]:
     """Job folders named by ``paths``: a job folder (holding ``trials/``) stands for itself; a folder
     of job folders (such as ``jobs/``) stands for every child folder holding ``trials/``, in name
     order. Anything else is returned as is, so that :func:`load_job` reports what is wrong with it."""
@@ -99,7 +101,7 @@ def expand_job_dirs(paths: list[Path | str]) -> list[Path]:
     return out
 
 
-def load_jobs(job_dirs: list[Path | str]) -> list[JobResults]:
+def load_jobs(job_dirs: Sequence[Path | str]) -> list[JobResults]:
     """:func:`load_job` for each job folder (folders of job folders are expanded, see
     :func:`expand_job_dirs`); the same folder given twice is read once."""
     seen: set[Path] = set()

@@ -46,6 +46,7 @@ import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import ray
 import ray.exceptions
@@ -139,7 +140,7 @@ class RayExecutor:
             return False
         import logging
         address = self.address or os.environ.get("RAY_ADDRESS") or None
-        common = dict(runtime_env=self.runtime_env, log_to_driver=False, logging_level=logging.WARNING)
+        common: dict[str, Any] = dict(runtime_env=self.runtime_env, log_to_driver=False, logging_level=logging.WARNING)
         try:
             if address:
                 ray.init(address=address, **common)
@@ -200,9 +201,11 @@ class RayExecutor:
             payload = fut.result()
         except ray.exceptions.RayTaskError as exc:  # a Python error in our worker code (not in the trial)
             cause = exc.cause if getattr(exc, "cause", None) is not None else exc
-            return self._lose(spec, f"{type(cause).__name__}: {_first_line(cause)}")
+            self._lose(spec, f"{type(cause).__name__}: {_first_line(cause)}")
+            return None
         except ray.exceptions.RayError as exc:  # the worker died, its node was lost, out of memory, cancelled
-            return self._lose(spec, f"{type(exc).__name__}: {_first_line(exc)}")
+            self._lose(spec, f"{type(exc).__name__}: {_first_line(exc)}")
+            return None
         if "auth_error" in payload:
             raise ModelAuthError(payload["auth_error"])
         return _record(spec, payload)
@@ -257,8 +260,9 @@ def _run_cancellable(coro):
     previous = signal.getsignal(signal.SIGINT) if in_main else None
 
     async def main():
-        if in_main:
-            asyncio.get_running_loop().add_signal_handler(signal.SIGINT, asyncio.current_task().cancel)
+        me = asyncio.current_task()
+        if in_main and me is not None:
+            asyncio.get_running_loop().add_signal_handler(signal.SIGINT, me.cancel)
         return await coro
 
     try:

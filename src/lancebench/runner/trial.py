@@ -144,7 +144,7 @@ async def _agent_and_grade(spec: TrialSpec, agent: Agent, backend: Backend, env:
             raw, problem = await _read_answer(sandbox, env, task, spec.scratch)
             if raw is None and problem == "no answer" and outcome.choice is not None:
                 raw, problem = outcome.choice, None
-            patch = None
+            patch = ""  # a choice task has no patch
         else:
             patch = await backend.capture(task, env, sandbox, spec.scratch / "capture")
     finally:
@@ -155,6 +155,7 @@ async def _agent_and_grade(spec: TrialSpec, agent: Agent, backend: Backend, env:
     t0 = time.monotonic()
     if task.kind == "choice":
         correct = json.loads(task.paths.choice_json.read_text())["correct_proposal_id"]
+        assert task.lb.choice is not None, "a choice task has [lancebench.choice] (checked at load)"
         ok, choice, reason = grade_choice(raw, problem, task.lb.choice.proposal_ids, correct)
         result.choice, result.reason = choice, reason
         result.status = "resolved" if ok else "unresolved"
@@ -229,6 +230,7 @@ def _usage_from_trajectory(path: Path) -> Usage:
 async def _read_answer(sandbox: Sandbox, env: PreparedEnvironment, task: Task, scratch: Path):
     dest = scratch / "answer" / "answer.json"
     try:
+        assert task.lb.choice is not None, "a choice task has [lancebench.choice] (checked at load)"
         await sandbox.get(f"{env.workdir}/{task.lb.choice.answer_file}", dest)
     except SandboxError:
         return None, "no answer"

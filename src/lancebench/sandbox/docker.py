@@ -170,10 +170,10 @@ class DockerSandbox:
             return int(uid), int(gid or uid)
         res = self._simple_exec(["sh", "-c", "id -u; id -g"])
         try:
-            uid, gid = (int(x) for x in res.split())
+            uid_n, gid_n = (int(x) for x in res.split())
         except ValueError as exc:
             raise SandboxError(f"could not resolve the image user {user!r} in {self.name}: {res!r}") from exc
-        return uid, gid
+        return uid_n, gid_n
 
     def _simple_exec(self, argv: list[str], user: str | None = None) -> str:
         """Run ``argv`` in the container (blocking) and return its stdout; raises SandboxError."""
@@ -257,8 +257,8 @@ class DockerSandbox:
             if not pump.done():
                 pump.cancel()
         if pump.done() and not pump.cancelled() and pump.exception() is not None:
-            exc = pump.exception()
-            raise SandboxError(f"the exec stream of {self.name} broke: {exc}") from exc
+            broke = pump.exception()
+            raise SandboxError(f"the exec stream of {self.name} broke: {broke}") from broke
         if stream.pid is None and not timed_out:  # the wrapper never ran: bad cwd or user, broken image
             detail = (out.text() + err.text()).strip()[:1000]
             raise SandboxError(f"docker could not start the command in {self.name} (cwd {cwd or self.spec.workdir}, "
@@ -438,7 +438,7 @@ class _ExecStream:
     async def connect(self, version: str, exec_id: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
         kind, where = engine.endpoint()
         try:
-            if kind == "unix":
+            if isinstance(where, str):  # kind == "unix"
                 reader, writer = await asyncio.open_unix_connection(where, limit=1 << 20)
             else:
                 reader, writer = await asyncio.open_connection(*where, limit=1 << 20)

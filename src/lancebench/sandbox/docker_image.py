@@ -58,7 +58,7 @@ def resolve_ca_bundle(ca_bundle: str | os.PathLike | bool | None) -> Path | None
     else ``$PIP_CERT``. Raises :class:`EnvironmentBuildError` when the file named is missing."""
     if ca_bundle is False:
         return None
-    if ca_bundle in (None, True):
+    if ca_bundle is None or ca_bundle is True:
         for var in ("SSL_CERT_FILE", "PIP_CERT"):
             value = os.environ.get(var)
             if value and Path(value).is_file():

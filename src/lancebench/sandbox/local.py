@@ -62,6 +62,7 @@ class LocalSandbox:
         if spec.workspace is None:
             raise SandboxError("the local backend needs SandboxSpec.workspace (a host folder for the workdir)")
         self.spec = spec
+        self.workspace: Path = spec.workspace  # the host folder of the workdir
         self.name = name or f"sb-{os.getpid()}-{uuid.uuid4().hex[:12]}"
         self._own_root = root is None
         self.root = Path(root) if root else Path(tempfile.mkdtemp(prefix="lancebench-sb-"))
@@ -80,14 +81,14 @@ class LocalSandbox:
         for sub in ("tmp", "home", "etc", "extra"):
             (self.root / sub).mkdir(parents=True, exist_ok=True)
         self._write_etc()
-        self.spec.workspace.mkdir(parents=True, exist_ok=True)
-        for path in (self.spec.workspace, self.root / "tmp", self.root / "home", self.root / "extra"):
+        self.workspace.mkdir(parents=True, exist_ok=True)
+        for path in (self.workspace, self.root / "tmp", self.root / "home", self.root / "extra"):
             chown_tree(path, self.uid)
         for m in self.spec.mounts:
             if m.writable:
                 m.source.mkdir(parents=True, exist_ok=True)
                 chown_tree(m.source, self.uid)
-        for path in [self.spec.workspace, self.root] + [m.source for m in self.spec.mounts]:
+        for path in [self.workspace, self.root] + [m.source for m in self.spec.mounts]:
             _check_reachable(path, self.uid)
         lim = self.spec.limits
         self.cgroups = CgroupSet.create(self.name, memory_mb=lim.memory_mb, pids=lim.pids, cpus=lim.cpus)
@@ -123,7 +124,7 @@ class LocalSandbox:
     # bubblewrap ------------------------------------------------------------------------------
     def _mounts(self) -> list[Mount]:
         """Every host folder bound into the sandbox, in bind order."""
-        mounts = [Mount(self.spec.workspace, self.spec.workdir, True),
+        mounts = [Mount(self.workspace, self.spec.workdir, True),
                   Mount(self.root / "tmp", "/tmp", True), Mount(self.root / "home", HOME, True)]
         mounts += list(self.spec.mounts)
         mounts += [Mount(src, target, True) for target, src in sorted(self.extra.items())]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import tomllib
+from collections.abc import Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
@@ -78,7 +79,8 @@ def load_task(path: Path | str, *, dataset: str | None = None, name: str | None 
         instruction = paths.instruction.read_text(encoding="utf-8", errors="replace")
         if not instruction.strip():
             errors.append(TaskError(paths.instruction, "empty", fix="write the task's instruction"))
-    raw_lb = raw.get("lancebench") if isinstance(raw.get("lancebench"), dict) else {}
+    lb_table = raw.get("lancebench")
+    raw_lb = lb_table if isinstance(lb_table, dict) else {}
     kind = config.lancebench.kind if config is not None else raw_lb.get("kind", "code")
     if kind != "choice" and not steps and not paths.test_sh.is_file():
         errors.append(TaskError(paths.test_sh, "missing", fix="a code task needs tests/test.sh, its verifier"))
@@ -155,7 +157,7 @@ def discover_task_dirs(path: Path | str) -> list[Path]:
     return sorted(d for d in found if not any(o != d and o in d.parents for o in found))
 
 
-def load_tasks(paths: list[Path | str], *, dataset: str | None = None) -> tuple[list[Task], list[TaskError]]:
+def load_tasks(paths: Sequence[Path | str], *, dataset: str | None = None) -> tuple[list[Task], list[TaskError]]:
     """Load every task under ``paths``. Returns (tasks, errors): broken tasks are reported in
     ``errors`` and the others still load. A path that does not exist is an error too."""
     tasks: list[Task] = []

@@ -352,11 +352,11 @@ class Task:
         return self.config.lancebench.price_usd
 
     @property
-    def kind(self) -> str:
+    def kind(self) -> Literal["code", "choice"]:
         return self.config.lancebench.kind
 
     @property
-    def split(self) -> str:
+    def split(self) -> Literal["public", "private"]:
         return self.config.lancebench.split
 
     @property

@@ -83,6 +83,10 @@ def task_toml(row: SwelancerRow, checkout: tuple[str, str] | None = None) -> str
 
 
 def solve_sh(row: SwelancerRow) -> str:
+    """The oracle's script for a manager task: writes the accepted proposal's id (``correct_id``, set on
+    every manager row; raises ValueError for a row without one)."""
+    if row.correct_id is None:
+        raise ValueError(f"task {row.question_id}: a manager row without correct_id has no reference answer")
     return ("#!/usr/bin/env bash\n# Reference answer: the proposal the real manager accepted.\nset -euo pipefail\n"
             f"printf '%s\\n' '{{\"selected_proposal_id\": {int(row.correct_id)}}}' > {ANSWER_FILE}\n")
 

@@ -66,7 +66,8 @@ def _fetch(url: str) -> bytes:
         with urllib.request.urlopen(url, timeout=TIMEOUT_SEC) as resp:
             data = resp.read(MAX_DOWNLOAD_BYTES + 1)
     except (urllib.error.URLError, OSError, ValueError) as exc:
-        raise _offline(url, getattr(exc, "reason", None) and str(exc.reason) or str(exc)) from None
+        reason = getattr(exc, "reason", None)
+        raise _offline(url, reason and str(reason) or str(exc)) from None
     if len(data) > MAX_DOWNLOAD_BYTES:
         raise _offline(url, f"the answer is larger than {MAX_DOWNLOAD_BYTES} bytes")
     return data

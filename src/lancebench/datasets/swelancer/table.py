@@ -21,6 +21,7 @@ import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from lancebench.errors import DatasetError
 
@@ -146,10 +147,11 @@ def _row(path: Path, line: int, rec: dict[str, str]) -> SwelancerRow:
     variant = (rec.get("variant") or "").strip()
     if variant not in VARIANTS:
         raise _fail(path, line, f"task {qid}: variant {variant!r} is neither {MANAGER!r} nor {IC!r}")
-    common = dict(question_id=qid, variant=variant, price=_price(path, line, qid, rec.get("price") or ""),
-                  title=decode_text(rec.get("title") or ""), description=decode_text(rec.get("description") or ""),
-                  set=(rec.get("set") or "").strip(), cwd=(rec.get("cwd") or "").strip(), line=line,
-                  manager_commit=(rec.get("manager_commit") or "").strip())
+    common: dict[str, Any] = dict(
+        question_id=qid, variant=variant, price=_price(path, line, qid, rec.get("price") or ""),
+        title=decode_text(rec.get("title") or ""), description=decode_text(rec.get("description") or ""),
+        set=(rec.get("set") or "").strip(), cwd=(rec.get("cwd") or "").strip(), line=line,
+        manager_commit=(rec.get("manager_commit") or "").strip())
     if variant == IC:
         try:
             folders = ast.literal_eval(rec.get("acceptable_folders") or "[]")

@@ -169,7 +169,7 @@ def _wrap(cls_name: str, cls, method: str) -> None:
             finally:
                 rec.busy = False
 
-    wrapper._lancebench_wrapped = True
+    wrapper._lancebench_wrapped = True  # type: ignore[attr-defined]  # marks a patched method
     setattr(cls, method, wrapper)
 
 
@@ -185,7 +185,7 @@ def _wrap_page_factory(cls, method: str) -> None:
             REC.remember(page)
         return page
 
-    wrapper._lancebench_wrapped = True
+    wrapper._lancebench_wrapped = True  # type: ignore[attr-defined]  # marks a patched method
     setattr(cls, method, wrapper)
 
 
@@ -211,7 +211,7 @@ def _wrap_close(cls, method: str) -> None:
                 rec.busy = False
         return original(self, *args, **kwargs)
 
-    wrapper._lancebench_wrapped = True
+    wrapper._lancebench_wrapped = True  # type: ignore[attr-defined]  # marks a patched method
     setattr(cls, method, wrapper)
 
 
