@@ -26,6 +26,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+import tenacity
+from tenacity.stop import stop_base
+
 from lancebench.errors import ModelAuthError, ModelError
 from lancebench.results.models import Usage
 
@@ -230,6 +233,18 @@ def classify_error(exc: BaseException) -> str:
     return "fatal"
 
 
+class _StopAtDeadline(stop_base):
+    """A tenacity stop condition: the next wait would reach ``deadline`` (a ``time.monotonic()``
+    value; None: never)."""
+
+    def __init__(self, deadline: float | None):
+        self.deadline = deadline
+
+    def __call__(self, retry_state: tenacity.RetryCallState) -> bool:
+        sleep = retry_state.upcoming_sleep or 0.0
+        return self.deadline is not None and time.monotonic() + sleep >= self.deadline
+
+
 class LLMClient:
     """A chat-completion client for one model, safe to share between threads.
 
@@ -288,50 +303,74 @@ class LLMClient:
             args["max_tokens"] = max_tokens
         args.update(self.model_kwargs)
         args.update(kwargs)
-        retries = 0
-        while True:
-            timeout = self.request_timeout_sec
-            clamped = False
-            if deadline is not None:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise DeadlineExceeded(f"model {r.name}: no time left before the deadline")
-                clamped = left < timeout
-                timeout = min(timeout, left)
-            started = time.monotonic()
-            try:
-                response = ll.completion(timeout=timeout, **args)
-            except Exception as exc:  # litellm wraps every provider failure; sorted below
-                kind = classify_error(exc)
-                if kind == "auth":
-                    raise ModelAuthError(self._auth_message(exc)) from exc
-                if kind == "context":
-                    raise ContextWindowError(f"model {r.name}: context window exceeded: {_short(exc)}") from exc
-                if clamped and isinstance(exc, ll.exceptions.Timeout):
-                    raise DeadlineExceeded(f"model {r.name} had not answered when the deadline came "
-                                           f"({timeout:.0f} s)") from exc
-                if kind == "fatal":
-                    raise ModelError(f"model {r.name} refused the request ({_status(exc) or type(exc).__name__}): "
-                                     f"{_short(exc)}") from exc
-                if retries >= self.max_retries:
-                    with self._lock:
-                        self.usage = self.usage + Usage(retries=retries)
-                    raise ModelError(f"model {r.name} failed after {retries + 1} attempts "
-                                     f"({_status(exc) or type(exc).__name__}): {_short(exc)}") from exc
-                wait = min(self.max_backoff_sec, self.backoff_sec * (2 ** retries)) * (0.5 + random.random() / 2)
-                hinted = _retry_after(exc)
-                if hinted is not None:
-                    wait = min(self.max_backoff_sec, max(wait, hinted))
-                if deadline is not None and time.monotonic() + wait >= deadline:
-                    raise ModelError(f"model {r.name} failed ({_status(exc) or type(exc).__name__}) and the "
-                                     f"deadline leaves no time to retry: {_short(exc)}") from exc
-                retries += 1
-                time.sleep(wait)
-                continue
-            completion = self._to_completion(response, retries, time.monotonic() - started)
+        retrying = tenacity.Retrying(
+            retry=tenacity.retry_if_exception(lambda exc: not isinstance(exc, ModelError)),
+            wait=self._wait, sleep=time.sleep,
+            stop=tenacity.stop_after_attempt(self.max_retries + 1) | _StopAtDeadline(deadline))
+        try:
+            for attempt in retrying:
+                with attempt:
+                    retries = attempt.retry_state.attempt_number - 1
+                    started = time.monotonic()
+                    response = self._attempt(ll, args, deadline)
+        except tenacity.RetryError as err:
+            raise self._gave_up(err.last_attempt) from err.last_attempt.exception()
+        completion = self._to_completion(response, retries, time.monotonic() - started)
+        with self._lock:
+            self.usage = self.usage + completion.usage.as_usage()
+        return completion
+
+    def _attempt(self, ll: Any, args: dict[str, Any], deadline: float | None) -> Any:
+        """One call, its timeout cut to the ``deadline``. A failure that must not be retried is
+        raised as a :class:`ModelError`; a retryable one (429, 5xx, connection) as litellm raised it."""
+        r = self.resolved
+        timeout = self.request_timeout_sec
+        clamped = False
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise DeadlineExceeded(f"model {r.name}: no time left before the deadline")
+            clamped = left < timeout
+            timeout = min(timeout, left)
+        try:
+            return ll.completion(timeout=timeout, **args)
+        except Exception as exc:  # litellm wraps every provider failure; sorted below
+            kind = classify_error(exc)
+            if kind == "auth":
+                raise ModelAuthError(self._auth_message(exc)) from exc
+            if kind == "context":
+                raise ContextWindowError(f"model {r.name}: context window exceeded: {_short(exc)}") from exc
+            if clamped and isinstance(exc, ll.exceptions.Timeout):
+                raise DeadlineExceeded(f"model {r.name} had not answered when the deadline came "
+                                       f"({timeout:.0f} s)") from exc
+            if kind == "fatal":
+                raise ModelError(f"model {r.name} refused the request ({_status(exc) or type(exc).__name__}): "
+                                 f"{_short(exc)}") from exc
+            raise
+
+    def _wait(self, state: tenacity.RetryCallState) -> float:
+        """Seconds before the next attempt: ``backoff_sec * 2**retries`` capped at
+        ``max_backoff_sec``, times a jitter in [0.5, 1); a larger ``Retry-After`` wins, up to the cap."""
+        retries = state.attempt_number - 1
+        wait = min(self.max_backoff_sec, self.backoff_sec * (2 ** retries)) * (0.5 + random.random() / 2)
+        exc = state.outcome.exception() if state.outcome else None
+        hinted = _retry_after(exc) if exc is not None else None
+        if hinted is not None:
+            wait = min(self.max_backoff_sec, max(wait, hinted))
+        return wait
+
+    def _gave_up(self, last: tenacity.Future) -> ModelError:
+        """The error once retrying stopped: every attempt failed (the retries are counted in
+        ``usage``), or the next wait would pass the deadline."""
+        r = self.resolved
+        exc = last.exception()
+        assert exc is not None  # tenacity stops with a failed attempt
+        what = _status(exc) or type(exc).__name__
+        if last.attempt_number > self.max_retries:
             with self._lock:
-                self.usage = self.usage + completion.usage.as_usage()
-            return completion
+                self.usage = self.usage + Usage(retries=last.attempt_number - 1)
+            return ModelError(f"model {r.name} failed after {last.attempt_number} attempts ({what}): {_short(exc)}")
+        return ModelError(f"model {r.name} failed ({what}) and the deadline leaves no time to retry: {_short(exc)}")
 
     def _auth_message(self, exc: BaseException) -> str:
         r = self.resolved
