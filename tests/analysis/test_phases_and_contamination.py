@@ -9,11 +9,11 @@ import random
 from statistics import NormalDist
 
 import pytest
+from test_rules import steps
 
 from lancebench.analysis.contamination import WARN_P, contamination, guided_pairs, two_proportion_test
 from lancebench.analysis.phases import phase_shares, trajectory_phases
 from lancebench.results.models import TrialResult
-from test_rules import steps
 
 
 def test_each_phase_on_its_example():

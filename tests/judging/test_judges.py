@@ -9,15 +9,16 @@ from pathlib import Path
 import pytest
 from scripted_server import Fail, Reply
 
+from lancebench.errors import TaskError
 from lancebench.judging.conversation import JudgeFailed, Limits, converse, extract_json
 from lancebench.judging.record import recorded
 from lancebench.judging.rubric import Rubric, RubricAnswer, judge_rubric, load_rubric
 from lancebench.judging.snapshot import RepoSnapshot
 from lancebench.judging.taste import DIMENSIONS, judge_taste
 from lancebench.llm.client import LLMClient
-from lancebench.errors import TaskError
 
-PATCH = "diff --git a/pkg/mod.py b/pkg/mod.py\n--- a/pkg/mod.py\n+++ b/pkg/mod.py\n@@ -1,2 +1,2 @@\n def f0():\n-    return 0\n+    return 42\n"
+PATCH = ("diff --git a/pkg/mod.py b/pkg/mod.py\n--- a/pkg/mod.py\n+++ b/pkg/mod.py\n"
+         "@@ -1,2 +1,2 @@\n def f0():\n-    return 0\n+    return 42\n")
 RUBRIC = Rubric.model_validate({
     "files": ["pkg/mod.py"],
     "fail_to_pass": [{"name": "a", "description": "A"}, {"name": "b", "description": "B"},
@@ -43,7 +44,7 @@ def taste_answer(scores: dict[str, int]) -> dict:
     return {"answer": {"scores": scores, "rationale": "fits"}}
 
 
-TASTE = dict(zip(DIMENSIONS, [5, 1, 4, 2, 3, 2, 2, 5, 1, 4]))  # practice median 3, relative median 2
+TASTE = dict(zip(DIMENSIONS, [5, 1, 4, 2, 3, 2, 2, 5, 1, 4], strict=True))  # practice median 3, relative median 2
 
 
 def test_rubric_scores_each_criterion_and_group_means(scripted, repo: Path) -> None:

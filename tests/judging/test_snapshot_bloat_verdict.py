@@ -119,7 +119,8 @@ def rec(status: str = "ok", **scores: float) -> JudgeRecord:
 def test_tasteful_needs_resolution_and_both_medians() -> None:
     t = Thresholds()
     assert tasteful(True, {"taste": rec(practice_alignment=3, relative_taste=3)}, t) == (True, None)
-    assert tasteful(True, {"taste": rec(practice_alignment=3, relative_taste=2.5)}, t) == (False, "relative_taste 2.5 < 3")
+    assert tasteful(True, {"taste": rec(practice_alignment=3, relative_taste=2.5)}, t) == (False,
+                                                                                           "relative_taste 2.5 < 3")
     assert tasteful(False, {"taste": rec(practice_alignment=5, relative_taste=5)}, t) == (False, "not resolved")
     assert tasteful(True, {"taste": rec("failed:timeout")}, t) == (None, "taste judge failed:timeout")
     assert tasteful(True, {}, t) == (None, "taste judge did not run")

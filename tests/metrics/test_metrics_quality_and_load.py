@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from lancebench.results.models import JudgeRecord, QualityVerdict
 from lancebench.metrics import ResultsError, TrialTable, compute_metrics, load_job, load_jobs, summarize
+from lancebench.results.models import JudgeRecord, QualityVerdict
 
 
 def judged(tasteful: bool | None, minimality: float | None = None, rubric: float | None = None,

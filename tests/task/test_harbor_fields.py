@@ -129,7 +129,8 @@ def test_validate_names_every_unsupported_field_and_only_those():
 
 def test_unknown_harbor_key_is_named(tmp_path):
     d = _harbor_task(tmp_path, "memroy_mb = 4")
-    assert task_unsupported(load_task(d)) == ["environment.memroy_mb: unknown key (not in Harbor's task model); ignored"]
+    expected = ["environment.memroy_mb: unknown key (not in Harbor's task model); ignored"]
+    assert task_unsupported(load_task(d)) == expected
 
 
 def test_tasks_show_json_prints_effective_settings(monkeypatch):

@@ -44,7 +44,7 @@ class ClassifierRun:
 
 def _describe(step: StepView, output_chars: int) -> str:
     parts = [f"Agent message:\n{step.text[:4000]}"]
-    for cmd, out in zip(step.commands, (*step.outputs, *([""] * len(step.commands)))):
+    for cmd, out in zip(step.commands, (*step.outputs, *([""] * len(step.commands))), strict=False):
         parts.append(f"Command:\n{cmd[:2000]}\nOutput (start):\n{out[:output_chars]}")
     return "\n\n".join(parts)
 

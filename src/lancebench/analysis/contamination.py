@@ -22,8 +22,8 @@ task: solved only with guidance reads as *hard*; unsolved even with guidance as 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
-from typing import Iterable
 
 from lancebench.results.models import TrialResult
 

@@ -17,8 +17,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from pathlib import PurePosixPath
-from typing import Iterable
+from collections.abc import Iterable
 
 from lancebench.analysis.findings import StepView
 from lancebench.analysis.shell import SimpleCommand, simple_commands
@@ -28,7 +27,8 @@ _TEST_RUNNERS = {"pytest", "py.test", "tox", "nox", "jest", "vitest", "mocha", "
 _RUNNER_SUBS = {"npm": {"test", "t"}, "yarn": {"test"}, "pnpm": {"test"}, "go": {"test"}, "cargo": {"test"},
                 "make": {"test", "check"}}
 _PY = re.compile(r"^(?:python(?:\d(?:\.\d+)?)?|pypy3?|node|ruby)$")
-_WRITE_CODE = re.compile(r"open\([^)]*['\"][wa]\+?b?['\"]|\.write_text\(|\.write_bytes\(|writeFileSync|shutil\.(?:copy|move)")
+_WRITE_CODE = re.compile(r"open\([^)]*['\"][wa]\+?b?['\"]|\.write_text\(|\.write_bytes\(|writeFileSync"
+                         r"|shutil\.(?:copy|move)")
 _SCRATCH = ("/tmp/", "/dev/")
 _QUIET = {"echo", "printf", "true", "exit", ":"}
 

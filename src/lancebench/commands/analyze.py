@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Optional
 
 import typer
 from rich.console import Console
@@ -34,9 +33,9 @@ Rules (fast, explainable) run first; --judge-model adds a model's reading of eve
 def analyze(
     job_dirs: list[Path] = typer.Argument(..., metavar="JOB_DIR...", help="Job folders, or folders of them."),
     as_json: bool = typer.Option(False, "--json", help="Print the whole analysis as JSON."),
-    judge_model: Optional[str] = typer.Option(None, "--judge-model", help="Also classify each agent step with this "
+    judge_model: str | None = typer.Option(None, "--judge-model", help="Also classify each agent step with this "
                                                                           "model (litellm name, or local)."),
-    api_base: Optional[str] = typer.Option(None, "--api-base", help="OpenAI-compatible server of --judge-model."),
+    api_base: str | None = typer.Option(None, "--api-base", help="OpenAI-compatible server of --judge-model."),
 ) -> None:
     """Find benchmark awareness and reward-hacking attempts in trajectories, split work into phases,
     and compare solve rates on public and private tasks."""

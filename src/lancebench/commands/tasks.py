@@ -32,7 +32,8 @@ def validate(paths: list[Path] = typer.Argument(..., help="Task folders or folde
         for warning in task_warnings(t):
             out.print(f"  [yellow]warning[/yellow] {escape(warning)}", highlight=False)
         for field in task_unsupported(t):
-            out.print(f"  [yellow]unsupported[/yellow] {escape(str(t.paths.task_toml))}: {escape(field)}", highlight=False,
+            out.print(f"  [yellow]unsupported[/yellow] {escape(str(t.paths.task_toml))}: {escape(field)}",
+                      highlight=False,
                       soft_wrap=True)
         for error in missing_host_vars(t):
             out.print(f"  [yellow]warning[/yellow] {escape(str(error))}", highlight=False)

@@ -74,7 +74,8 @@ def judge_run(*, exit_code: int | None, timed_out: bool, rewards: dict[str, floa
         all_pass = all(v == "passed" for v in tests.values())
         reward_ok = rewards is None or main_reward(rewards) >= 1.0
         if all(v == "missing" for v in tests.values()):
-            return RunOutcome(broken=True, reason="the JUnit report holds none of the task's F2P/P2P tests", tests=tests)
+            return RunOutcome(broken=True, reason="the JUnit report holds none of the task's F2P/P2P tests",
+                              tests=tests)
         failed = [t for t, v in tests.items() if v != "passed"]
         reason = None if all_pass and reward_ok else (
             f"tests not passing: {', '.join(failed[:5])}" + (" ..." if len(failed) > 5 else "") if failed

@@ -202,7 +202,8 @@ def filter_patch(patch: str, globs: list[str] | tuple[str, ...],
     ``patch`` is a :class:`~lancebench.sandbox.base.CapturedPatch`, else as ``UNREADABLE``).
     With ``patch.paths``, chunk *i* must name exactly ``paths[i]`` (see the module docstring)."""
     exact = getattr(patch, "paths", None)
-    kept, dropped = [], set()
+    kept: list[str] = []
+    dropped: set[str] = set()
     for i, fd in enumerate(split_patch(patch)):
         if exact is not None:
             want = exact[i] if i < len(exact) else None
@@ -211,7 +212,7 @@ def filter_patch(patch: str, globs: list[str] | tuple[str, ...],
         else:
             readable, names = fd.certain and bool(fd.paths), fd.paths or {UNREADABLE}
         created = fd.old is None and fd.new is not None
-        shadow = (created and shadowed_module(fd.new) is not None
+        shadow = (created and fd.new is not None and shadowed_module(fd.new) is not None
                   and not any(glob_regex(g).match(fd.new) for g in unprotect))
         if not readable or shadow or any(is_protected(p, globs, unprotect) for p in names):
             dropped |= names if not readable else fd.paths

@@ -119,7 +119,8 @@ def converse(client: LLMClient, system: str, user: str, answer_model: type[A], l
             raise fail("turns", f"no accepted answer within {limits.max_turns} model calls")
         used = spent()
         if used.input_tokens + used.output_tokens >= limits.max_total_tokens:
-            raise fail("tokens", f"{used.input_tokens + used.output_tokens} tokens used, budget {limits.max_total_tokens}")
+            raise fail("tokens",
+                       f"{used.input_tokens + used.output_tokens} tokens used, budget {limits.max_total_tokens}")
         try:
             reply = client.complete(messages, max_tokens=limits.max_tokens, deadline=deadline)
         except ModelAuthError:

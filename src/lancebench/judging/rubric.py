@@ -47,7 +47,7 @@ class Rubric(BaseModel):
     pass_to_pass: list[Criterion] = Field(default_factory=list)
 
     @model_validator(mode="after")
-    def _unique(self) -> "Rubric":
+    def _unique(self) -> Rubric:
         names = [c.name for c in self.criteria()]
         dup = sorted({n for n in names if names.count(n) > 1})
         if dup:
@@ -74,7 +74,8 @@ def load_rubric(path: Path) -> Rubric:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise TaskError(path, f"not readable JSON: {exc}", fix="write a JSON object with files, fail_to_pass, pass_to_pass") from exc
+        raise TaskError(path, f"not readable JSON: {exc}",
+                        fix="write a JSON object with files, fail_to_pass, pass_to_pass") from exc
     try:
         return Rubric.model_validate(data)
     except ValidationError as exc:
@@ -101,7 +102,7 @@ class RubricAnswer(BaseModel):
 def _answer_model(expected: list[str]) -> type[RubricAnswer]:
     class Checked(RubricAnswer):
         @model_validator(mode="after")
-        def _covers(self) -> "Checked":
+        def _covers(self) -> Checked:
             got = [c.name for c in self.criteria]
             missing = [n for n in expected if n not in got]
             unknown = [n for n in got if n not in expected]
@@ -128,7 +129,8 @@ Reply with one JSON object and nothing else."""
 
 def _prompt(instruction: str, rubric: Rubric, patch: str, files_text: str | None) -> str:
     crit = "\n".join(f"- {c.name} [{rubric.group(c.name)}]: {c.description}" for c in rubric.criteria())
-    answer = json.dumps({"answer": {"criteria": [{"name": c.name, "score": 1, "rationale": "..."} for c in rubric.criteria()],
+    answer = json.dumps({"answer": {"criteria": [{"name": c.name, "score": 1,
+                                                  "rationale": "..."} for c in rubric.criteria()],
                                     "summary": "..."}})
     parts = [f"## Task given to the engineer\n{instruction.strip()}",
              f"## Patch\n```diff\n{patch.strip() or '(empty patch: nothing was changed)'}\n```",
@@ -163,7 +165,8 @@ def judge_rubric(client: LLMClient, instruction: str, rubric: Rubric, patch: str
     files_text = _files_text(rubric, snapshot) if one_shot else None
     answer_model = _answer_model([c.name for c in rubric.criteria()])
     got = converse(client, SYSTEM, _prompt(instruction, rubric, patch, files_text), answer_model,
-                   dataclasses.replace(limits, max_turns=1 + limits.schema_retries, min_tool_turns=0) if one_shot else limits,
+                   dataclasses.replace(limits, max_turns=1 + limits.schema_retries,
+                                       min_tool_turns=0) if one_shot else limits,
                    None if one_shot else snapshot)
     details = {"criteria": [{"name": c.name, "group": rubric.group(c.name), "score": c.score, "rationale": c.rationale}
                             for c in got.answer.criteria], "one_shot": one_shot}

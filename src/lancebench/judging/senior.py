@@ -93,7 +93,8 @@ def _run_judges(s: JudgeSettings, task: Task, patch: str, reference: str | None,
             out["rubric"] = _failed("bad-rubric", rubric_error, s.model)
         else:
             rubric = load_rubric(rubric_path)
-            out["rubric"] = recorded(s.model, lambda: judge_rubric(s.client(), task.instruction, rubric, patch, snap, s.limits))
+            out["rubric"] = recorded(s.model, lambda: judge_rubric(s.client(), task.instruction, rubric, patch, snap,
+                                                                   s.limits))
     if "taste" in s.judges:
         if reference is None:
             out["taste"] = JudgeRecord(status="skipped", rationale="the task has no reference solution", model=s.model)
@@ -163,7 +164,7 @@ async def senior_grade(s: JudgeSettings, task: Task, backend: Backend, env: Prep
         result.status = "unresolved"
         result.reason = (f"validation: stories not passed: {', '.join(failed)}" if failed
                          else f"validation {validation.status if validation else 'missing'}")
-    bloat = (None, None, None)
+    bloat: tuple[float | None, int | None, int | None] = (None, None, None)
     if reference is not None:
         try:
             b = patch_bloat(kept, reference)

@@ -130,7 +130,8 @@ class RepoSnapshot:
             yield base
             return
         for dirpath, dirnames, filenames in os.walk(base, followlinks=False):
-            dirnames[:] = sorted(d for d in dirnames if d not in HIDDEN and not os.path.islink(os.path.join(dirpath, d)))
+            dirnames[:] = sorted(d for d in dirnames if d not in HIDDEN and not os.path.islink(os.path.join(dirpath,
+                                                                                                            d)))
             for name in sorted(filenames):
                 full = Path(dirpath) / name
                 if not full.is_symlink():
@@ -160,6 +161,6 @@ def _cap(line: str) -> str:
 
 def _int(value: object, default: int) -> int:
     try:
-        return int(value)  # type: ignore[arg-type]
+        return int(value)  # type: ignore[call-overload]
     except (TypeError, ValueError):
         return default

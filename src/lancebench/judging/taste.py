@@ -51,7 +51,7 @@ STYLE_GUIDES = ("CONTRIBUTING.md", "CONTRIBUTING.rst", "CONTRIBUTING", "STYLE.md
 
 
 def _score() -> int:
-    return Field(ge=1, le=5)  # type: ignore[no-any-return]
+    return Field(ge=1, le=5)
 
 
 class TasteScores(BaseModel):

@@ -27,7 +27,7 @@ import secrets
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, model_validator
 
@@ -88,7 +88,7 @@ class ReviewAnswer(BaseModel):
     reason: str = ""
 
     @model_validator(mode="after")
-    def _script_when_revising(self) -> "ReviewAnswer":
+    def _script_when_revising(self) -> ReviewAnswer:
         if self.verdict == "revise" and not (self.script or "").strip():
             raise ValueError("a revise verdict needs the whole new script")
         return self
@@ -127,13 +127,15 @@ def _write_prompt(story: Story, patch: str) -> str:
 def _review_prompt(script: str, smoke: StoryOutcome, log: str) -> str:
     return "\n\n".join([
         "Review your script once. It ran on the first case only.",
-        f"## Script\n```python\n{script}\n```", f"## Smoke result: {smoke.outcome} ({smoke.detail})\n```\n{log[-3000:]}\n```",
+        f"## Script\n```python\n{script}\n```",
+        f"## Smoke result: {smoke.outcome} ({smoke.detail})\n```\n{log[-3000:]}\n```",
         'Reply {"answer": {"verdict": "ok"}} if the script checks the story faithfully (a failing case may be a '
         'real bug in the patch), {"answer": {"verdict": "revise", "script": "<whole new script>", "reason": "..."}} '
         'if the script itself is wrong, or {"answer": {"verdict": "unsure", "reason": "..."}}.'])
 
 
-def _classify(exit_code: int | None, junit: dict[str, str] | None, names: list[str]) -> tuple[Outcome, str, dict[str, str]]:
+def _classify(exit_code: int | None, junit: dict[str, str] | None, names: list[str]) -> tuple[Outcome, str,
+                                                                                              dict[str, str]]:
     """The story's outcome from pytest's exit code and JUnit report (ids ``...test_case[caseN]``)."""
     n_cases = len(names)
     if junit is None:
@@ -164,7 +166,7 @@ class _Run:
         self.turns = 0
 
     async def ask(self, system: str, prompt: str, model: type, tools: bool):
-        got = await asyncio.to_thread(converse, self.client, system, prompt, model, self.limits,
+        got: Any = await asyncio.to_thread(converse, self.client, system, prompt, model, self.limits,
                                       self.snap if tools else None)
         self.turns += got.turns
         return got.answer
@@ -232,9 +234,10 @@ async def validate(client: LLMClient, task: Task, backend: Backend, env: Prepare
     start_usage = client.usage
     unsupported = [f"{s.name}: driver {s.driver!r}" for s in spec.stories if s.driver not in SUPPORTED_DRIVERS]
     if unsupported:
-        outcomes = [StoryOutcome(s.name, "unsure", f"driver {s.driver!r} is unsupported (lancebench runs: "
-                                 f"{', '.join(SUPPORTED_DRIVERS)})", {}) for s in spec.stories if s.driver not in SUPPORTED_DRIVERS]
-        rec = _record("failed:unsupported-driver", outcomes, 0, Usage())
+        refused = [StoryOutcome(s.name, "unsure", f"driver {s.driver!r} is unsupported (lancebench runs: "
+                                f"{', '.join(SUPPORTED_DRIVERS)})",
+                                {}) for s in spec.stories if s.driver not in SUPPORTED_DRIVERS]
+        rec = _record("failed:unsupported-driver", refused, 0, Usage())
         raise ValidationInvalid("validation: unsupported driver(s): " + "; ".join(unsupported), rec)
     if scratch.exists():
         shutil.rmtree(scratch)

@@ -49,7 +49,7 @@ class Story(BaseModel):
     cases: list[Case] = Field(min_length=1)
 
     @model_validator(mode="after")
-    def _unique_cases(self) -> "Story":
+    def _unique_cases(self) -> Story:
         names = [c.name for c in self.cases]
         if len(names) != len(set(names)):
             raise ValueError(f"story {self.name!r}: case names must be unique")
@@ -63,7 +63,7 @@ class ValidationSpec(BaseModel):
     stories: list[Story] = Field(default_factory=list)
 
     @model_validator(mode="after")
-    def _unique(self) -> "ValidationSpec":
+    def _unique(self) -> ValidationSpec:
         names = [s.name for s in self.stories]
         if len(names) != len(set(names)):
             raise ValueError("story names must be unique")

@@ -29,8 +29,8 @@ from lancebench.metrics.intervals import (
 )
 from lancebench.metrics.money import available_usd, earn_rate, earned_usd
 from lancebench.metrics.passk import pass_at_k_table, pass_hat_k_table
-from lancebench.metrics.rewards import reward_means
 from lancebench.metrics.quality import per_task_mean, score_medians, tasteful_solve
+from lancebench.metrics.rewards import reward_means
 from lancebench.metrics.table import TrialTable
 from lancebench.results.models import TrialResult
 

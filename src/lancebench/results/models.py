@@ -42,7 +42,7 @@ class Usage(_Strict):
                      cached_tokens=self.cached_tokens + other.cached_tokens, cost_usd=cost,
                      calls=self.calls + other.calls, retries=self.retries + other.retries)
 
-    def since(self, earlier: "Usage") -> "Usage":
+    def since(self, earlier: Usage) -> Usage:
         """What was used after ``earlier`` (a snapshot of the same running total)."""
         cost = None if self.cost_usd is None or earlier.cost_usd is None else self.cost_usd - earlier.cost_usd
         return Usage(input_tokens=self.input_tokens - earlier.input_tokens,

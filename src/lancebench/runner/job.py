@@ -9,19 +9,19 @@ configuration, so unrelated option changes don't block a resume.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from lancebench import __version__
 from lancebench.backends.options import BackendOptions
 from lancebench.environment.cache import sub
 from lancebench.errors import ConfigError, TaskError
-from lancebench.runner.executor import AgentRecipe, make_executor
+from lancebench.judging.senior import JudgeSettings
 from lancebench.results.models import JobConfig, TrialResult
 from lancebench.results.paths import JobPaths
 from lancebench.results.store import atomic_write, read_result, trial_id, write_json
-from lancebench.judging.senior import JudgeSettings
+from lancebench.runner.executor import AgentRecipe, make_executor
 from lancebench.runner.trial import TrialSpec
 from lancebench.task.model import Task
 
@@ -87,7 +87,7 @@ def plan(tasks: list[Task], opts: JobOptions) -> tuple[list[TrialSpec], list[Tri
     return todo, kept
 
 
-def write_job_config(opts: JobOptions, task_errors: list[TaskError], tasks: list[Task] = ()) -> JobPaths:
+def write_job_config(opts: JobOptions, task_errors: list[TaskError], tasks: Sequence[Task] = ()) -> JobPaths:
     """Create the job folder and write ``job.json`` (the latest run's options; ``created_at`` kept
     from the first run) and ``task_errors.json``.
 

@@ -12,8 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lancebench.agents.base import Agent, AgentContext, AgentOutcome
-from lancebench.errors import (AgentError, LancebenchError, ModelAuthError, ModelError, SandboxError,
-                               WorkspaceError)
+from lancebench.errors import AgentError, LancebenchError, ModelAuthError, ModelError, SandboxError, WorkspaceError
 from lancebench.grading.choice import grade_choice, read_answer_file
 from lancebench.grading.outcome import RunOutcome, combine_runs, judge_run
 from lancebench.grading.patch import filter_patch
@@ -206,7 +205,7 @@ async def _run_agent(agent: Agent, ctx: AgentContext, budget: float) -> AgentOut
     """Run the agent, ending it at its deadline (plus a grace period for its own clean-up)."""
     try:
         outcome = await asyncio.wait_for(agent.run(ctx), budget + AGENT_GRACE_SEC)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         return AgentOutcome(exit="timeout", message=f"ended by the harness after {budget:.0f}s",
                             usage=_usage_from_trajectory(ctx.logs_dir / "trajectory.json"))
     except (ModelError, LancebenchError):
@@ -348,7 +347,8 @@ async def grade_once(task: Task, backend: Backend, env: PreparedEnvironment, pat
         res = await sandbox.exec(["bash", "/tests/test.sh"], cwd=env.workdir, env=verifier_env(task, step),
                                  timeout=timeout)
         (out_dir / "test.log").write_text(f"exit code: {res.exit_code} timed out: {res.timed_out} "
-                                          f"({res.duration_sec:.1f}s)\n--- stdout\n{res.stdout}\n--- stderr\n{res.stderr}")
+                                          f"({res.duration_sec:.1f}s)\n--- stdout\n{res.stdout}"
+                                          f"\n--- stderr\n{res.stderr}")
         await sandbox.get("/logs/verifier", out_dir / "logs")
     finally:
         await sandbox.stop()

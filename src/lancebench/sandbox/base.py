@@ -33,7 +33,7 @@ class CapturedPatch(str):
 
     paths: tuple[str, ...] | None
 
-    def __new__(cls, text: str, paths: list[str] | tuple[str, ...] | None = None) -> "CapturedPatch":
+    def __new__(cls, text: str, paths: list[str] | tuple[str, ...] | None = None) -> CapturedPatch:
         obj = super().__new__(cls, text)
         obj.paths = tuple(paths) if paths is not None else None
         return obj

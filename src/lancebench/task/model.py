@@ -15,8 +15,16 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from lancebench.task.harbor import (Healthcheck, NetworkMode, PackageInfo, PhaseNetwork, SolutionConfig, StepConfig,
-                                    check_hosts, parse_size_mb)
+from lancebench.task.harbor import (
+    Healthcheck,
+    NetworkMode,
+    PackageInfo,
+    PhaseNetwork,
+    SolutionConfig,
+    StepConfig,
+    check_hosts,
+    parse_size_mb,
+)
 
 # Paths of the repository that belong to the test runner: a patch's changes there are dropped
 # before grading (DESIGN.md, trial flow step 4). Globs match repository-relative POSIX paths;
@@ -112,7 +120,8 @@ class EnvironmentConfig(_Open):
                                  f"(or give {legacy}_mb in MiB)")
             mb = parse_size_mb(value)
             if f"{legacy}_mb" in data and data[f"{legacy}_mb"] != mb:
-                raise ValueError(f"{legacy} = {value!r} ({mb} MB) conflicts with {legacy}_mb = {data[f'{legacy}_mb']!r}: "
+                raise ValueError(f"{legacy} = {value!r} ({mb} MB) conflicts with {legacy}_mb = "
+                                 f"{data[f'{legacy}_mb']!r}: "
                                  "keep one of them")
             data.setdefault(f"{legacy}_mb", mb)
         return data

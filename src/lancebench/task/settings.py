@@ -76,7 +76,8 @@ def phase_env(task: Task, phase: str, *, step: str | None = None,
         except KeyError as exc:
             raise TaskError(task.paths.task_toml, f"${{{exc.args[0]}}} is not set on this machine", key=name,
                             task_dir=task.paths.root,
-                            fix=f"export {exc.args[0]}=... before running, or write ${{{exc.args[0]}:-default}}") from None
+                            fix=f"export {exc.args[0]}=... before running, "
+                                f"or write ${{{exc.args[0]}:-default}}") from None
     return out
 
 
@@ -84,7 +85,7 @@ def missing_host_vars(task: Task, host: Mapping[str, str] | None = None) -> list
     """Every env table of ``task`` whose templates cannot be filled on this host (one
     :class:`TaskError` each): checked when a job is planned, before any trial runs."""
     errors = []
-    steps = [s.name for s in task.config.steps or []] or [None]
+    steps: list[str | None] = [s.name for s in task.config.steps or []] or [None]
     seen = set()
     for phase in ("solution", "verifier"):
         for step in steps:

@@ -25,7 +25,8 @@ def _only(allowed: tuple, why: str) -> Check:
     return lambda value: None if value in allowed else why
 
 
-_NETWORK = _only((None, "no-network", "public"), "network_mode allowlist is not supported yet (use public or no-network)")
+_NETWORK = _only((None, "no-network", "public"),
+                 "network_mode allowlist is not supported yet (use public or no-network)")
 _HOSTS = _never("allowed_hosts needs network_mode allowlist, which is not supported yet")
 _USER = _never("lancebench runs the agent as an unprivileged user and the verifier as the image's user")
 _ARTIFACTS = _never("artifacts are not collected by lancebench (the trial keeps the patch and the logs)")
