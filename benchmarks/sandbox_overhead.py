@@ -87,9 +87,9 @@ setup = "setup.sh"
 async def bench_trial(repeats: int = 5) -> float:
     """Median wall seconds of a nop trial on a cached 20 MB repository with a no-op verifier."""
     from lancebench.agents.builtin import NopAgent
+    from lancebench.backends.local import LocalBackend
     from lancebench.results.paths import TrialPaths
     from lancebench.runner.trial import TrialSpec, run_trial
-    from lancebench.backends.local import LocalBackend
     from lancebench.task.load import load_task
     root = Path(tempfile.mkdtemp())
     root.chmod(0o755)

@@ -48,7 +48,8 @@ def run_harbor(task: Path, agent: str, jobs: Path, env: dict | None = None) -> l
     exe = Path(harbor_python()).parent / "harbor"
     full = dict(os.environ, DOCKER_CONFIG=harbor_docker_config(), LITELLM_LOCAL_MODEL_COST_MAP="True", **(env or {}))
     name = f"{task.name}-{agent}"
-    proc = subprocess.run([str(exe), "run", "-p", str(task), "-a", agent, "-o", str(jobs), "--job-name", name, "-y", "-q"],
+    proc = subprocess.run([str(exe), "run", "-p", str(task), "-a", agent, "-o", str(jobs), "--job-name", name, "-y",
+                           "-q"],
                           capture_output=True, text=True, env=full, timeout=900, check=False)
     found = [json.loads(p.read_text()) for p in sorted((jobs / name).glob("*/result.json"))]
     assert found, f"harbor wrote no trial\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"

@@ -5,11 +5,12 @@ place lancebench imports user code by name. At the bottom of the layers: it impo
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 from lancebench.errors import ConfigError
 
 
-def load_object(spec: str, what: str) -> object:
+def load_object(spec: str, what: str) -> Any:
     """Import ``module:Name`` and return the object. ``what`` names the kind of plug-in in errors
     (``"backend"``, ``"agent"``). Raises :class:`ConfigError` naming the spec when the spec is not
     ``module:Name``, the module cannot be imported, or it has no such name."""

@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 from scripted_server import Reply
 
+from lancebench.backends import make_backend
 from lancebench.judging.validation import ValidationInvalid, validate
 from lancebench.judging.validation_spec import load_spec
 from lancebench.judging.workspace import reference_patch, snapshot
 from lancebench.llm.client import LLMClient
-from lancebench.backends import make_backend
 from lancebench.task.load import load_task
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))

@@ -28,7 +28,8 @@ git diff --cached --no-renames --name-only -z "$2" > /tmp/capture.names || fail 
 ( ulimit -f $(( $3 / 1024 + 1 )); exec git diff --cached --no-renames --binary --no-color --no-ext-diff \
     --no-textconv "$2" > /tmp/capture.patch ) 2>/tmp/capture.err
 code=$?
-[ "$(stat -c %s /tmp/capture.patch)" -le "$3" ] || fail 92 "the patch is over the cap of $3 bytes ([lancebench.limits] patch_mb)"
+[ "$(stat -c %s /tmp/capture.patch)" -le "$3" ] ||
+  fail 92 "the patch is over the cap of $3 bytes ([lancebench.limits] patch_mb)"
 [ $code -eq 0 ] || fail 91 "git diff failed on the workspace: $(tail -c 500 /tmp/capture.err)"
 """
 
@@ -47,7 +48,8 @@ async def run_capture(box: Sandbox, tree: str, task: Task, env: PreparedEnvironm
     if res.timed_out:
         raise WorkspaceError("the workspace could not be captured within 600 s (too many or too large files)")
     if not res.ok:
-        raise WorkspaceError(f"the workspace could not be captured (exit {res.exit_code}): {res.stderr.strip()[-1000:]}")
+        raise WorkspaceError(f"the workspace could not be captured (exit {res.exit_code}): "
+                             f"{res.stderr.strip()[-1000:]}")
     scratch.mkdir(parents=True, exist_ok=True)
     out, names = scratch / "capture.patch", scratch / "capture.names"
     await box.get("/tmp/capture.patch", out)

@@ -3,9 +3,10 @@ sandboxes are :class:`lancebench.sandbox.docker.DockerSandbox` containers.
 
 - ``prepare(task)``: :func:`ensure_image` (cached by content digest; build log in
   ``$LANCEBENCH_HOME/docker-builds/<digest>.log``), then the base commit of the repository at the
-  workdir, read in a throw-away container (none for ``choice`` tasks, which need no repository). An image whose workdir is not a git repository gets a
-  derived image (``<tag>-base``) where what is there is committed as the base, with a fixed
-  author and date so every build of it gives the same commit. The image needs ``git``.
+  workdir, read in a throw-away container (none for ``choice`` tasks, which need no repository).
+  An image whose workdir is not a git repository gets a derived image (``<tag>-base``) where what
+  is there is committed as the base, with a fixed author and date so every build of it gives the
+  same commit. The image needs ``git``.
 - ``open(...)``: a fresh container from that image (the image's own copy of the repository).
 - ``capture(...)``: the agent container is killed (every process ends, files stay), its workdir
   is copied as a tar stream into a *fresh* container of the same image, and the patch is the
@@ -26,6 +27,7 @@ import threading
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import cast
 
 from lancebench.backends.capture import run_capture
 from lancebench.backends.options import BackendOptions
@@ -45,7 +47,8 @@ _BASE_COMMIT_ENV = {"GIT_AUTHOR_NAME": "lancebench", "GIT_AUTHOR_EMAIL": "lanceb
                     "GIT_COMMITTER_NAME": "lancebench", "GIT_COMMITTER_EMAIL": "lancebench@localhost",
                     "GIT_AUTHOR_DATE": "2000-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2000-01-01T00:00:00Z"}
 
-_prepared: dict[tuple[str, str], tuple[str, str, str, Path | None]] = {}  # (image id, workdir) -> (image, workdir, commit)
+_prepared: dict[tuple[str, str], tuple[str, str, str,
+                                       Path | None]] = {}  # (image id, workdir) -> (image, workdir, commit)
 _prepared_lock = threading.Lock()
 
 
@@ -90,7 +93,8 @@ class DockerBackend:
     async def prepare(self, task: Task) -> PreparedEnvironment:
         t0 = time.monotonic()
         if task.lb.local is not None and task.lb.local.checkout is not None:
-            raise EnvironmentBuildError(f"{task.paths.task_toml}: [lancebench.local.checkout] (a snapshot of a repository on "
+            raise EnvironmentBuildError(f"{task.paths.task_toml}: [lancebench.local.checkout] "
+                                        "(a snapshot of a repository on "
                                         "this machine, e.g. from --repo-path) is built by the local backend only; "
                                         "run with --backend local")
         log = _builds_dir() / f"{task.environment_digest()[:24]}.log"
@@ -103,7 +107,7 @@ class DockerBackend:
 
     def open(self, task: Task, env: PreparedEnvironment, scratch: Path, *, mounts: tuple[Mount, ...] = (),
              network: bool = False, labels: dict[str, str] | None = None) -> DockerSandbox:
-        handle: DockerEnvironment = env.handle
+        handle = cast(DockerEnvironment, env.handle)
         labels = dict(labels or {})
         if labels.get("lancebench.job") or labels.get("job"):
             self._job = labels.get("lancebench.job") or labels.get("job")
@@ -120,7 +124,7 @@ class DockerBackend:
         if not isinstance(sandbox, DockerSandbox) or sandbox.container_id is None:
             raise SandboxError("docker capture needs the started DockerSandbox of the agent phase")
         scratch.mkdir(parents=True, exist_ok=True)
-        handle: DockerEnvironment = env.handle
+        handle = cast(DockerEnvironment, env.handle)
         if handle.pristine is not None:
             await asyncio.to_thread(_kill_container, sandbox.container_id)
             return await capture_on_host(task, env.workdir, env.base_commit, handle.pristine, sandbox.container_id,
@@ -140,7 +144,7 @@ class DockerBackend:
                                  f"ln -sfn {env.workdir}/.git /lancebench/base.git", user="root")
             if not res.ok:
                 raise SandboxError(f"capture setup failed in {box.name}: {res.output[-1000:]}")
-            await asyncio.to_thread(_copy_tree, sandbox.container_id, env.workdir, box.container_id, CAPTURE_ROOT,
+            await asyncio.to_thread(_copy_tree, sandbox.container_id, env.workdir, box._require(), CAPTURE_ROOT,
                                     scratch)
             tree = f"{CAPTURE_ROOT}/{Path(env.workdir).name}"
             return await run_capture(box, tree, task, env, scratch)
@@ -162,7 +166,7 @@ class DockerBackend:
         """Apply ``patch`` into a started grading sandbox when the image has no git (on the host:
         :func:`~lancebench.backends.docker_hosttools.apply_on_host`); None when the image has git
         (the caller runs ``git apply`` inside). Returns (applied, log)."""
-        handle: DockerEnvironment = env.handle
+        handle = cast(DockerEnvironment, env.handle)
         if handle.pristine is None:
             return None
         return await apply_on_host(task, env.workdir, handle.pristine, sandbox, patch, scratch)
@@ -221,7 +225,7 @@ def _base_of(task: Task, tag: str) -> tuple[str, str, str, Path | None]:
             head, foreign = _probe(cli, derived, workdir, fix=None)
             if not head or foreign:
                 raise EnvironmentBuildError(f"derived image {derived} is not usable (remove it and retry)")
-            result = (derived, workdir, head, None)
+            result: tuple[str, str, str, Path | None] = (derived, workdir, head, None)
         except docker.errors.ImageNotFound:
             try:
                 head, foreign = _probe(cli, tag, workdir, fix=None)
@@ -256,7 +260,8 @@ def _probe(cli, image: str, workdir: str, *, fix: str | None, init: bool = False
     cid = container["Id"]
     u, _, g = user.partition(":")
     script = (f"command -v git >/dev/null || {{ echo 'git is not installed in the image' >&2; exit 90; }}\n"
-              f"cd '{workdir}' 2>/dev/null || {{ echo 'workdir {workdir} does not exist in the image' >&2; exit 91; }}\n"
+              f"cd '{workdir}' 2>/dev/null || "
+              f"{{ echo 'workdir {workdir} does not exist in the image' >&2; exit 91; }}\n"
               f"U=$(id -u '{u}' 2>/dev/null || echo '{u}'); G=$(id -g '{g or u}' 2>/dev/null || echo '{g or u}')\n")
     if fix:
         if init:
@@ -280,7 +285,8 @@ def _probe(cli, image: str, workdir: str, *, fix: str | None, init: bool = False
         head, foreign = fields.get("head", "").strip(), bool(fields.get("foreign", "").strip())
         if fix:
             if not head or foreign:
-                raise EnvironmentBuildError(f"image {image}: could not prepare the repository at {workdir}: {stderr[-1500:]}")
+                raise EnvironmentBuildError(f"image {image}: could not prepare the repository at {workdir}: "
+                                            f"{stderr[-1500:]}")
             api.stop(cid, timeout=1)
             conf = dict(config)  # the image's own config, not the probe's
             conf["Labels"] = {"lancebench.environment": f"derived from {image}", **(conf.get("Labels") or {}),

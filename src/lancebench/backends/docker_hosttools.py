@@ -192,7 +192,8 @@ async def apply_on_host(task: Task, workdir: str, pristine: Path, sandbox, patch
     box = LocalSandbox(spec, root=work / "root")
     await box.start()
     try:
-        res = await box.exec(["git", "apply", "--binary", "--whitespace=nowarn", "/tmp/lb-patch/patch.diff"], timeout=300)
+        res = await box.exec(["git", "apply", "--binary", "--whitespace=nowarn", "/tmp/lb-patch/patch.diff"],
+                             timeout=300)
     finally:
         await box.stop()
     if not res.ok:

@@ -7,17 +7,18 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
+from typing import cast
 
 from lancebench.backends.capture import run_capture
-from lancebench.backends.local_environment import build_local_environment
+from lancebench.backends.local_environment import LocalEnvironment, build_local_environment
 from lancebench.backends.options import BackendOptions
 from lancebench.errors import SandboxError
 from lancebench.sandbox.backend import PreparedEnvironment, task_limits
 from lancebench.sandbox.base import CapturedPatch, Mount, Sandbox, SandboxSpec
 from lancebench.sandbox.cgroups import CgroupSet
 from lancebench.sandbox.fstree import make_readable, remove_tree
-from lancebench.sandbox.quota import mount_quota
 from lancebench.sandbox.local import LocalSandbox
+from lancebench.sandbox.quota import mount_quota
 from lancebench.task.model import Task
 
 
@@ -48,7 +49,7 @@ class LocalBackend:
     def open(self, task: Task, env: PreparedEnvironment, scratch: Path, *, mounts: tuple[Mount, ...] = (),
              network: bool = False, labels: dict[str, str] | None = None) -> LocalSandbox:
         """A fresh, not yet started sandbox over a copy of the built repository (in ``scratch``)."""
-        built = env.handle
+        built = cast(LocalEnvironment, env.handle)
         workspace = scratch / "workspace"
         if os.path.lexists(workspace):
             remove_tree(workspace)
@@ -73,8 +74,8 @@ class LocalBackend:
             # Every process of the sandbox has ended (or we are not root): permissions may be
             # fixed. A live workspace (the user tool's snapshot) is never changed by root: an
             # agent could swap a folder for a link to a host file mid-walk.
-            make_readable(sandbox.spec.workspace)
-        built = env.handle
+            make_readable(sandbox.workspace)
+        built = cast(LocalEnvironment, env.handle)
         spec = SandboxSpec(workdir=env.workdir, workspace=sandbox.spec.workspace, env=dict(env.variables),
                            mounts=(Mount(built.git_dir, "/lancebench/base.git", False),), limits=task_limits(task))
         capture = LocalSandbox(spec, root=scratch / "capture-root")

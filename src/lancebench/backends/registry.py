@@ -21,4 +21,4 @@ def make_backend(name: str, options: BackendOptions | None = None) -> Backend:
     if ":" not in spec:
         raise ConfigError(f"unknown backend '{name}'; choose one of {', '.join(BACKENDS)} or module:Class")
     cls = load_object(spec, "backend")
-    return cls(options=options or BackendOptions())  # type: ignore[operator]
+    return cls(options=options or BackendOptions())

@@ -7,7 +7,6 @@ import json
 import secrets
 import shutil
 from pathlib import Path
-from typing import Optional
 
 import typer
 from rich.markup import escape
@@ -39,8 +38,9 @@ def calibrate(
     path: list[Path] = typer.Option(..., "-p", "--path", help="A task folder or a folder of tasks (repeatable)."),
     attempts: int = typer.Option(3, "-k", "--attempts", min=1, help="Runs of each check and judge."),
     judge_model: str = typer.Option(..., "--judge-model", help="Any litellm model name, or local."),
-    judge_api_base: Optional[str] = typer.Option(None, "--judge-api-base", help="Base URL of an OpenAI-compatible server."),
-    task_glob: Optional[list[str]] = typer.Option(None, "-t", "--task", help="Only tasks whose name matches (glob)."),
+    judge_api_base: str | None = typer.Option(None, "--judge-api-base",
+                                              help="Base URL of an OpenAI-compatible server."),
+    task_glob: list[str] | None = typer.Option(None, "-t", "--task", help="Only tasks whose name matches (glob)."),
     backend: str = typer.Option("local", "--backend", help="Sandbox backend: local or docker."),
     as_json: bool = typer.Option(False, "--json", help="Print the calibration as JSON."),
     judge_max_turns: int = typer.Option(16, "--judge-max-turns", min=2, help="Model calls per judge conversation."),
@@ -53,11 +53,11 @@ def calibrate(
 
     Example: lancebench calibrate -p src/lancebench/datasets/mini/tasks/texttable-bool-dtype -k 3 --judge-model local
     """
+    from lancebench.backends import make_backend
     from lancebench.commands.run import judge_settings
     from lancebench.environment.cache import sub
     from lancebench.judging.calibrate import calibrate as run_calibration
     from lancebench.llm import serving
-    from lancebench.backends import make_backend
     try:
         tasks, errors, _ = select_tasks(path, None, task_glob, None)
         print_task_errors(errors)
@@ -81,10 +81,10 @@ def calibrate(
                 shutil.rmtree(scratch, ignore_errors=True)
     except ModelAuthError as exc:
         console.print(f"[red]stopped:[/red] {escape(str(exc))}", highlight=False)
-        raise typer.Exit(3)
+        raise typer.Exit(3) from None
     except LancebenchError as exc:
         console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
-        raise typer.Exit(2)
+        raise typer.Exit(2) from None
     if as_json:
         print(json.dumps(results, indent=2))
     if errors:

@@ -31,7 +31,8 @@ def select_tasks(paths: list[Path] | None, dataset: str | None, globs: list[str]
     if bool(paths) == bool(dataset):
         raise ConfigError("pass exactly one of -p PATH (a task folder or a folder of tasks) or -d DATASET")
     if repo_path is not None and not dataset:
-        raise ConfigError("--repo-path goes with -d swelancer[:manager] (it is the product repository its tasks browse)")
+        raise ConfigError("--repo-path goes with -d swelancer[:manager] "
+                          "(it is the product repository its tasks browse)")
     if dataset:
         tasks, errors = load_dataset(dataset, source=source, repo_path=repo_path, names=globs)
         label = dataset
@@ -89,4 +90,4 @@ def run_async(coro):
         return asyncio.run(coro)
     except KeyboardInterrupt:
         console.print("[yellow]interrupted: finished trials are kept; run the same command to resume[/yellow]")
-        raise typer.Exit(130)
+        raise typer.Exit(130) from None

@@ -150,7 +150,8 @@ class UserToolService:
         self.bin = scratch / "bin"
         self.channel = scratch / "channel"
         self.plugin = scratch / "plugin"
-        for d in (self.bin, self.channel / "requests", self.channel / "responses", self.channel / "outputs", self.plugin):
+        for d in (self.bin, self.channel / "requests", self.channel / "responses", self.channel / "outputs",
+                  self.plugin):
             d.mkdir(parents=True, exist_ok=True)
         shutil.copy2(TOOLS_DIR / "user-tool", self.bin / "user-tool")
         (self.bin / "user-tool").chmod(0o755)
@@ -165,7 +166,8 @@ class UserToolService:
         # Requests are writable by the agent; responses are not (the harness writes them as itself).
         # Traces reach the workspace through a read-only folder, copied by the agent's own user:
         # the harness never writes into the workspace, whose paths the agent controls.
-        return (Mount(self.bin, BIN_INSIDE, False), Mount(self.channel / "requests", f"{REQUESTS_INSIDE}/requests", True),
+        return (Mount(self.bin, BIN_INSIDE, False),
+                Mount(self.channel / "requests", f"{REQUESTS_INSIDE}/requests", True),
                 Mount(self.channel / "responses", f"{REQUESTS_INSIDE}/responses", False),
                 Mount(self.channel / "outputs", f"{REQUESTS_INSIDE}/outputs", False))
 
@@ -181,6 +183,12 @@ class UserToolService:
         self.sandbox = sandbox
         self._task = asyncio.create_task(self._watch())
 
+    def _attached(self) -> Sandbox:
+        """The agent's sandbox; raises SandboxError before :meth:`attach`."""
+        if self.sandbox is None:
+            raise SandboxError("user-tool: no sandbox attached (call attach() first)")
+        return self.sandbox
+
     async def close(self) -> None:
         """Stop answering and remove ``user_tool/`` from the workspace (safe to call twice)."""
         if self._closed:
@@ -195,7 +203,7 @@ class UserToolService:
             self._task = None
         if self.sandbox is not None:
             try:
-                await self.sandbox.exec(["rm", "-rf", "--", f"{self.env.workdir}/{OUTPUT_FOLDER}"], timeout=60)
+                await self._attached().exec(["rm", "-rf", "--", f"{self.env.workdir}/{OUTPUT_FOLDER}"], timeout=60)
             except SandboxError:
                 pass
 
@@ -256,8 +264,9 @@ class UserToolService:
             staged.chmod(0o755)
             for f in staged.iterdir():
                 f.chmod(0o644)
-            res = await self.sandbox.exec(["bash", "-c", 'mkdir -p "$1" && cp -r -- "$2" "$3"', "copy",
-                                           f"{self.env.workdir}/{OUTPUT_FOLDER}", f"{REQUESTS_INSIDE}/outputs/output_{n}",
+            res = await self._attached().exec(["bash", "-c", 'mkdir -p "$1" && cp -r -- "$2" "$3"', "copy",
+                                           f"{self.env.workdir}/{OUTPUT_FOLDER}",
+                                           f"{REQUESTS_INSIDE}/outputs/output_{n}",
                                            dest], timeout=120)
             if not res.ok:
                 raise SandboxError(f"user tool: the trace could not be copied into the workspace: {res.stderr[-300:]}")
@@ -294,7 +303,7 @@ class UserToolService:
             return await self.backend.capture(self.task, self.env, shadow, scratch)
         # Other backends: diff inside the agent's sandbox (only the agent could falsify it, and
         # only to its own harm), with a throwaway index.
-        res = await self.sandbox.exec(
+        res = await self._attached().exec(
             "export GIT_INDEX_FILE=/tmp/lancebench-user-tool.index; rm -f \"$GIT_INDEX_FILE\"; "
             f"git read-tree {self.env.base_commit} && git add -A -- . ':!{OUTPUT_FOLDER}' && "
             f"git diff --cached --binary --no-color --no-ext-diff {self.env.base_commit}; "

@@ -76,7 +76,8 @@ def compute_metrics(table: TrialTable, *, kmax: int | None = None, intervals: bo
     """Every metric of ``table`` as a JSON-ready dict (see module docstring for the conventions).
 
     Counts: ``tasks``, ``tasks_without_valid_trial``, ``trials``, ``resolved``, ``unresolved``,
-    ``invalid``, ``invalid_rate`` (invalid / trials; a note warns at :data:`INVALID_WARN` or more), ``attempts_min``/``attempts_max`` (valid attempts per task with any).
+    ``invalid``, ``invalid_rate`` (invalid / trials; a note warns at :data:`INVALID_WARN` or more),
+    ``attempts_min``/``attempts_max`` (valid attempts per task with any).
     Success (fractions, keys "1".."kmax"): ``pass_at_1``, ``pass_at_k``, ``pass_hat_k``
     (Chen et al. 2021; Yao et al. 2024), ``pass_at_k_tasks``.
     Money (USD): ``earned_usd``, ``available_usd``, ``earn_rate`` (SWE-Lancer section 3).

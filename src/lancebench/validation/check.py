@@ -66,7 +66,8 @@ async def check_base(task: Task, backend_name: str, work: Path,
 async def check_tasks(tasks: list[Task], *, k: int = 3, backend: str = "local", jobs_dir: Path,
                       label: str, concurrency: int = 1,
                       backend_options: BackendOptions | None = None) -> list[TaskCheck]:
-    """Validate ``tasks`` on ``backend`` built with ``backend_options`` (see the module docstring). Trials go to ``jobs_dir/_check/<label>__*``
+    """Validate ``tasks`` on ``backend`` built with ``backend_options`` (see the module docstring).
+    Trials go to ``jobs_dir/_check/<label>__*``
     (fresh each time; apart from real jobs, so ``report jobs/`` does not pool them). Returns one
     :class:`TaskCheck` per task, in task order."""
     jobs_dir = jobs_dir / "_check"
