@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -92,76 +93,118 @@ def compute_metrics(table: TrialTable, *, kmax: int | None = None, intervals: bo
     ``*_ci_closed`` beside each rate, each ``[lo, hi]`` at ``confidence``; ``notes`` explain every
     None. ``kmax`` defaults to the most valid attempts of any task."""
     n, c = table.counts()
-    T = table.n_tasks
-    has_valid = n > 0
-    notes: list[str] = []
-    out: dict[str, Any] = {}
+    st = _State(table=table, n=n, c=c, has_valid=n > 0, kmax=kmax or 0)
+    _counts(st)
+    if kmax is None:
+        st.kmax = max(st.out["attempts_max"], 1)
+    _success(st)
+    _money(st)
+    _usage(st)
+    _economics(st)
+    _quality(st, confidence)
+    if intervals:
+        _intervals(st, confidence, n_boot, seed)
+    st.out["notes"] = st.notes
+    return st.out
 
-    # counts
+
+@dataclass
+class _State:
+    """What the sections of :func:`compute_metrics` share: the table, per-task counts ``n`` (valid
+    attempts) and ``c`` (successes), the per-task arrays the later sections reuse, and the output."""
+
+    table: TrialTable
+    n: np.ndarray
+    c: np.ndarray
+    has_valid: np.ndarray
+    kmax: int
+    out: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    rate: np.ndarray = field(default_factory=lambda: np.zeros(0))  # per-task success rate (NaN: no valid trial)
+    pak: np.ndarray = field(default_factory=lambda: np.zeros(0))  # tasks x k: pass@k per task
+    phk: np.ndarray = field(default_factory=lambda: np.zeros(0))  # tasks x k: pass^k per task
+    attempt_cost: np.ndarray = field(default_factory=lambda: np.zeros(0))  # USD per valid attempt, per task
+    ts_task: np.ndarray = field(default_factory=lambda: np.zeros(0))  # per-task tasteful solve rate
+    score_task: dict[str, np.ndarray] = field(default_factory=dict)  # judge score -> per-task mean
+    has_quality: bool = False
+
+
+def _counts(st: _State) -> None:
+    table, n, has_valid, out = st.table, st.n, st.has_valid, st.out
     n_invalid = int((~table.valid).sum())
     n_resolved = int((table.valid & table.success).sum())
-    out.update(tasks=T, tasks_without_valid_trial=int((~has_valid).sum()), trials=table.n_trials,
+    out.update(tasks=table.n_tasks, tasks_without_valid_trial=int((~has_valid).sum()), trials=table.n_trials,
                resolved=n_resolved, unresolved=int(table.valid.sum()) - n_resolved, invalid=n_invalid,
                attempts_min=int(n[has_valid].min()) if has_valid.any() else 0,
-               attempts_max=int(n.max()) if T else 0)
+               attempts_max=int(n.max()) if table.n_tasks else 0)
     out["invalid_rate"] = n_invalid / table.n_trials if table.n_trials else None
     if out["invalid_rate"] is not None and out["invalid_rate"] >= INVALID_WARN:
-        notes.append(invalid_warning(out["invalid_rate"], n_invalid, table.n_trials))
+        st.notes.append(invalid_warning(out["invalid_rate"], n_invalid, table.n_trials))
     if out["tasks_without_valid_trial"]:
-        notes.append(f"{out['tasks_without_valid_trial']} task(s) have no valid trial: they are left out of the "
-                     f"rates and of available_usd (their prices are in unscored_usd)")
-    if kmax is None:
-        kmax = max(out["attempts_max"], 1)
+        st.notes.append(f"{out['tasks_without_valid_trial']} task(s) have no valid trial: they are left out of the "
+                        f"rates and of available_usd (their prices are in unscored_usd)")
 
-    # success
+
+def _success(st: _State) -> None:
+    """pass@k and pass^k per k: the mean over tasks with at least k valid attempts."""
+    n, c, has_valid, kmax, out = st.n, st.c, st.has_valid, st.kmax, st.out
     with np.errstate(divide="ignore", invalid="ignore"):
-        rate = np.where(has_valid, c / np.where(has_valid, n, 1), np.nan)
-    pak = pass_at_k_table(n, c, kmax)
-    phk = pass_hat_k_table(n, c, kmax)
-    counted = (~np.isnan(pak)).sum(axis=0)
+        st.rate = np.where(has_valid, c / np.where(has_valid, n, 1), np.nan)
+    st.pak = pass_at_k_table(n, c, kmax)
+    st.phk = pass_hat_k_table(n, c, kmax)
+    counted = (~np.isnan(st.pak)).sum(axis=0)
 
     def col_mean(m: np.ndarray) -> np.ndarray:
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(counted > 0, np.nansum(m, axis=0) / counted, np.nan)
 
-    out["pass_at_1"] = _num(col_mean(pak)[0])
-    out["pass_at_k"] = _by_k(col_mean(pak))
-    out["pass_hat_k"] = _by_k(col_mean(phk))
+    out["pass_at_1"] = _num(col_mean(st.pak)[0])
+    out["pass_at_k"] = _by_k(col_mean(st.pak))
+    out["pass_hat_k"] = _by_k(col_mean(st.phk))
     out["pass_at_k_tasks"] = {str(k + 1): int(v) for k, v in enumerate(counted)}
     if has_valid.any():
         short = [str(k + 1) for k in range(kmax) if 0 < counted[k] < has_valid.sum()]
         none = [str(k + 1) for k in range(kmax) if counted[k] == 0]
         if short:
-            notes.append(f"some tasks have fewer valid attempts than k: rates at k in {{{', '.join(short)}}} "
-                         f"average only the tasks with at least k (see pass_at_k_tasks)")
+            st.notes.append(f"some tasks have fewer valid attempts than k: rates at k in {{{', '.join(short)}}} "
+                            f"average only the tasks with at least k (see pass_at_k_tasks)")
         if none:
-            notes.append(f"no task has k valid attempts for k in {{{', '.join(none)}}}: those rates are null")
+            st.notes.append(f"no task has k valid attempts for k in {{{', '.join(none)}}}: those rates are null")
 
-    # money
-    earned = earned_usd(table.price, rate)
+
+def _money(st: _State) -> None:
+    table = st.table
+    earned = earned_usd(table.price, st.rate)
     # a task with no valid trial is not scored: its price is counted apart, not as money the agent
     # failed to earn (an infrastructure failure must not look like a model failure)
-    avail = available_usd(table.price[has_valid])
-    out.update(earned_usd=earned, available_usd=avail, earn_rate=_num(earn_rate(earned, avail)),
-               unscored_usd=available_usd(table.price[~has_valid]))
+    avail = available_usd(table.price[st.has_valid])
+    st.out.update(earned_usd=earned, available_usd=avail, earn_rate=_num(earn_rate(earned, avail)),
+                  unscored_usd=available_usd(table.price[~st.has_valid]))
 
-    # usage
+
+def _usage(st: _State) -> None:
+    table, out = st.table, st.out
     unknown_cost = np.isnan(table.cost)
     out["cost_unknown_trials"] = int(unknown_cost.sum())
     out["cost_usd"] = None if unknown_cost.any() else float(table.cost.sum())
     out.update(input_tokens=int(table.input_tokens.sum()), output_tokens=int(table.output_tokens.sum()),
                cached_tokens=int(table.cached_tokens.sum()))
     if unknown_cost.any():
-        notes.append(f"{out['cost_unknown_trials']} trial(s) have no price (usage.cost_usd is null): cost_usd is "
-                     f"unknown (null), not computed from zero")
+        st.notes.append(f"{out['cost_unknown_trials']} trial(s) have no price (usage.cost_usd is null): cost_usd is "
+                        f"unknown (null), not computed from zero")
 
-    # economics: mean model cost per valid attempt of each task (NaN when any valid trial is unpriced)
+
+def _economics(st: _State) -> None:
+    """SWE-Lancer section 3.6, from the mean model cost per valid attempt of each task (NaN when
+    any valid trial is unpriced)."""
+    table, n, has_valid, out = st.table, st.n, st.has_valid, st.out
+    T = table.n_tasks
     v = table.valid
     cost_sum = np.bincount(table.task_index[v], weights=np.nan_to_num(table.cost[v]), minlength=T)
-    unpriced = np.bincount(table.task_index[v & unknown_cost], minlength=T) > 0
+    unpriced = np.bincount(table.task_index[v & np.isnan(table.cost)], minlength=T) > 0
     with np.errstate(divide="ignore", invalid="ignore"):
-        attempt_cost = np.where(unpriced | ~has_valid, np.nan, cost_sum / np.where(has_valid, n, 1))
-    eco = ai_first_table(table.price, n, c, attempt_cost, kmax)
+        st.attempt_cost = np.where(unpriced | ~has_valid, np.nan, cost_sum / np.where(has_valid, n, 1))
+    eco = ai_first_table(table.price, n, st.c, st.attempt_cost, st.kmax)
     out["cost_savings"] = _by_k(eco.cost_savings)
     out["contribution_ratio"] = _by_k(eco.contribution_ratio)
     model_cost_1 = float(eco.model_cost[0])
@@ -169,60 +212,64 @@ def compute_metrics(table: TrialTable, *, kmax: int | None = None, intervals: bo
     out["earnings_per_api_usd"] = earnings_per_api_usd(float(eco.solved_payout[0]), model_cost_1)
     out["api_cost_share"] = api_cost_share(model_cost_1, float(eco.freelancer_all[0]))
     if np.isnan(model_cost_1) and has_valid.any():
-        notes.append("model cost is unknown for some valid trial: cost savings, contribution ratio, earnings per "
-                     "API dollar and API cost share are null")
+        st.notes.append("model cost is unknown for some valid trial: cost savings, contribution ratio, earnings "
+                        "per API dollar and API cost share are null")
     elif model_cost_1 == 0.0 and has_valid.any():
-        notes.append("model cost is 0 (a free local model, or no model): earnings per API dollar is unbounded, "
-                     "reported as null")
+        st.notes.append("model cost is 0 (a free local model, or no model): earnings per API dollar is unbounded, "
+                        "reported as null")
     if float(eco.freelancer_all[0]) <= 0 and has_valid.any():
-        notes.append("no task has a price: cost savings and API cost share are null")
+        st.notes.append("no task has a price: cost savings and API cost share are null")
 
-    # quality
+
+def _quality(st: _State, confidence: float) -> None:
+    table, out = st.table, st.out
+    T = table.n_tasks
     ts = tasteful_solve(table.valid, table.success, table.tasteful)
-    has_quality = bool((~np.isnan(table.tasteful) & table.valid).any())
-    ts_task, _ = per_task_mean(table.task_index, ts, T)
-    out["tasteful_solve_rate"] = _num(np.nanmean(ts_task)) if has_quality else None
+    st.has_quality = has_quality = bool((~np.isnan(table.tasteful) & table.valid).any())
+    st.ts_task, _ = per_task_mean(table.task_index, ts, T)
+    out["tasteful_solve_rate"] = _num(np.nanmean(st.ts_task)) if has_quality else None
     out["quality_missing"] = int((table.valid & table.success & np.isnan(table.tasteful)).sum()) if has_quality else 0
-    score_task = {name: per_task_mean(table.task_index, np.where(table.valid, col, np.nan), T)[0]
-                  for name, col in sorted(table.scores.items())}
+    st.score_task = {name: per_task_mean(table.task_index, np.where(table.valid, col, np.nan), T)[0]
+                     for name, col in sorted(table.scores.items())}
     out["quality_scores"] = {name: _num(np.nanmean(m)) if (~np.isnan(m)).any() else None
-                             for name, m in score_task.items()}
+                             for name, m in st.score_task.items()}
     out["quality_medians"] = score_medians(table.valid, table.scores)
     # closed form even without intervals (cheap): `show` prints the tasteful solve rate with it
-    out["tasteful_solve_rate_ci_closed"] = _pair(*(x[0] for x in closed_form_interval(ts_task, confidence))) \
+    out["tasteful_solve_rate_ci_closed"] = _pair(*(x[0] for x in closed_form_interval(st.ts_task, confidence))) \
         if has_quality else None
     if has_quality and out["quality_missing"]:
-        notes.append(f"{out['quality_missing']} resolved trial(s) have no tasteful flag (judge skipped or failed): "
-                     f"left out of tasteful_solve_rate")
+        st.notes.append(f"{out['quality_missing']} resolved trial(s) have no tasteful flag (judge skipped or "
+                        f"failed): left out of tasteful_solve_rate")
 
-    if intervals:
-        W = bootstrap_weights(T, n_boot, seed)
-        for name, m in (("pass_at_k", pak), ("pass_hat_k", phk)):
-            lo, hi = bootstrap_mean_interval(m, W, confidence)
-            out[f"{name}_ci"] = _by_k_ci(lo, hi)
-            lo, hi = closed_form_interval(m, confidence)
-            out[f"{name}_ci_closed"] = _by_k_ci(lo, hi)
-        out["pass_at_1_ci"] = out["pass_at_k_ci"]["1"]
-        out["pass_at_1_ci_closed"] = out["pass_at_k_ci_closed"]["1"]
-        earned_t = table.price * np.nan_to_num(rate)
-        out["earned_usd_ci"] = _pair(*bootstrap_sum_interval(earned_t, W, confidence))
-        out["earn_rate_ci"] = _pair(*bootstrap_ratio_interval(earned_t, table.price, W, confidence))
-        terms = per_task_ai_first(table.price, n, c, attempt_cost, kmax)
-        # uncounted tasks add 0; a counted task with an unknown cost keeps NaN, so that k's interval is unknown
-        spend = np.where(terms["counted"] > 0, terms["model_cost"] + terms["fallback"], 0.0)
-        lo, hi = bootstrap_ratio_interval(spend, np.nan_to_num(terms["price"]), W, confidence)
-        out["cost_savings_ci"] = _by_k_ci(1.0 - hi, 1.0 - lo)
-        if has_quality:
-            lo, hi = bootstrap_mean_interval(ts_task, W, confidence)
-            out["tasteful_solve_rate_ci"] = _pair(lo[0], hi[0])
-        else:
-            out["tasteful_solve_rate_ci"] = None
-        out["quality_scores_ci"] = {}
-        for name, m in score_task.items():
-            lo, hi = bootstrap_mean_interval(m, W, confidence)
-            out["quality_scores_ci"][name] = _pair(lo[0], hi[0])
-    out["notes"] = notes
-    return out
+
+def _intervals(st: _State, confidence: float, n_boot: int, seed: int) -> None:
+    """``*_ci`` (percentile bootstrap over tasks, Efron 1979) and ``*_ci_closed`` beside the rates."""
+    table, out = st.table, st.out
+    W = bootstrap_weights(table.n_tasks, n_boot, seed)
+    for name, m in (("pass_at_k", st.pak), ("pass_hat_k", st.phk)):
+        lo, hi = bootstrap_mean_interval(m, W, confidence)
+        out[f"{name}_ci"] = _by_k_ci(lo, hi)
+        lo, hi = closed_form_interval(m, confidence)
+        out[f"{name}_ci_closed"] = _by_k_ci(lo, hi)
+    out["pass_at_1_ci"] = out["pass_at_k_ci"]["1"]
+    out["pass_at_1_ci_closed"] = out["pass_at_k_ci_closed"]["1"]
+    earned_t = table.price * np.nan_to_num(st.rate)
+    out["earned_usd_ci"] = _pair(*bootstrap_sum_interval(earned_t, W, confidence))
+    out["earn_rate_ci"] = _pair(*bootstrap_ratio_interval(earned_t, table.price, W, confidence))
+    terms = per_task_ai_first(table.price, st.n, st.c, st.attempt_cost, st.kmax)
+    # uncounted tasks add 0; a counted task with an unknown cost keeps NaN, so that k's interval is unknown
+    spend = np.where(terms["counted"] > 0, terms["model_cost"] + terms["fallback"], 0.0)
+    lo, hi = bootstrap_ratio_interval(spend, np.nan_to_num(terms["price"]), W, confidence)
+    out["cost_savings_ci"] = _by_k_ci(1.0 - hi, 1.0 - lo)
+    if st.has_quality:
+        lo, hi = bootstrap_mean_interval(st.ts_task, W, confidence)
+        out["tasteful_solve_rate_ci"] = _pair(lo[0], hi[0])
+    else:
+        out["tasteful_solve_rate_ci"] = None
+    out["quality_scores_ci"] = {}
+    for name, m in st.score_task.items():
+        lo, hi = bootstrap_mean_interval(m, W, confidence)
+        out["quality_scores_ci"][name] = _pair(lo[0], hi[0])
 
 
 def summarize(results: Iterable[TrialResult]) -> dict[str, Any]:
