@@ -24,6 +24,7 @@ import os
 import re
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -329,13 +330,8 @@ class MiniSweAgent:
 
         opts = MiniSweOptions.build({**self.options, **(ctx.options or {})}, where=f"trial {ctx.task_name}")
         templates = load_templates(opts.templates)
-
-        def setup() -> tuple[LLMClient, str]:  # imports litellm (seconds, once): kept off the event loop
-            c = LLMClient(self.model, self.api_base, prices=opts.prices, max_retries=opts.max_retries,
-                          backoff_sec=opts.backoff_sec, request_timeout_sec=opts.request_timeout_sec)
-            return c, opts.mode if opts.mode != "auto" else ("tool" if c.supports_tool_calls() else "text")
-
-        client, mode = await asyncio.to_thread(setup)
+        # imports litellm (seconds, once): kept off the event loop
+        client, mode = await asyncio.to_thread(self._client, opts)
         if opts.max_tokens is None and client.resolved.local:
             opts.max_tokens = LOCAL_MAX_TOKENS
         if opts.stop_after_block is None:
@@ -354,38 +350,9 @@ class MiniSweAgent:
                               cost_limit=opts.max_cost, max_consecutive_format_errors=opts.max_format_errors)
         agent.deadline = deadline
         agent.stop_event = stop
-        deadline_utc = datetime.now(UTC) + timedelta(seconds=budget)
-        variables = {
-            "workdir": ctx.workdir, "mode": mode, "deadline_utc": deadline_utc.strftime("%Y-%m-%d %H:%M:%S UTC"),
-            "time_budget_min": max(1, round(budget / 60)), "max_steps": opts.max_steps or "unlimited",
-            "max_cost": opts.max_cost, "browser": ctx.browser, "kind": ctx.kind, "answer_file": ctx.answer_file or "",
-            "submit_marker": SUBMIT_MARKER, "output_limit": opts.output_limit,
-        }
-        done: asyncio.Future = loop.create_future()
-
-        def work() -> None:
-            try:
-                result: Any = agent.run(ctx.instruction, **variables)
-                err: BaseException | None = None
-            except BaseException as exc:  # handed to the event loop, which decides
-                result, err = None, exc
-
-            def settle() -> None:
-                if done.cancelled():
-                    return
-                if err is not None:
-                    done.set_exception(err)
-                else:
-                    done.set_result(result)
-
-            try:
-                loop.call_soon_threadsafe(settle)
-            except RuntimeError:  # the event loop is already closed: nobody waits any more
-                pass
-
-        worker = threading.Thread(target=work, name=f"mini-swe-{ctx.task_name}", daemon=True)
+        variables = _template_variables(ctx, opts, mode, budget)
         started = time.monotonic()
-        worker.start()
+        done = _run_in_thread(lambda: agent.run(ctx.instruction, **variables), f"mini-swe-{ctx.task_name}", loop)
         meta = {"mode": mode, "mini_swe_agent_version": mini_version, "max_steps": opts.max_steps,
                 "max_cost_usd": opts.max_cost, "deadline_margin_sec": round(margin, 1)}
         try:
@@ -420,6 +387,12 @@ class MiniSweAgent:
                    "timeout": "deadline reached"}.get(exit_kind, f"{status}: {last.get('content', '')}"[:500])
         return AgentOutcome(exit=exit_kind, message=message, usage=client.usage)  # type: ignore[arg-type]
 
+    def _client(self, opts: MiniSweOptions) -> tuple[LLMClient, str]:
+        """The model client and the mode (``tool`` or ``text``; ``auto`` asks litellm)."""
+        c = LLMClient(self.model, self.api_base, prices=opts.prices, max_retries=opts.max_retries,
+                      backoff_sec=opts.backoff_sec, request_timeout_sec=opts.request_timeout_sec)
+        return c, opts.mode if opts.mode != "auto" else ("tool" if c.supports_tool_calls() else "text")
+
     # -- trajectory ------------------------------------------------------------------------------
     def _save(self, ctx: AgentContext, agent: Any, client: LLMClient, mode: str, extra: dict[str, Any]) -> None:
         from minisweagent import __version__ as mini_version
@@ -433,6 +406,46 @@ class MiniSweAgent:
             notes = ("cost_usd is unknown for some calls: the model is not in litellm's price table and no prices "
                      "were given")
         write_trajectory(builder.finish(notes=notes, extra={**extra, "usage": client.usage.model_dump()}), ctx.logs_dir)
+
+
+def _template_variables(ctx: AgentContext, opts: MiniSweOptions, mode: str, budget: float) -> dict[str, Any]:
+    """What the prompt templates see; ``budget``: seconds left for the agent."""
+    deadline_utc = datetime.now(UTC) + timedelta(seconds=budget)
+    return {
+        "workdir": ctx.workdir, "mode": mode, "deadline_utc": deadline_utc.strftime("%Y-%m-%d %H:%M:%S UTC"),
+        "time_budget_min": max(1, round(budget / 60)), "max_steps": opts.max_steps or "unlimited",
+        "max_cost": opts.max_cost, "browser": ctx.browser, "kind": ctx.kind, "answer_file": ctx.answer_file or "",
+        "submit_marker": SUBMIT_MARKER, "output_limit": opts.output_limit,
+    }
+
+
+def _run_in_thread(fn: Callable[[], Any], name: str, loop: asyncio.AbstractEventLoop) -> asyncio.Future:
+    """Run ``fn`` in a daemon thread; the returned future (of ``loop``) gets its result or exception.
+    A cancelled future, or a loop already closed when ``fn`` ends, drops the outcome."""
+    done: asyncio.Future = loop.create_future()
+
+    def work() -> None:
+        try:
+            result: Any = fn()
+            err: BaseException | None = None
+        except BaseException as exc:  # handed to the event loop, which decides
+            result, err = None, exc
+
+        def settle() -> None:
+            if done.cancelled():
+                return
+            if err is not None:
+                done.set_exception(err)
+            else:
+                done.set_result(result)
+
+        try:
+            loop.call_soon_threadsafe(settle)
+        except RuntimeError:  # the event loop is already closed: nobody waits any more
+            pass
+
+    threading.Thread(target=work, name=name, daemon=True).start()
+    return done
 
 
 def _ts(value: Any) -> str | None:
