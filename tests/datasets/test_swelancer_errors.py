@@ -14,8 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from lancebench.datasets.swelancer import adapter as swelancer
-from lancebench.datasets.swelancer import source as swelancer_source
+from lancebench.datasets.swelancer import adapter as swelancer, source as swelancer_source
 from lancebench.datasets.swelancer.table import COLUMNS, read_table
 from lancebench.errors import DatasetError
 

@@ -9,8 +9,8 @@ import subprocess
 
 import pytest
 
-from lancebench.datasets.swelancer import adapter as swelancer
 from lancebench.datasets.registry import load_dataset
+from lancebench.datasets.swelancer import adapter as swelancer
 from lancebench.datasets.swelancer.prompt import FIXED_MARKERS, manager_instruction
 from lancebench.datasets.swelancer.table import IC, MANAGER, decode_text, read_table, split_proposals
 

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import cast
 
 from lancebench.backends.capture import run_capture
+from lancebench.backends.docker_hosttools import apply_on_host, capture_on_host, pristine_of
 from lancebench.backends.options import BackendOptions
 from lancebench.environment.cache import sub
 from lancebench.errors import EnvironmentBuildError, SandboxError
@@ -38,7 +39,6 @@ from lancebench.sandbox.backend import PreparedEnvironment, task_limits
 from lancebench.sandbox.base import CapturedPatch, Mount, SandboxSpec
 from lancebench.sandbox.docker import BASE_ENV, KEEPER, DockerSandbox
 from lancebench.sandbox.docker_engine import LABEL_MANAGED
-from lancebench.backends.docker_hosttools import apply_on_host, capture_on_host, pristine_of
 from lancebench.sandbox.docker_image import _image_lock, ensure_image
 from lancebench.task.model import Task
 

@@ -25,9 +25,9 @@ import tarfile
 import tempfile
 from pathlib import Path, PurePosixPath
 
+from lancebench.backends.capture import run_capture
 from lancebench.errors import EnvironmentBuildError, SandboxError, WorkspaceError
 from lancebench.sandbox import docker_engine as engine
-from lancebench.backends.capture import run_capture
 from lancebench.sandbox.backend import PreparedEnvironment, task_limits
 from lancebench.sandbox.base import CapturedPatch, Mount, SandboxSpec
 from lancebench.sandbox.fstree import make_readable, remove_tree

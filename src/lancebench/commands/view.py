@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -27,7 +26,7 @@ Ctrl-C."""
 def view(
     job_dirs: list[Path] = typer.Argument(..., metavar="JOB_DIR...", help="Job folders, or folders of them."),
     port: int = typer.Option(0, "--port", min=0, max=65535, help="Port on 127.0.0.1 (0: any free port)."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Keep the site in this folder (default: a temporary one)."),
+    out: Path | None = typer.Option(None, "--out", help="Keep the site in this folder (default: a temporary one)."),
     bootstrap: int = typer.Option(1000, "--bootstrap", min=1, help="Bootstrap resamples of the intervals."),
 ) -> None:
     """Serve the report site of JOB_DIR... on 127.0.0.1 and print its address."""

@@ -4,9 +4,9 @@ theirs into a cache first. ``NAME:FILTER`` selects part of one: ``public``/``pri
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from lancebench.errors import DatasetError, TaskError
 from lancebench.plugins import load_object
@@ -35,7 +35,9 @@ class Dataset:
 def _mini_folders(filt: str | None, source: Path | None, repo_path: Path | None, names: list[str] | None) -> list[Path]:
     if filt and filt not in GENERIC_FILTERS:
         raise DatasetError(f"dataset 'mini' has no filter '{filt}'; use one of {', '.join(GENERIC_FILTERS)}")
-    return sorted(p for p in MINI_DIR.iterdir() if p.is_dir() and not p.name.startswith(("_", "."))) if MINI_DIR.is_dir() else []
+    if not MINI_DIR.is_dir():
+        return []
+    return sorted(p for p in MINI_DIR.iterdir() if p.is_dir() and not p.name.startswith(("_", ".")))
 
 
 def _adapter(spec: str) -> Callable[..., list[Path]]:
@@ -46,8 +48,10 @@ def _adapter(spec: str) -> Callable[..., list[Path]]:
 
 
 DATASETS: dict[str, Dataset] = {
-    "mini": Dataset("mini", "bundled: real bugs and features in PyPI projects, browser tasks, manager tasks", _mini_folders),
-    "swelancer": Dataset("swelancer", "SWE-Lancer Diamond (manager tasks run anywhere; IC tasks need the official images)",
+    "mini": Dataset("mini", "bundled: real bugs and features in PyPI projects, browser tasks, manager tasks",
+                    _mini_folders),
+    "swelancer": Dataset("swelancer",
+                         "SWE-Lancer Diamond (manager tasks run anywhere; IC tasks need the official images)",
                          _adapter("lancebench.datasets.swelancer.adapter:task_folders"), ("manager", "ic"),
                          repo_path=True),
 }

@@ -42,7 +42,7 @@ def report(
     confidence: float = typer.Option(0.95, "--confidence", help="Confidence level of the intervals."),
     bootstrap: int = typer.Option(1000, "--bootstrap", min=1, help="Bootstrap resamples (over tasks)."),
     seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap."),
-    html: Optional[Path] = typer.Option(None, "--html", metavar="OUT_DIR",
+    html: Path | None = typer.Option(None, "--html", metavar="OUT_DIR",
                                         help="Also write a static site (leaderboard, plots, tasks, one page per "
                                              "trial) into this folder; open OUT_DIR/index.html, no network needed."),
 ) -> None:

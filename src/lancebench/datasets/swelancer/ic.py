@@ -25,8 +25,8 @@ from pathlib import Path
 
 from lancebench.datasets.swelancer.ic_files import PATCH, SOLVE_SH, TEST_SH, dockerfile, instruction, task_toml
 from lancebench.datasets.swelancer.ic_images import image_ids, lookup, official_tests
-from lancebench.datasets.task_folder import Files, write_task
 from lancebench.datasets.swelancer.table import IC, SwelancerRow
+from lancebench.datasets.task_folder import Files, write_task
 from lancebench.errors import DatasetError
 
 IMAGES_ENV = "LANCEBENCH_SWELANCER_IMAGES"

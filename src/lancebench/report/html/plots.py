@@ -40,8 +40,8 @@ def _axes(x: str, y: str, *, y_max: float | None = 1.0, x_type: str = "linear") 
 def pareto_chart(rows: list[dict], labels: list[str]) -> dict[str, Any]:
     """Scatter of cost per task (USD) against pass@1, one point per row with a known cost, and the
     Pareto front as a reference line. Rows with unknown cost are listed in ``lancebench.missing``."""
-    known = [(i, cost_per_task(r), r.get("pass_at_1")) for i, r in enumerate(rows)]
-    known = [(i, c, s) for i, c, s in known if c is not None and s is not None]
+    measured = [(i, cost_per_task(r), r.get("pass_at_1")) for i, r in enumerate(rows)]
+    known = [(i, c, s) for i, c, s in measured if c is not None and s is not None]
     datasets: list[dict[str, Any]] = [
         {"label": labels[i], "data": [{"x": c, "y": s}], "backgroundColor": color(i), "borderColor": color(i),
          "pointRadius": 6, "clip": 10, "row": i} for i, c, s in known]

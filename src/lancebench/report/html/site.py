@@ -20,7 +20,7 @@ from lancebench.analysis.trial import analysis_report, analyze_jobs
 from lancebench.errors import ConfigError
 from lancebench.report.build import ReportOptions, build_rows, group_results
 from lancebench.report.html.highlight import pygments_css
-from lancebench.report.html.plots import color, cost_per_task, earnings_chart, passk_chart, pareto_chart
+from lancebench.report.html.plots import color, cost_per_task, earnings_chart, pareto_chart, passk_chart
 from lancebench.report.html.tasks import page_href, task_rows, trial_href
 from lancebench.report.html.trial_page import trial_context
 from lancebench.results.load import JobResults

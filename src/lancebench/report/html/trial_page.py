@@ -38,7 +38,7 @@ def instruction(paths: TrialPaths, analysis: TrialAnalysis) -> str | None:
 def verifier_runs(paths: TrialPaths) -> list[dict]:
     """Each verifier run's logs: ``name`` (``run-0``...) and ``logs`` [(file name, text)] for the
     text files at its top level (test output, apply log)."""
-    runs = []
+    runs: list[dict] = []
     if not paths.verifier.is_dir():
         return runs
     for run in sorted(p for p in paths.verifier.iterdir() if p.is_dir() and not p.is_symlink()):
