@@ -5,14 +5,13 @@ Harbor 0.25's own task model when a Python >= 3.12 with harbor is present."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
-
 from harbor_support import harbor_python
+
 from lancebench.errors import TaskError, TaskErrors
 from lancebench.task import load_task
 from lancebench.task.harbor import parse_size_mb

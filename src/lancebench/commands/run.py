@@ -4,22 +4,21 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from lancebench.commands.common import (backend_options, console, out, print_task_errors, run_async, select_tasks,
-                                        slug)
-from lancebench.metrics.rewards import reward_cell
+from lancebench.commands.common import backend_options, console, out, print_task_errors, run_async, select_tasks, slug
 from lancebench.errors import ConfigError, LancebenchError, ModelAuthError
-from lancebench.runner.executor import AgentRecipe
-from lancebench.runner.job import JobOptions, run_job
+from lancebench.metrics.rewards import reward_cell
 from lancebench.results.models import TrialResult
 from lancebench.results.paths import JobPaths
 from lancebench.results.store import read_results, write_json
+from lancebench.runner.executor import AgentRecipe
+from lancebench.runner.job import JobOptions, run_job
 
 if TYPE_CHECKING:
     from lancebench.judging.senior import JudgeSettings
@@ -44,7 +43,7 @@ def parse_agent_options(items: list[str]) -> dict:
 
 
 def judge_settings(model: str | None, api_base: str | None, taste_min: float = 3.0, rubric_min: float | None = None,
-                   max_turns: int = 16, max_tokens: int = 1024, timeout_sec: float = 600.0) -> "JudgeSettings | None":
+                   max_turns: int = 16, max_tokens: int = 1024, timeout_sec: float = 600.0) -> JudgeSettings | None:
     """Senior grading settings from ``--judge-model``, the thresholds and the bounds of each judge
     conversation (model calls, tokens per reply, seconds); None without a model."""
     if not model:
@@ -96,14 +95,16 @@ def results_table(results: list[TrialResult], title: str) -> Table:
 
 
 def print_summary(summary: dict) -> None:
-    keys = ("trials", "resolved", "unresolved", "invalid", "invalid_rate", "pass_at_1", "earned_usd", "available_usd", "earn_rate", "cost_usd")
+    keys = ("trials", "resolved", "unresolved", "invalid", "invalid_rate", "pass_at_1", "earned_usd", "available_usd",
+            "earn_rate", "cost_usd")
     parts = []
     for k in keys:
         v = summary.get(k)
         if v is None:
             parts.append(f"{k}=n/a")
         elif isinstance(v, float):
-            parts.append(f"{k}={v:,.2f}" if k.endswith("_usd") else f"{k}={v:.1%}" if k in ("pass_at_1", "earn_rate", "invalid_rate")
+            parts.append(f"{k}={v:,.2f}" if k.endswith("_usd") else f"{k}={v:.1%}" if k in ("pass_at_1", "earn_rate",
+                                                                                            "invalid_rate")
                          else f"{k}={v:.4g}")
         else:
             parts.append(f"{k}={v}")
@@ -158,41 +159,84 @@ async def _run(tasks, opts: JobOptions, errors) -> list[TrialResult]:
         return await run_job(tasks, opts, on_result=on_result, task_errors=errors)
 
 
+REPO_PATH_HELP = ("SWE-Lancer manager tasks: a clone of Expensify/App; the agent browses it at the parent of each "
+                  "task's manager_commit (local backend).")
+JUDGE_MODEL_HELP = ("Senior grading (validation agent, rubric and taste judges) with this model: any litellm name, "
+                    "or local. See docs/judges.md.")
+AGENT_OPTION_HELP = ('Agent option KEY=VALUE (VALUE read as JSON when it parses), e.g. --ao temperature=0 '
+                     '--ao \'prices={"input": 0.5, "output": 1.5}\' (repeatable).')
+
+
+def _agent_name(agent: str | None, model: str | None) -> str:
+    """``-a AGENT``, or mini-swe-agent when only ``-m MODEL`` is given. Raises ConfigError without either."""
+    if agent is not None:
+        return agent
+    if model is None:
+        raise ConfigError("pass -a AGENT (oracle, nop, script:PATH, ...) or -m MODEL (runs mini-swe-agent)")
+    return "mini-swe-agent"
+
+
+def _agent_options(agent: str, model: str | None, max_steps: int | None, max_cost: float | None, seed: int,
+                   agent_option: list[str]) -> dict[str, Any]:
+    """The agent's options from ``--max-steps``, ``--max-cost`` (USD), ``--seed`` and ``--ao KEY=VALUE``."""
+    if max_steps is None and agent == "mini-swe-agent" and (model or "").split(":")[0] == "local":
+        max_steps = LOCAL_MAX_STEPS  # a 135M model on a CPU: a short loop is all it can use
+    options: dict[str, Any] = {k: v for k, v in {"max_steps": max_steps, "max_cost": max_cost}.items()
+                               if v is not None}
+    options.update(parse_agent_options(agent_option))
+    if agent == "random":
+        options["seed"] = seed
+    return options
+
+
+def _sources(path: list[Path] | None, dataset: str | None, repo_path: Path | None) -> list[str]:
+    """What the job ran on, as recorded in ``job.json``."""
+    return ([str(p) for p in path or []] + ([dataset] if dataset else [])
+            + ([f"--repo-path {repo_path.resolve()}"] if repo_path else []))
+
+
 def run(
-    path: Optional[list[Path]] = typer.Option(None, "-p", "--path", help="A task folder or a folder of tasks (repeatable)."),
-    dataset: Optional[str] = typer.Option(None, "-d", "--dataset", help="A dataset name, e.g. mini, mini:public, swelancer:manager."),
-    agent: Optional[str] = typer.Option(None, "-a", "--agent", help="oracle, nop, random, script:PATH, mini-swe-agent, or module:Class."),
-    model: Optional[str] = typer.Option(None, "-m", "--model", help="Model for LLM agents: provider/name, or local[:/path.gguf]."),
-    api_base: Optional[str] = typer.Option(None, "--api-base", help="Base URL of an OpenAI-compatible server."),
+    path: list[Path] | None = typer.Option(None, "-p", "--path",
+                                           help="A task folder or a folder of tasks (repeatable)."),
+    dataset: str | None = typer.Option(None, "-d", "--dataset",
+                                       help="A dataset name, e.g. mini, mini:public, swelancer:manager."),
+    agent: str | None = typer.Option(None, "-a", "--agent",
+                                     help="oracle, nop, random, script:PATH, mini-swe-agent, or module:Class."),
+    model: str | None = typer.Option(None, "-m", "--model",
+                                     help="Model for LLM agents: provider/name, or local[:/path.gguf]."),
+    api_base: str | None = typer.Option(None, "--api-base", help="Base URL of an OpenAI-compatible server."),
     attempts: int = typer.Option(1, "-k", "--attempts", min=1, help="Attempts per task (for pass@k)."),
     concurrency: int = typer.Option(1, "-n", "--concurrency", min=1, help="Trials at once."),
     jobs_dir: Path = typer.Option(Path("jobs"), "-o", "--jobs-dir", help="Where job folders go."),
-    job_name: Optional[str] = typer.Option(None, "--job-name", help="Job folder name (default: from source, agent, model)."),
-    task_glob: Optional[list[str]] = typer.Option(None, "-t", "--task", help="Only tasks whose name matches (glob, repeatable)."),
-    limit: Optional[int] = typer.Option(None, "-l", "--limit", min=1, help="At most this many tasks."),
+    job_name: str | None = typer.Option(None, "--job-name",
+                                        help="Job folder name (default: from source, agent, model)."),
+    task_glob: list[str] | None = typer.Option(None, "-t", "--task",
+                                               help="Only tasks whose name matches (glob, repeatable)."),
+    limit: int | None = typer.Option(None, "-l", "--limit", min=1, help="At most this many tasks."),
     backend: str = typer.Option("local", "--backend", help="Sandbox backend: local (bubblewrap) or docker."),
     executor: str = typer.Option("local", "--executor", help="local (this process) or ray."),
-    ray_address: Optional[str] = typer.Option(None, "--ray-address", help="Ray cluster address (with --executor ray)."),
+    ray_address: str | None = typer.Option(None, "--ray-address", help="Ray cluster address (with --executor ray)."),
     retry_invalid: bool = typer.Option(False, "--retry-invalid", help="Rerun trials recorded as invalid."),
-    agent_timeout: Optional[float] = typer.Option(None, "--agent-timeout", help="Agent wall-time budget in seconds (default: task.toml)."),
-    max_steps: Optional[int] = typer.Option(None, "--max-steps", help="LLM agents: step limit (default 50; 5 with -m local)."),
-    max_cost: Optional[float] = typer.Option(None, "--max-cost", help="LLM agents: cost limit per trial (USD)."),
+    agent_timeout: float | None = typer.Option(None, "--agent-timeout",
+                                               help="Agent wall-time budget in seconds (default: task.toml)."),
+    max_steps: int | None = typer.Option(None, "--max-steps",
+                                         help="LLM agents: step limit (default 50; 5 with -m local)."),
+    max_cost: float | None = typer.Option(None, "--max-cost", help="LLM agents: cost limit per trial (USD)."),
     seed: int = typer.Option(0, "--seed", help="Seed for the random agent."),
-    source: Optional[Path] = typer.Option(None, "--source", help="Adapter input (e.g. the SWE-Lancer CSV)."),
-    repo_path: Optional[Path] = typer.Option(None, "--repo-path", help="SWE-Lancer manager tasks: a clone of Expensify/App; "
-                                              "the agent browses it at the parent of each task's manager_commit (local backend)."),
-    ca_bundle: Optional[Path] = typer.Option(None, "--ca-bundle", help="CA bundle passed into environment builds (corporate proxies)."),
-    judge_model: Optional[str] = typer.Option(None, "--judge-model", help="Senior grading (validation agent, rubric and "
-                                               "taste judges) with this model: any litellm name, or local. See docs/judges.md."),
-    judge_api_base: Optional[str] = typer.Option(None, "--judge-api-base", help="Base URL of an OpenAI-compatible server for --judge-model."),
+    source: Path | None = typer.Option(None, "--source", help="Adapter input (e.g. the SWE-Lancer CSV)."),
+    repo_path: Path | None = typer.Option(None, "--repo-path", help=REPO_PATH_HELP),
+    ca_bundle: Path | None = typer.Option(None, "--ca-bundle",
+                                          help="CA bundle passed into environment builds (corporate proxies)."),
+    judge_model: str | None = typer.Option(None, "--judge-model", help=JUDGE_MODEL_HELP),
+    judge_api_base: str | None = typer.Option(None, "--judge-api-base",
+                                              help="Base URL of an OpenAI-compatible server for --judge-model."),
     taste_min: float = typer.Option(3.0, "--taste-min", help="Tasteful solve: least median of each taste group (1-5)."),
-    rubric_min: Optional[float] = typer.Option(None, "--rubric-min", help="Tasteful solve: least rubric mean (0-1); default none."),
+    rubric_min: float | None = typer.Option(None, "--rubric-min",
+                                            help="Tasteful solve: least rubric mean (0-1); default none."),
     judge_max_turns: int = typer.Option(16, "--judge-max-turns", min=2, help="Model calls per judge conversation."),
     judge_max_tokens: int = typer.Option(1024, "--judge-max-tokens", min=16, help="Tokens per judge reply."),
     judge_timeout: float = typer.Option(600.0, "--judge-timeout", min=1, help="Seconds per judge conversation."),
-    agent_option: Optional[list[str]] = typer.Option(None, "--agent-option", "--ao",
-        help='Agent option KEY=VALUE (VALUE read as JSON when it parses), e.g. --ao temperature=0 '
-             '--ao \'prices={"input": 0.5, "output": 1.5}\' (repeatable).'),
+    agent_option: list[str] | None = typer.Option(None, "--agent-option", "--ao", help=AGENT_OPTION_HELP),
 ) -> None:
     """Run an agent on tasks; one results folder per job. Running the same command again resumes.
 
@@ -203,27 +247,18 @@ def run(
     """
     backend_opts = backend_options(ca_bundle, repo_path)
     try:
-        if agent is None:
-            if model is None:
-                raise ConfigError("pass -a AGENT (oracle, nop, script:PATH, ...) or -m MODEL (runs mini-swe-agent)")
-            agent = "mini-swe-agent"
+        agent = _agent_name(agent, model)
         tasks, errors, label = select_tasks(path, dataset, task_glob, limit, source, repo_path)
         print_task_errors(errors)
         if not tasks:
             raise ConfigError("no tasks selected" + (" (every task had errors)" if errors else ""))
-        if max_steps is None and agent == "mini-swe-agent" and (model or "").split(":")[0] == "local":
-            max_steps = LOCAL_MAX_STEPS  # a 135M model on a CPU: a short loop is all it can use
-        options = {k: v for k, v in {"max_steps": max_steps, "max_cost": max_cost}.items() if v is not None}
-        options.update(parse_agent_options(agent_option or []))
-        if agent == "random":
-            options["seed"] = seed
+        options = _agent_options(agent, model, max_steps, max_cost, seed, agent_option or [])
         opts = JobOptions(name=job_name or slug(label, agent, model), jobs_dir=jobs_dir,
                           agent=AgentRecipe(agent, model=model, api_base=api_base, options=options),
                           attempts=attempts, concurrency=concurrency, backend=backend, backend_options=backend_opts,
                           executor=executor, executor_options={"address": ray_address} if ray_address else {},
                           retry_invalid=retry_invalid, agent_timeout_sec=agent_timeout,
-                          sources=[str(p) for p in path or []] + ([dataset] if dataset else [])
-                          + ([f"--repo-path {repo_path.resolve()}"] if repo_path else []),
+                          sources=_sources(path, dataset, repo_path),
                           task_filters=list(task_glob or []), limit=limit,
                           senior=judge_settings(judge_model, judge_api_base, taste_min, rubric_min, judge_max_turns,
                                                 judge_max_tokens, judge_timeout))
@@ -233,10 +268,10 @@ def run(
             results = run_async(_run(tasks, opts, errors))
     except ModelAuthError as exc:
         console.print(f"[red]stopped:[/red] {escape(str(exc))}", highlight=False)
-        raise typer.Exit(3)
+        raise typer.Exit(3) from None
     except LancebenchError as exc:
         console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
-        raise typer.Exit(2)
+        raise typer.Exit(2) from None
     _finish(JobPaths(opts.jobs_dir / opts.name), results)
     if errors:
         raise typer.Exit(1)
@@ -252,7 +287,7 @@ def show(job_dir: Path = typer.Argument(..., help="A job folder made by `lancebe
         results = read_results(job_dir)
     except LancebenchError as exc:
         console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
-        raise typer.Exit(2)
+        raise typer.Exit(2) from None
     summary = _summary(results)
     if as_json:
         print(json.dumps(summary, indent=2, default=str))
@@ -264,7 +299,7 @@ def grade(
     path: list[Path] = typer.Option(..., "-p", "--path", help="Task folders (instance_id = task folder name)."),
     predictions: Path = typer.Option(..., "--predictions", help="SWE-bench predictions: JSON or JSONL."),
     jobs_dir: Path = typer.Option(Path("jobs"), "-o", "--jobs-dir", help="Where job folders go."),
-    job_name: Optional[str] = typer.Option(None, "--job-name", help="Job folder name (default: from tasks and model)."),
+    job_name: str | None = typer.Option(None, "--job-name", help="Job folder name (default: from tasks and model)."),
     concurrency: int = typer.Option(1, "-n", "--concurrency", min=1, help="Trials at once."),
     backend: str = typer.Option("local", "--backend", help="Sandbox backend: local or docker."),
 ) -> None:
@@ -287,14 +322,17 @@ def grade(
         known = {t.name for t in tasks}
         unknown = sorted({i for patches in by_model.values() for i in patches} - known)
         if unknown:
-            console.print(f"[red]error:[/red] {len(unknown)} prediction(s) name no task under -p: {', '.join(unknown[:10])}")
+            console.print(f"[red]error:[/red] {len(unknown)} prediction(s) name no task under -p: "
+                          f"{', '.join(unknown[:10])}")
             if len(unknown) == sum(len(p) for p in by_model.values()):
-                raise ConfigError(f"{predictions}: no instance_id matches a task folder name under {', '.join(map(str, path))}")
+                raise ConfigError(f"{predictions}: no instance_id matches a task folder name under "
+                                  f"{', '.join(map(str, path))}")
         for model_name, patches in by_model.items():
             chosen = [t for t in tasks if t.name in patches]
             missing = len(tasks) - len(chosen)
             if missing:
-                console.print(f"[yellow]note:[/yellow] {missing} of {len(tasks)} task(s) under -p have no prediction of "
+                console.print(f"[yellow]note:[/yellow] {missing} of {len(tasks)} task(s) under -p have no "
+                              f"prediction of "
                               f"{model_name!r}: not graded, not counted")
             opts = JobOptions(name=job_name or slug(label, "predictions", model_name), jobs_dir=jobs_dir,
                               agent=AgentRecipe("predictions", model=model_name, instance=PatchAgent(patches)),
@@ -303,7 +341,7 @@ def grade(
             _finish(JobPaths(jobs_dir / opts.name), results)
     except LancebenchError as exc:
         console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
-        raise typer.Exit(2)
+        raise typer.Exit(2) from None
     if unknown or errors:
         raise typer.Exit(1)
 

@@ -78,7 +78,8 @@ async def _validation_checks(s: JudgeSettings, task: Task, backend: Backend, env
     if spec_path is None:
         return
     spec = load_spec(spec_path)
-    must_pass, must_fail = Check("validation passes on the reference patch"), Check("validation fails on an empty patch")
+    must_pass = Check("validation passes on the reference patch")
+    must_fail = Check("validation fails on an empty patch")
     cal.checks += [must_pass, must_fail]
     for i in range(k):
         for check, patch, want_pass in ((must_pass, ref, True), (must_fail, "", False)):

@@ -80,7 +80,8 @@ def load_rubric(path: Path) -> Rubric:
         return Rubric.model_validate(data)
     except ValidationError as exc:
         e = exc.errors()[0]
-        raise TaskError(path, str(e.get("msg")).removeprefix("Value error, "), key=".".join(str(x) for x in e.get("loc", ())) or None,
+        raise TaskError(path, str(e.get("msg")).removeprefix("Value error, "),
+                        key=".".join(str(x) for x in e.get("loc", ())) or None,
                         fix="each criterion needs a name (unique) and a description") from exc
 
 

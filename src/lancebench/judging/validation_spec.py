@@ -88,5 +88,6 @@ def load_spec(path: Path) -> ValidationSpec:
         return ValidationSpec.model_validate(data)
     except ValidationError as exc:
         e = exc.errors()[0]
-        raise TaskError(path, str(e.get("msg")).removeprefix("Value error, "), key=".".join(str(x) for x in e.get("loc", ())) or None,
+        raise TaskError(path, str(e.get("msg")).removeprefix("Value error, "),
+                        key=".".join(str(x) for x in e.get("loc", ())) or None,
                         fix="each story needs a unique name and at least one case with a name") from exc
