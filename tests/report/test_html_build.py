@@ -44,7 +44,8 @@ def hostile_job(tmp_path):
     step = b.agent_step("I will " + HOSTILE, commands=[("c1", f"echo '{HOSTILE}' > calc.py")])
     b.observe(step, HOSTILE, call_id="c1")
     write_trajectory(b.finish(), d / "agent")
-    (d / "patch.diff").write_text(f"diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1 +1 @@\n-x\n+{HOSTILE}\n")
+    (d / "patch.diff").write_text(f"diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1 +1 "
+                                  f"@@\n-x\n+{HOSTILE}\n")
     (d / "instruction.md").write_text("# Fix\n" + HOSTILE)
     (d / "verifier" / "run-0").mkdir(parents=True)
     (d / "verifier" / "run-0" / "test.log").write_text(HOSTILE)

@@ -219,7 +219,7 @@ def test_each_plot_has_one_series_per_row(site, results, page):
     for name in ("pareto", "passk", "earnings"):
         assert len(series[name]) == len(want), name
     labels = [s["label"] for s in series["pareto"]]
-    for key, s in zip(want, series["pareto"]):
+    for key, s in zip(want, series["pareto"], strict=True):
         assert key[0].split("/")[-1] in s["label"] and len(s["data"]) == 1
         assert s["data"][0]["y"] == pytest.approx(pass_at_1(results, key))
     manager = next(s for s in series["passk"] if "random" in s["label"])

@@ -16,6 +16,7 @@ from lancebench.errors import AgentError, LancebenchError, ModelAuthError, Model
 from lancebench.grading.choice import grade_choice, read_answer_file
 from lancebench.grading.outcome import RunOutcome, combine_runs, judge_run
 from lancebench.grading.patch import filter_patch
+from lancebench.grading.redact import redact_files
 from lancebench.grading.rewards import RewardError, RewardExcluded, read_rewards
 from lancebench.grading.scan import scan_patch, scan_reason
 from lancebench.grading.witness import ReportWitness, merge_writes
@@ -23,12 +24,11 @@ from lancebench.judging.senior import JudgeSettings, senior_grade
 from lancebench.results.models import Timings, TrialResult, Usage, utcnow
 from lancebench.results.paths import TrialPaths
 from lancebench.results.store import atomic_write
+from lancebench.runner.healthcheck import HealthcheckFailed, run_healthcheck
 from lancebench.sandbox.backend import Backend, PreparedEnvironment, task_limits
 from lancebench.sandbox.base import Mount, Sandbox
 from lancebench.sandbox.fstree import notes_path, remove_tree
 from lancebench.task.model import Task
-from lancebench.runner.healthcheck import HealthcheckFailed, run_healthcheck
-from lancebench.grading.redact import redact_files
 from lancebench.task.settings import network_policy, phase_env, secret_values
 
 AGENT_GRACE_SEC = 30.0  # beyond the agent's budget before the harness cancels it

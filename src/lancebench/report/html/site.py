@@ -98,7 +98,8 @@ def site_context(jobs: list[JobResults], options: ReportOptions) -> tuple[dict, 
            "analysis": analysis, "finding_rows": finding_rows, "phases": analysis["phases"],
            "summaries": [(labels[configs.index((s["agent"], s["model"], s["dataset"]))], s)
                          for s in analysis["configurations"]],
-           "judged": any(r.get("tasteful_solve_rate") is not None for r in rows), "confidence": options.confidence, "n_boot": options.n_boot, "href": trial_href}
+           "judged": any(r.get("tasteful_solve_rate") is not None for r in rows), "confidence": options.confidence,
+           "n_boot": options.n_boot, "href": trial_href}
     return ctx, {a.result.trial_id + "\0" + a.result.job: a for a in analyses}
 
 

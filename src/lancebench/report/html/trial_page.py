@@ -69,12 +69,14 @@ def trial_context(trial_dir: Path, analysis: TrialAnalysis) -> dict:
     for f in analysis.findings:
         if f.step_id is not None:
             by_step.setdefault(f.step_id, []).append(f)
-    steps = [{"id": s.step_id, "source": s.source, "text": cut(s.text), "html": markdown(cut(s.text)), "phase": analysis.phases.get(s.step_id),
+    steps = [{"id": s.step_id, "source": s.source, "text": cut(s.text), "html": markdown(cut(s.text)),
+              "phase": analysis.phases.get(s.step_id),
               "commands": [shell(cut(c, 8000)) for c in s.commands], "outputs": [cut(o) for o in s.outputs],
               "prompt_tokens": s.prompt_tokens, "completion_tokens": s.completion_tokens,
               "timestamp": s.timestamp, "findings": by_step.get(s.step_id, [])} for s in analysis.steps]
     text = instruction(paths, analysis)
-    return {"r": r, "instruction": text, "instruction_html": markdown(text) if text else None, "steps": steps, "problem": analysis.problem,
+    return {"r": r, "instruction": text, "instruction_html": markdown(text) if text else None, "steps": steps,
+            "problem": analysis.problem,
             "findings": analysis.findings, "patch": patch_files(read_patch(paths), r.dropped_paths),
             "verifier": verifier_runs(paths), "tests": sorted(r.tests.items()), "judges": judges(r),
             "quality": r.quality,
