@@ -73,7 +73,8 @@ def passk_chart(rows: list[dict], labels: list[str]) -> dict[str, Any]:
 def earnings_chart(bucket_rows: list[list[dict]], labels: list[str], buckets: list[str]) -> dict[str, Any]:
     """Dollars earned per price bucket, one bar series per row, with the dollars available in each
     bucket (the most any row could earn) as a reference: an outlined bar behind each group.
-    ``bucket_rows[i]``: row ``i``'s per-bucket report rows (``by_value`` a bucket label, ``earned_usd``, ``available_usd``)."""
+    ``bucket_rows[i]``: row ``i``'s per-bucket report rows (``by_value`` a bucket label,
+    ``earned_usd``, ``available_usd``)."""
     datasets: list[dict[str, Any]] = []
     available = {b: 0.0 for b in buckets}
     for i, parts in enumerate(bucket_rows):
