@@ -36,8 +36,8 @@ from lancebench.sandbox import docker_engine as engine
 from lancebench.sandbox.base import ExecResult, SandboxSpec
 from lancebench.sandbox.docker_engine import LABEL_ENVIRONMENT, LABEL_JOB, LABEL_MANAGED, LABEL_TRIAL, engine_problem
 from lancebench.sandbox.docker_image import ensure_image
-from lancebench.sandbox.fstree import copy_tree, remove_tree, write_notes
 from lancebench.sandbox.docker_shell import KILLER, PID_PREFIX, WRAPPER
+from lancebench.sandbox.fstree import copy_tree, remove_tree, write_notes
 from lancebench.sandbox.output import CappedBuffer
 
 __all__ = ["DockerSandbox", "ensure_image", "gc", "GcResult", "engine_problem"]

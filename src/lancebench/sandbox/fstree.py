@@ -71,9 +71,9 @@ def walk(root: Path, *, max_depth: int | None = None) -> Iterator[tuple[Path, os
 def copy_tree(src: Path, dest: Path, bounds: CopyBounds = CopyBounds(), *, links: bool = False) -> list[str]:
     """Copy folder ``src`` into ``dest`` (created; merged into an existing folder), special files
     skipped; symbolic links are left out (``links=False``: a link planted in a sandbox must not
-    sit in the job folder pointing at a host path) or copied as links, never followed. Returns notes on what was left out (past ``bounds``, special
-    files, unreadable files); empty when everything was copied. Raises ``OSError`` only when
-    ``dest`` itself cannot be made."""
+    sit in the job folder pointing at a host path) or copied as links, never followed. Returns
+    notes on what was left out (past ``bounds``, special files, unreadable files); empty when
+    everything was copied. Raises ``OSError`` only when ``dest`` itself cannot be made."""
     dest.mkdir(parents=True, exist_ok=True)
     notes: list[str] = []
     entries = total = 0

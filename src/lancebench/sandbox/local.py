@@ -25,7 +25,7 @@ from pathlib import Path, PurePosixPath
 from lancebench.errors import SandboxError
 from lancebench.sandbox.base import ExecResult, Mount, SandboxSpec
 from lancebench.sandbox.cgroups import CgroupSet
-from lancebench.sandbox.fstree import chown_tree, copy_tree, copy_file, remove_tree, write_notes
+from lancebench.sandbox.fstree import chown_tree, copy_file, copy_tree, remove_tree, write_notes
 from lancebench.sandbox.output import CappedBuffer, drain
 
 INSIDE_UID = 1000
