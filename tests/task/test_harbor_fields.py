@@ -170,3 +170,26 @@ def test_every_harbor_field_is_classified():
                  "multi_step_reward_strategy", "steps", "artifacts", "environment.healthcheck", "environment.tpu",
                  "verifier.environment_mode", "steps[].min_reward"):
         assert name in HARBOR_FIELDS
+
+
+def test_harbor_task_protects_what_its_verifier_reads(tmp_path):
+    d = _harbor_task(tmp_path, 'workdir = "/app"')
+    (d / "tests" / "test.sh").write_text("cp /tests/test_calc.py /app/tests/test_hidden.py\n"
+                                        "cd /app && pytest tests/test_hidden.py\n")
+    task = load_task(d)
+    from lancebench.grading.patch import filter_patch
+    globs = task.protected_globs()
+    assert "tests/test_hidden.py" in globs and "**/conftest.py" in globs
+    patch = "".join(f"diff --git a/{p} b/{p}\n--- a/{p}\n+++ b/{p}\n@@ -1 +1 @@\n-a\n+b\n"
+                    for p in ("pyproject.toml", "src/mod.py", "tests/test_hidden.py", "tests/conftest.py"))
+    kept, dropped = filter_patch(patch, globs, task.lb.unprotect)
+    # the build file and the source stay (a Senior SWE-Bench fix may change pyproject.toml);
+    # the verifier's destination and the start-up hook go
+    assert sorted(dropped) == ["tests/conftest.py", "tests/test_hidden.py"]
+    assert "pyproject.toml" in kept and "src/mod.py" in kept
+
+
+def test_lancebench_tasks_keep_the_default_protected_paths():
+    from lancebench.task.model import DEFAULT_PROTECTED
+    task = load_task(CALC)
+    assert task.protected_globs()[: len(DEFAULT_PROTECTED)] == list(DEFAULT_PROTECTED)

@@ -250,7 +250,7 @@ class UserToolService:
         work = self.scratch / f"run-{n}"
         try:
             patch = await self._current_patch(work / "capture")
-            kept, _ = filter_patch(patch, [*self.task.lb.protected_globs(), OUTPUT_GLOB], self.task.lb.unprotect)
+            kept, _ = filter_patch(patch, [*self.task.protected_globs(), OUTPUT_GLOB], self.task.lb.unprotect)
             trace, applied, record["exit_code"], record["reward"] = await self._replay(kept, work)
             if not applied:
                 record["outcome"] = "patch did not apply"

@@ -136,7 +136,7 @@ async def senior_grade(s: JudgeSettings, task: Task, backend: Backend, env: Prep
     :class:`~lancebench.errors.ModelAuthError` (the job must stop)."""
     if task.kind != "code" or result.status == "invalid" or result.patch_applied is False:
         return
-    kept, _ = filter_patch(patch, task.lb.protected_globs(), task.lb.unprotect)
+    kept, _ = filter_patch(patch, task.protected_globs(), task.lb.unprotect)
     try:
         snap_dir = await snapshot(task, backend, env, kept, scratch / "snapshot", labels)
         reference = await reference_patch(task, backend, env, scratch / "reference", labels)

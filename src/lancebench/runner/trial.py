@@ -239,7 +239,7 @@ async def _read_answer(sandbox: Sandbox, env: PreparedEnvironment, task: Task, s
 async def _grade_patch(spec: TrialSpec, backend: Backend, env: PreparedEnvironment, patch: str,
                        result: TrialResult) -> None:
     task = spec.task
-    kept, dropped = filter_patch(patch, task.lb.protected_globs(), task.lb.unprotect)
+    kept, dropped = filter_patch(patch, task.protected_globs(), task.lb.unprotect)
     result.dropped_paths = dropped
     if dropped:  # what was graded, beside patch.diff (what was captured)
         atomic_write(spec.paths.root / "patch.graded.diff", kept, errors="surrogateescape")

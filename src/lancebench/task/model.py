@@ -9,6 +9,8 @@ error naming the file, the key and the allowed keys.
 from __future__ import annotations
 
 import hashlib
+import re
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -41,6 +43,18 @@ DEFAULT_PROTECTED: tuple[str, ...] = (
     # package metadata: entry points register pytest plugins
     "**/*.dist-info/**", "**/*.egg-info/**", "**/*.egg-link", "**/entry_points.txt",
     # modules that would shadow the test runner itself under `python -m pytest`
+    "pytest.py", "py.py", "_pytest/**", "pytest/**", "pluggy/**",
+)
+
+
+# For Harbor tasks (no [lancebench] table): only what runs code when Python or pytest starts, or
+# shadows the test runner; the repository's own tests and build files (pyproject.toml, setup.cfg)
+# are source an agent may change (Harbor's verifiers bring their tests from /tests).
+STARTUP_HOOKS: tuple[str, ...] = (
+    "**/conftest.py", "**/pytest.ini", "**/.pytest.ini", "**/pytest.toml", "**/.pytest.toml",
+    "**/sitecustomize*", "**/sitecustomize/**", "**/usercustomize*", "**/usercustomize/**",
+    "**/*.pth", "**/*.pyc", "**/*.pyo", "**/__pycache__/**",
+    "**/*.dist-info/**", "**/*.egg-info/**", "**/*.egg-link", "**/entry_points.txt",
     "pytest.py", "py.py", "_pytest/**", "pytest/**", "pluggy/**",
 )
 
@@ -372,6 +386,24 @@ class Task:
     def taxonomy(self) -> dict:
         tax = self.config.metadata.get("taxonomy", {})
         return tax if isinstance(tax, dict) else {}
+
+    def protected_globs(self) -> list[str]:
+        """Globs of the paths a patch may not change (see :meth:`LancebenchConfig.protected_globs`).
+        A Harbor task (no ``[lancebench]`` table) protects what its verifier reads: the start-up
+        hooks (:data:`STARTUP_HOOKS`) and every path under the workdir its ``test.sh`` scripts
+        name (where they copy tests to, say), plus ``protect``; ``unprotect`` narrows both."""
+        if "lancebench" in tomllib.loads(self.paths.task_toml.read_text(encoding="utf-8")):
+            return self.lb.protected_globs()
+        named: list[str] = []
+        prefix = re.escape(self.lb.workdir.rstrip("/") + "/")
+        scripts = [self.paths.test_sh, *sorted(self.paths.root.glob("steps/*/tests/test.sh"))]
+        for script in scripts:
+            text = script.read_text(errors="replace") if script.is_file() else ""
+            for rel in re.findall(prefix + r"([A-Za-z0-9_.][A-Za-z0-9_./-]*)", text):
+                rel = rel.rstrip("/.")
+                if rel:
+                    named += [rel, f"{rel}/**"]
+        return [*STARTUP_HOOKS, *dict.fromkeys(named), *self.lb.protect]
 
     def environment_digest(self) -> str:
         """Digest of what the environment build depends on: ``environment/`` and the recipe."""

@@ -184,7 +184,7 @@ def effective_settings(task: Task, host: Mapping[str, str] | None = None) -> dic
                 "verifier": _env_view(cfg.verifier.env, host)},
         "healthcheck": e.healthcheck.model_dump() if e.healthcheck else None,
         "steps": steps, "multi_step_reward_strategy": (cfg.multi_step_reward_strategy or "mean") if steps else None,
-        "protected": {"globs": task.lb.protected_globs(), "unprotect": list(task.lb.unprotect)},
+        "protected": {"globs": task.protected_globs(), "unprotect": list(task.lb.unprotect)},
     }
 
 

@@ -4,7 +4,9 @@ For a code task (SWE-bench's validation): on the untouched base every F2P test f
 P2P test passes (without ids: the base is not resolved); the reference solution resolves the
 task in each of ``k`` fresh trials with every listed test passing; ``nop`` resolves nothing; a
 task whose outcome differs between repeats is *flaky*. For a choice task: exactly one right id
-among its proposals (checked at load), the oracle resolves it, ``nop`` does not.
+among its proposals (checked at load), the oracle resolves it, ``nop`` does not. A task whose
+reference patch loses a file to the protected-path filter fails too (the grade of an agent that
+writes the same fix would differ from the author's).
 """
 
 from __future__ import annotations
@@ -84,6 +86,9 @@ async def check_tasks(tasks: list[Task], *, k: int = 3, backend: str = "local", 
         c.oracle.append(r.status)
         if r.status != "resolved":
             c.fail(f"oracle attempt {r.attempt}: {r.status} ({r.reason})")
+        if r.dropped_paths and r.attempt == 0:  # the filter would strip part of the reference solution
+            c.fail(f"the reference patch loses {', '.join(r.dropped_paths[:5])} to the protected paths; "
+                   "list them in [lancebench] unprotect (or narrow protect)")
     for c in checks.values():
         if len(set(c.oracle)) > 1:
             c.flaky = True
