@@ -175,7 +175,7 @@ def test_every_harbor_field_is_classified():
 def test_harbor_task_protects_what_its_verifier_reads(tmp_path):
     d = _harbor_task(tmp_path, 'workdir = "/app"')
     (d / "tests" / "test.sh").write_text("cp /tests/test_calc.py /app/tests/test_hidden.py\n"
-                                        "cd /app && pytest tests/test_hidden.py\n")
+                                        "cd /app && pytest tests/test_hidden.py && grep -q ok /app/src/mod.py\n")
     task = load_task(d)
     from lancebench.grading.patch import filter_patch
     globs = task.protected_globs()
@@ -184,7 +184,8 @@ def test_harbor_task_protects_what_its_verifier_reads(tmp_path):
                     for p in ("pyproject.toml", "src/mod.py", "tests/test_hidden.py", "tests/conftest.py"))
     kept, dropped = filter_patch(patch, globs, task.lb.unprotect)
     # the build file and the source stay (a Senior SWE-Bench fix may change pyproject.toml);
-    # the verifier's destination and the start-up hook go
+    # the verifier's destination and the start-up hook go; a file it only reads (regression:
+    # env-sizes' /app/word.txt was dropped) stays
     assert sorted(dropped) == ["tests/conftest.py", "tests/test_hidden.py"]
     assert "pyproject.toml" in kept and "src/mod.py" in kept
 

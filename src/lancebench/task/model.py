@@ -390,8 +390,9 @@ class Task:
     def protected_globs(self) -> list[str]:
         """Globs of the paths a patch may not change (see :meth:`LancebenchConfig.protected_globs`).
         A Harbor task (no ``[lancebench]`` table) protects what its verifier reads: the start-up
-        hooks (:data:`STARTUP_HOOKS`) and every path under the workdir its ``test.sh`` scripts
-        name (where they copy tests to, say), plus ``protect``; ``unprotect`` narrows both."""
+        hooks (:data:`STARTUP_HOOKS`) and the destinations of its tests: every path under the
+        workdir on a line of a ``test.sh`` that also names ``/tests/`` (``cp /tests/x /app/y``),
+        plus ``protect``; ``unprotect`` narrows both."""
         if "lancebench" in tomllib.loads(self.paths.task_toml.read_text(encoding="utf-8")):
             return self.lb.protected_globs()
         named: list[str] = []
@@ -399,7 +400,8 @@ class Task:
         scripts = [self.paths.test_sh, *sorted(self.paths.root.glob("steps/*/tests/test.sh"))]
         for script in scripts:
             text = script.read_text(errors="replace") if script.is_file() else ""
-            for rel in re.findall(prefix + r"([A-Za-z0-9_.][A-Za-z0-9_./-]*)", text):
+            copies = "\n".join(line for line in text.splitlines() if "/tests/" in line)  # cp /tests/x /app/y
+            for rel in re.findall(prefix + r"([A-Za-z0-9_.][A-Za-z0-9_./-]*)", copies):
                 rel = rel.rstrip("/.")
                 if rel:
                     named += [rel, f"{rel}/**"]
