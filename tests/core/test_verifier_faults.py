@@ -1,4 +1,4 @@
-"""Verifier faults (rules in grading/outcome.py and runner/trial.py): a broken run (timeout, no
+"""Verifier faults (rules in grading/outcome.py and grading/verifier.py): a broken run (timeout, no
 reward, malformed reward) with an empty patch is `invalid`; with a non-empty patch the harness
 grades the untouched base too: if the base is broken as well the trial is `invalid`, else the
 patch broke the grader and the trial is `unresolved`."""

@@ -12,7 +12,7 @@ Definitions (DESIGN.md, "status"):
 - A run whose verifier excluded the trial (an empty ``reward.txt``, see
   :mod:`lancebench.grading.rewards`) is ``excluded``: the trial is ``invalid`` with that reason.
 - A run that timed out, or left neither rewards nor a usable JUnit report, is *broken*: the
-  caller decides whether the grader or the patch broke it (see ``runner.trial``), and only a
+  caller decides whether the grader or the patch broke it (see ``grading.verifier``), and only a
   broken grader makes the trial ``invalid``.
 - Several runs combine by ``pass_if``: ``any`` (SWE-Lancer: a task passes when any of its runs
   passes) or ``all``. Broken runs are left out; all runs broken means broken.

@@ -28,6 +28,11 @@ class TrialPaths:
         return self.root / "instruction.md"
 
     @property
+    def graded_patch(self) -> Path:
+        """The patch the verifier graded, when protected files' diffs were dropped from ``patch``."""
+        return self.root / "patch.graded.diff"
+
+    @property
     def agent(self) -> Path:
         return self.root / "agent"
 

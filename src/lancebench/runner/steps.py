@@ -20,6 +20,7 @@ from pathlib import Path
 
 from lancebench.agents.base import Agent, AgentContext
 from lancebench.grading.outcome import main_reward
+from lancebench.grading.verifier import verify_patch
 from lancebench.results.models import Timings, TrialResult, Usage
 from lancebench.results.paths import TrialPaths
 from lancebench.sandbox.backend import Backend, PreparedEnvironment, task_limits
@@ -68,7 +69,7 @@ async def run_steps(spec, agent: Agent, backend: Backend, env: PreparedEnvironme
                     timings: Timings) -> None:
     """Run every step of ``spec.task`` (see the module docstring) and fill ``result``. Raises
     what :func:`lancebench.runner.trial.run_trial` turns into ``invalid`` for harness faults."""
-    from lancebench.runner.trial import _grade_patch, _Invalid, _labels, _run_agent, check_health
+    from lancebench.runner.trial import _Invalid, _labels, _run_agent, check_health
     task, paths = spec.task, spec.paths
     agent_env = dataclasses.replace(env, variables={**env.variables, **phase_env(task, "agent")})
     sandbox = backend.open(task, agent_env, spec.scratch / "agent", labels=_labels(spec),
@@ -99,7 +100,7 @@ async def run_steps(spec, agent: Agent, backend: Backend, env: PreparedEnvironme
             patch = await backend.capture(task, env, sandbox, spec.scratch / f"capture-{step.name}")
             if not last:
                 await _resume(backend, sandbox)
-            record = await _grade_step(spec, backend, env, patch, step, result, _grade_patch)
+            record = await _grade_step(spec, backend, env, patch, step, result)
             record["agent_exit"] = outcome.exit
             result.steps.append(record)
             graded.append(record["rewards"])
@@ -119,21 +120,22 @@ async def run_steps(spec, agent: Agent, backend: Backend, env: PreparedEnvironme
 
 
 async def _grade_step(spec, backend: Backend, env: PreparedEnvironment, patch: str, step: StepConfig,
-                      result: TrialResult, grade_patch) -> dict:
-    """Grade the work after ``step`` with the step's verifier; returns the step's record."""
+                      result: TrialResult) -> dict:
+    """Grade the work after ``step`` with the step's verifier; returns the step's record. Raises
+    the runner's ``_Invalid`` when the verdict is ``invalid`` (a broken grader ends the trial)."""
     from lancebench.results.store import atomic_write
+    from lancebench.runner.trial import _Invalid, _labels
     root = spec.paths.root / "steps" / step.name
     root.mkdir(parents=True, exist_ok=True)
-    step_spec = dataclasses.replace(spec, paths=TrialPaths(root=root), scratch=spec.scratch / f"step-{step.name}",
-                                    step=step.name)
     atomic_write(root / "patch.diff", patch, errors="surrogateescape")
     atomic_write(spec.paths.patch, patch, errors="surrogateescape")  # the trial's patch: the work after the last step
-    step_result = result.model_copy(deep=True)
-    await grade_patch(step_spec, backend, env, patch, step_result)
-    result.dropped_paths = sorted(set(result.dropped_paths) | set(step_result.dropped_paths))
-    result.patch_applied = step_result.patch_applied
-    return {"name": step.name, "status": step_result.status, "rewards": dict(step_result.rewards),
-            "reason": step_result.reason}
+    verdict = await verify_patch(spec.task, backend, env, patch, scratch=spec.scratch / f"step-{step.name}",
+                                 paths=TrialPaths(root=root), labels=_labels(spec), step=step.name)
+    if verdict.status == "invalid":
+        raise _Invalid(verdict.reason)
+    result.dropped_paths = sorted(set(result.dropped_paths) | set(verdict.dropped_paths))
+    result.patch_applied = verdict.patch_applied
+    return {"name": step.name, "status": verdict.status, "rewards": dict(verdict.rewards), "reason": verdict.reason}
 
 
 async def _resume(backend: Backend, sandbox) -> None:

@@ -19,9 +19,9 @@ from lancebench.backends.options import BackendOptions
 from lancebench.backends.registry import make_backend
 from lancebench.environment.cache import sub
 from lancebench.errors import LancebenchError
+from lancebench.grading.verifier import grade_once
 from lancebench.runner.executor import AgentRecipe
 from lancebench.runner.job import JobOptions, run_job
-from lancebench.runner.trial import grade_once
 from lancebench.task.model import Task
 
 

@@ -1,0 +1,265 @@
+"""The verify phase of a trial: run a task's verifier and judge what it left, as a :class:`Verdict`.
+
+The runner records the verdict; nothing here writes a ``TrialResult``. Rules:
+
+- A code task's patch loses the diffs of protected files first (``grading.patch.filter_patch``);
+  what is graded is written beside the captured patch when it differs (``patch.graded.diff``).
+  A patch the static scan flags (``grading.scan``, when ``[lancebench] scan_patch``) is
+  ``unresolved`` without running the verifier.
+- Each of the task's ``test_runs`` runs in a fresh sandbox: apply the patch, copy in the hidden
+  tests, run ``tests/test.sh`` under the verifier timeout, read rewards and JUnit
+  (:func:`grade_once`); runs are judged and combined by ``grading.outcome``.
+- A run the task's verifier excludes (an empty ``reward.txt``) makes the verdict ``invalid``
+  without a re-grade.
+- A broken run (timeout, no reward, no usable JUnit) is the grader's fault only when the
+  untouched base is broken too: then the verdict is ``invalid``; else the patch broke the grader
+  and the verdict is ``unresolved`` with reward 0 (its rewards are not trusted).
+- A choice task is judged against ``solution/choice.json`` (``grading.choice``).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from lancebench.grading.choice import grade_choice
+from lancebench.grading.outcome import RunOutcome, combine_runs, judge_run
+from lancebench.grading.patch import filter_patch
+from lancebench.grading.redact import redact_files
+from lancebench.grading.rewards import RewardError, RewardExcluded, read_rewards
+from lancebench.grading.scan import scan_patch, scan_reason
+from lancebench.grading.witness import ReportWitness, merge_writes
+from lancebench.results.paths import TrialPaths
+from lancebench.results.store import atomic_write
+from lancebench.sandbox.backend import Backend, PreparedEnvironment
+from lancebench.sandbox.base import ExecResult, Mount, Sandbox
+from lancebench.sandbox.fstree import notes_path, remove_tree
+from lancebench.task.model import Task
+from lancebench.task.settings import network_policy, phase_env, secret_values
+
+PATCH_IN_SANDBOX = "/tmp/lancebench/patch.diff"
+APPLY_TIMEOUT_SEC = 300
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the verifier decided about one trial's work.
+
+    - ``status``: ``resolved`` | ``unresolved`` | ``invalid`` (``invalid`` only when the grader
+      itself is broken, never for anything the agent's work caused); ``reason`` says why.
+    - ``rewards``: flat map of floats (``reward`` is the main one); ``tests``: test id ->
+      ``passed`` | ``failed`` | ``error`` | ``skipped`` | ``missing``.
+    - ``dropped_paths``: protected paths removed from the patch before grading.
+    - ``patch_applied``: whether the graded patch applied (None: empty patch, or a choice task).
+    - ``runs``: each verifier run's outcome, in order (the base run, if any, is not among them).
+    - ``choice``: the proposal id chosen (choice tasks).
+    """
+
+    status: Literal["resolved", "unresolved", "invalid"]
+    reason: str | None = None
+    rewards: dict[str, float] = field(default_factory=dict)
+    tests: dict[str, str] = field(default_factory=dict)
+    dropped_paths: tuple[str, ...] = ()
+    patch_applied: bool | None = None
+    runs: tuple[RunOutcome, ...] = ()
+    choice: int | None = None
+
+
+def patch_not_applied(reason: str | None) -> Verdict:
+    """The verdict for a given patch (predictions) that did not apply in the agent's sandbox."""
+    return Verdict(status="unresolved", reason=reason, rewards={"reward": 0.0}, patch_applied=False)
+
+
+def judge_choice(task: Task, raw: Any, problem: str | None) -> Verdict:
+    """Judge a choice task's answer: ``raw`` is the agent's ``selected_proposal_id`` value (or
+    None), ``problem`` why it could not be read. Reward 1.0 for the right id, else 0.0.
+    Raises :class:`OSError` / :class:`ValueError` when ``solution/choice.json`` cannot be read."""
+    assert task.lb.choice is not None, "judge_choice needs a choice task"
+    correct = json.loads(task.paths.choice_json.read_text())["correct_proposal_id"]
+    ok, choice, reason = grade_choice(raw, problem, task.lb.choice.proposal_ids, correct)
+    return Verdict(status="resolved" if ok else "unresolved", reason=reason, rewards={"reward": float(ok)},
+                   choice=choice)
+
+
+async def verify_patch(task: Task, backend: Backend, env: PreparedEnvironment, patch: str, *, scratch: Path,
+                       paths: TrialPaths, labels: dict[str, str] | None = None, step: str | None = None) -> Verdict:
+    """Grade a code task's captured ``patch`` (see the module docstring for the rules), with the
+    verifier of a multi-step task's ``step`` when given (see :func:`grade_once`).
+
+    Verifier files go to ``paths.verifier/run-<n>/`` (and ``base/`` when the base is graded);
+    ``scratch`` is a host folder for the sandboxes. Raises :class:`SandboxError` when the
+    backend fails (the runner records an ``invalid`` trial).
+    """
+    kept, dropped = filter_patch(patch, task.protected_globs(), task.lb.unprotect)
+    if dropped:  # what was graded, beside patch.diff (what was captured)
+        atomic_write(paths.graded_patch, kept, errors="surrogateescape")
+    findings = scan_patch(kept) if task.lb.scan_patch else []
+    if findings:
+        return Verdict(status="unresolved", reason=scan_reason(findings), rewards={"reward": 0.0},
+                       dropped_paths=tuple(dropped))
+    runs: list[RunOutcome] = []
+    applied: bool | None = None
+    for i in range(task.lb.test_runs):
+        ok, run = await grade_once(task, backend, env, kept, scratch / f"grade-{i}", paths.verifier / f"run-{i}",
+                                   labels=labels, step=step)
+        applied = ok  # None: an empty patch
+        if ok is False:
+            return Verdict(status="unresolved", reason="the patch did not apply", dropped_paths=tuple(dropped),
+                           patch_applied=False, runs=(*runs, run))
+        runs.append(run)
+    combined = combine_runs(runs, task.lb.pass_if)
+    if combined.excluded:  # the task's own verdict: no re-grade of the untouched repository
+        return Verdict(status="invalid", reason=f"excluded by the task's verifier: {combined.reason}",
+                       dropped_paths=tuple(dropped), patch_applied=applied, runs=tuple(runs))
+    if combined.broken:
+        problem = await _blame_broken_grader(task, backend, env, kept, combined, scratch, paths, labels, step)
+        if problem:
+            return Verdict(status="invalid", reason=problem, dropped_paths=tuple(dropped), patch_applied=applied,
+                           runs=tuple(runs))
+        # a broken run's rewards are not trusted: the code under test may have written them
+        combined = RunOutcome(passed=False, reason=f"{combined.reason} (the grader works without the patch)",
+                              rewards={**combined.rewards, "reward": 0.0}, tests=combined.tests)
+    return Verdict(status="resolved" if combined.passed else "unresolved", reason=combined.reason,
+                   rewards=combined.rewards or {"reward": 0.0}, tests=combined.tests, dropped_paths=tuple(dropped),
+                   patch_applied=applied, runs=tuple(runs))
+
+
+async def _blame_broken_grader(task: Task, backend: Backend, env: PreparedEnvironment, patch: str,
+                               combined: RunOutcome, scratch: Path, paths: TrialPaths,
+                               labels: dict[str, str] | None, step: str | None) -> str | None:
+    """Did the grader break, or did the patch break it? The reason the trial is invalid when the
+    grader is broken (graded the untouched base to tell), None when the patch broke it."""
+    if not patch.strip():
+        return f"grader failed on the untouched repository: {combined.reason}"
+    _, base = await grade_once(task, backend, env, "", scratch / "grade-base", paths.verifier / "base", labels=labels,
+                               step=step)
+    if base.broken:
+        return f"grader failed with and without the patch: {combined.reason}"
+    return None
+
+
+async def grade_once(task: Task, backend: Backend, env: PreparedEnvironment, patch: str, scratch: Path,
+                     out_dir: Path, labels: dict[str, str] | None = None,
+                     step: str | None = None) -> tuple[bool | None, RunOutcome]:
+    """Grade ``patch`` once in a fresh sandbox: apply it, copy in the hidden tests, run
+    ``tests/test.sh`` under the verifier timeout, read rewards and JUnit. For a multi-step task's
+    ``step``, ``steps/<step>/tests`` is laid over the shared tests and the step's verifier
+    settings (env, timeout, network) apply.
+
+    Returns (applied: None when the patch is empty, the run's outcome). The verifier's files are
+    copied to ``out_dir`` (``apply.log``, ``test.log``, ``logs/``). Raises :class:`SandboxError`
+    when the backend fails.
+    """
+    remove_tree(scratch)
+    logs = scratch / "logs"
+    logs.mkdir(parents=True)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    tests = scratch / "tests"  # a copy: the task folder may sit where the sandbox user cannot read
+    tests.mkdir()
+    for source in (task.paths.tests, task.paths.root / "steps" / step / "tests" if step else None):
+        if source is not None and source.is_dir():
+            shutil.copytree(source, tests, dirs_exist_ok=True)
+    sandbox = backend.open(task, env, scratch / "sandbox",
+                           mounts=(Mount(tests, "/tests", False), Mount(logs, "/logs/verifier", True)),
+                           network=network_policy(task, "verifier", step=step).mode == "public", labels=labels)
+    witness = ReportWitness(logs)  # junit.xml as written, held outside the sandbox (grading.witness)
+    witness.start()
+    await sandbox.start()
+    try:
+        applied = await _apply(backend, task, env, sandbox, patch, scratch, out_dir) if patch.strip() else None
+        if applied is False:
+            return False, RunOutcome(reason="the patch did not apply")
+        res = await _run_tests(sandbox, task, env, out_dir, step)
+    finally:
+        await sandbox.stop()
+        writes = witness.stop()
+        redact_files(out_dir, secret_values(task, step=step))  # host values of ${VAR} never stay in the job
+    junit, rewritten = _witnessed_junit(writes, out_dir)
+    redact_files(out_dir, secret_values(task, step=step))  # the witnessed writes too
+    run = judge_output(task, out_dir / "logs", junit=junit, exit_code=res.exit_code, timed_out=res.timed_out)
+    if rewritten:
+        run.reason = f"{run.reason}; {rewritten}" if run.reason else rewritten
+    return applied, run
+
+
+async def _apply(backend: Backend, task: Task, env: PreparedEnvironment, sandbox: Sandbox, patch: str,
+                 scratch: Path, out_dir: Path) -> bool:
+    """Apply ``patch`` in the grading sandbox: the backend's own way when it has one
+    (``apply_patch``: an image without git), else ``git apply`` inside. Writes ``out_dir/apply.log``;
+    returns whether it applied."""
+    own = getattr(backend, "apply_patch", None)
+    done = await own(task, env, sandbox, patch, scratch) if own else None
+    if done is None:
+        patch_file = scratch / "patch.diff"
+        patch_file.write_text(patch, encoding="utf-8", errors="surrogateescape")
+        await sandbox.put(patch_file, PATCH_IN_SANDBOX)
+        res = await sandbox.exec(["git", "apply", "--binary", "--whitespace=nowarn", PATCH_IN_SANDBOX],
+                                 cwd=env.workdir, timeout=APPLY_TIMEOUT_SEC)
+        done = (res.ok, f"exit {res.exit_code}\n{res.output}")
+    (out_dir / "apply.log").write_text(done[1])
+    return done[0]
+
+
+async def _run_tests(sandbox: Sandbox, task: Task, env: PreparedEnvironment, out_dir: Path,
+                     step: str | None) -> ExecResult:
+    """Run ``tests/test.sh`` (under ``step``'s verifier timeout when it sets one); log to
+    ``out_dir/test.log`` and copy ``/logs/verifier`` to ``out_dir/logs``."""
+    step_cfg = next((s for s in task.config.steps or [] if s.name == step), None)
+    timeout = (step_cfg.verifier.timeout_sec if step_cfg else None) or task.config.verifier.timeout_sec
+    res = await sandbox.exec(["bash", "/tests/test.sh"], cwd=env.workdir, env=verifier_env(task, step),
+                             timeout=timeout)
+    (out_dir / "test.log").write_text(f"exit code: {res.exit_code} timed out: {res.timed_out} "
+                                      f"({res.duration_sec:.1f}s)\n--- stdout\n{res.stdout}"
+                                      f"\n--- stderr\n{res.stderr}")
+    await sandbox.get("/logs/verifier", out_dir / "logs")
+    return res
+
+
+def verifier_env(task: Task, step: str | None = None) -> dict[str, str]:
+    """The environment of ``tests/test.sh``: task.toml's ``[environment]`` and ``[verifier] env``
+    (host templates filled, :func:`lancebench.task.settings.phase_env`), pytest's plugin
+    auto-loading off (an installed or planted entry point cannot join the run) and the plugins the
+    task names (``[lancebench] pytest_plugins``) loaded instead, and no bytecode written."""
+    env = phase_env(task, "verifier", step=step)
+    plugins = [p for p in env.get("PYTEST_PLUGINS", "").split(",") if p.strip()] + list(task.lb.pytest_plugins)
+    env |= {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+    if plugins:
+        env["PYTEST_PLUGINS"] = ",".join(plugins)
+    return env
+
+
+def _witnessed_junit(writes: list[bytes], out_dir: Path) -> tuple[dict[str, str] | None, str | None]:
+    """The run's JUnit outcomes from the witnessed writes and the file left in the copied logs
+    (see :func:`lancebench.grading.witness.merge_writes`). The logs keep ``junit.xml`` as the
+    runner wrote it when nothing replaced the FIFO; every write is kept in ``out_dir/witness``."""
+    logs = out_dir / "logs"
+    junit_path = logs / "junit.xml"
+    final = junit_path if junit_path.is_file() and not junit_path.is_symlink() else None
+    merged = merge_writes(writes, final, out_dir / "witness")
+    if final is None and writes and logs.is_dir():
+        junit_path.write_bytes(writes[0])
+    notes = notes_path(logs)
+    if notes.is_file():  # the FIFO itself is not a file the verifier wrote
+        kept = [line for line in notes.read_text().splitlines() if line != "junit.xml: special file left out"]
+        notes.write_text("\n".join(kept) + "\n") if kept else notes.unlink()
+    return merged
+
+
+def judge_output(task: Task, logs: Path, *, junit: dict[str, str] | None, exit_code: int | None,
+                 timed_out: bool) -> RunOutcome:
+    """Judge one verifier run from the rewards it left in ``logs``, its JUnit outcomes ``junit``
+    (test id -> outcome, None when absent) and how it ended, by the rules of
+    :func:`lancebench.grading.outcome.judge_run`. A malformed reward file makes the run broken."""
+    rewards, reward_error, excluded = None, None, None
+    try:
+        rewards = read_rewards(logs)
+    except RewardExcluded as exc:
+        excluded = str(exc)
+    except RewardError as exc:
+        reward_error = str(exc)
+    return judge_run(exit_code=exit_code, timed_out=timed_out, rewards=rewards, junit=junit,
+                     f2p=task.lb.f2p, p2p=task.lb.p2p, reward_error=reward_error, excluded=excluded,
+                     reward_key=task.lb.reward_key)
