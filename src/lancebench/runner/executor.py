@@ -1,5 +1,7 @@
-"""Executors run a job's trials: ``local`` (asyncio tasks in this process, bounded by the job's
-concurrency) or ``ray`` (each trial a Ray task; see :mod:`lancebench.runner.ray_executor`).
+"""Executors run a job's trials: ``local`` (:class:`LocalExecutor`, asyncio tasks in this process,
+bounded by the job's concurrency) or ``ray`` (each trial a Ray task; see
+:mod:`lancebench.runner.ray_executor`, which imports this module). The choice by name is
+:func:`lancebench.runner.executors.make_executor`.
 
 An executor receives :class:`TrialSpec` objects plus the *names* of the agent and backend and the
 backend's :class:`~lancebench.backends.options.BackendOptions` (values, pickled to Ray workers), so
@@ -80,14 +82,3 @@ class LocalExecutor:
             for t in tasks:
                 t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
-
-
-def make_executor(name: str, **options) -> Executor:
-    """``local`` or ``ray`` (options: ``address``). Raises ConfigError for other names."""
-    from lancebench.errors import ConfigError
-    if name == "local":
-        return LocalExecutor()
-    if name == "ray":
-        from lancebench.runner.ray_executor import RayExecutor
-        return RayExecutor(**options)
-    raise ConfigError(f"unknown executor '{name}'; choose local or ray")
