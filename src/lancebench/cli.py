@@ -1,46 +1,56 @@
-"""The ``lancebench`` command line (typer). Each command group lives beside the code it drives and
-registers itself here through a ``register(app)`` function."""
+"""The ``lancebench`` command line (typer). Every command lives in a module of
+:mod:`lancebench.commands` that adds it through ``register(app)``; :data:`COMMAND_MODULES` is the
+fixed list. A command module that cannot be imported is an error (:class:`CommandImportError`,
+printed as one clear line by :func:`main`), never a command silently missing.
+
+``app`` is built on first use (``from lancebench.cli import app``), so that :func:`main` can
+report a broken installation instead of a traceback.
+"""
 
 from __future__ import annotations
 
 import importlib
+import sys
+from types import ModuleType
 
 import typer
 
-app = typer.Typer(
-    name="lancebench",
-    help="Run coding agents on real tasks in sandboxes, grade them with hidden tests, report pass@k and dollars.",
-    no_args_is_help=True,
-    pretty_exceptions_enable=False,
-    add_completion=False,
-)
+from lancebench.errors import LancebenchError
 
-# Modules that define a ``register(app: typer.Typer) -> None`` adding their commands.
+HELP = "Run coding agents on real tasks in sandboxes, grade them with hidden tests, report pass@k and dollars."
+
+# Modules that define a ``register(app: typer.Typer) -> None`` adding their commands, in help order.
 COMMAND_MODULES = (
     "lancebench.commands.tasks",
     "lancebench.commands.run",
     "lancebench.commands.datasets",
-    "lancebench.report.cli",
+    "lancebench.commands.report",
     "lancebench.commands.analyze",
     "lancebench.commands.calibrate",
     "lancebench.commands.view",
-    "lancebench.sandbox.docker_cli",
+    "lancebench.commands.gc",
 )
 
 
-def _register_all() -> None:
-    for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name == name:  # a command group not written yet
-                continue
-            raise
-        module.register(app)
+class CommandImportError(LancebenchError):
+    """A module of :data:`COMMAND_MODULES` failed to import or has no ``register(app)``."""
 
 
-@app.callback(invoke_without_command=True)
-def _main(version: bool = typer.Option(False, "--version", help="Print the version and exit.", is_eager=True)) -> None:
+def _command_module(name: str) -> ModuleType:
+    """Import one command module. Raises :class:`CommandImportError` naming it, the cause and the fix."""
+    try:
+        module = importlib.import_module(name)
+    except Exception as exc:  # any failure (missing dependency, syntax error, error at import) is reported
+        raise CommandImportError(
+            f"the command module {name} cannot be imported ({type(exc).__name__}: {exc}); the installation "
+            "is incomplete or broken: reinstall lancebench (pip install -e '.[local]') or fix that module") from exc
+    if not callable(getattr(module, "register", None)):
+        raise CommandImportError(f"the command module {name} has no register(app) function; add one that adds "
+                                 "its commands to the app")
+    return module
+
+
+def _root(version: bool = typer.Option(False, "--version", help="Print the version and exit.", is_eager=True)) -> None:
     """Run coding agents on real tasks in sandboxes, grade them with hidden tests, report pass@k and dollars."""
     if version:
         from lancebench import __version__
@@ -48,9 +58,40 @@ def _main(version: bool = typer.Option(False, "--version", help="Print the versi
         raise typer.Exit()
 
 
-_register_all()
+def build_app(modules: tuple[str, ...] | None = None) -> typer.Typer:
+    """The ``lancebench`` app with the commands of every module in ``modules`` (default:
+    :data:`COMMAND_MODULES`). Raises :class:`CommandImportError` when one of them cannot be imported."""
+    application = typer.Typer(name="lancebench", help=HELP, no_args_is_help=True, pretty_exceptions_enable=False,
+                              add_completion=False)
+    application.callback(invoke_without_command=True)(_root)
+    for name in COMMAND_MODULES if modules is None else modules:
+        _command_module(name).register(application)
+    return application
+
+
+_app: typer.Typer | None = None
+
+
+def __getattr__(name: str) -> typer.Typer:
+    """``app``: the ``lancebench`` app, built once on first use (see :func:`build_app`)."""
+    global _app
+    if name != "app":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if _app is None:
+        _app = build_app()
+    return _app
 
 
 def main() -> None:
-    """Entry point of the ``lancebench`` script."""
-    app()
+    """Entry point of the ``lancebench`` script. Exits 1 with one line on standard error when a
+    command module cannot be imported."""
+    try:
+        application = __getattr__("app")
+    except CommandImportError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        raise SystemExit(1) from None
+    application()
+
+
+if __name__ == "__main__":
+    main()

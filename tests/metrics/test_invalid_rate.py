@@ -25,7 +25,7 @@ def test_report_flags_the_agent_whose_invalid_rate_stands_out(tmp_path, trial, j
     stands out (at least 5 points and twice the others'); y does not."""
     import typer
 
-    from lancebench.report.cli import register
+    from lancebench.commands.report import register
     x = [trial(f"t{i}", "invalid" if i == 0 else "resolved", job="jx") for i in range(12)]
     y = [trial(f"t{i}", "resolved", job="jy", agent="y") for i in range(12)]
     app = typer.Typer()

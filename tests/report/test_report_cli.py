@@ -13,7 +13,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from lancebench.report.cli import register
+from lancebench.commands.report import register
 
 
 @pytest.fixture

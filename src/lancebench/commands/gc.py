@@ -1,5 +1,4 @@
-"""``lancebench gc``: remove what a crashed job left in the Docker engine. Registered by the CLI
-through :func:`register` (add ``"lancebench.sandbox.docker_cli"`` to ``cli.COMMAND_MODULES``)."""
+"""``lancebench gc``: remove what a crashed job left in the Docker engine."""
 
 from __future__ import annotations
 
@@ -36,4 +35,5 @@ def gc_command(
 
 
 def register(app: typer.Typer) -> None:
+    """Add the ``gc`` command to the ``lancebench`` app."""
     app.command("gc")(gc_command)

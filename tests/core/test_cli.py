@@ -1,0 +1,54 @@
+"""The command line registers a fixed list of command modules (lancebench/cli.py); one that cannot
+be imported is a clear error, never a command silently missing."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+import typer.main
+
+from lancebench.cli import COMMAND_MODULES, CommandImportError, build_app
+
+# the README's "Everyday commands" table, plus analyze, calibrate and view
+EXPECTED = {"run", "show", "grade", "check", "datasets", "report", "analyze", "calibrate", "view", "gc", "tasks"}
+
+
+def command_names(app) -> set[str]:
+    return set(typer.main.get_command(app).commands)
+
+
+def test_every_command_module_is_under_commands_and_registers():
+    assert all(name.startswith("lancebench.commands.") for name in COMMAND_MODULES)
+    assert command_names(build_app()) == EXPECTED
+
+
+def test_a_missing_command_module_is_an_error_naming_it():
+    with pytest.raises(CommandImportError, match=r"lancebench\.commands\.no_such_command cannot be imported "
+                                                 r"\(ModuleNotFoundError"):
+        build_app((*COMMAND_MODULES, "lancebench.commands.no_such_command"))
+
+
+def test_a_command_module_whose_dependency_is_missing_is_an_error(tmp_path, monkeypatch):
+    (tmp_path / "lb_cmd_needs_dep.py").write_text("import lb_no_such_dependency\n\ndef register(app):\n    pass\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(CommandImportError, match="lb_cmd_needs_dep cannot be imported .*lb_no_such_dependency"):
+        build_app(("lb_cmd_needs_dep",))
+
+
+def test_a_command_module_without_register_is_an_error(tmp_path, monkeypatch):
+    (tmp_path / "lb_cmd_no_register.py").write_text("X = 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(CommandImportError, match="lb_cmd_no_register has no register"):
+        build_app(("lb_cmd_no_register",))
+
+
+def test_the_script_prints_one_line_and_exits_1_instead_of_a_traceback():
+    code = ("import lancebench.cli as cli; cli.COMMAND_MODULES += ('lancebench.commands.no_such_command',); "
+            "cli.main()")
+    proc = subprocess.run([sys.executable, "-c", code, "--help"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1, proc
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("error: the command module lancebench.commands.no_such_command cannot be imported")
+    assert "reinstall lancebench" in proc.stderr and proc.stdout == ""
