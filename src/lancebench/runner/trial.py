@@ -293,7 +293,9 @@ def _usage_from_trajectory(path: Path) -> Usage:
         return Usage()
 
 
-async def _read_answer(sandbox: Sandbox, env: PreparedEnvironment, task: Task, scratch: Path):
+async def _read_answer(sandbox: Sandbox, env: PreparedEnvironment, task: Task, scratch: Path) -> tuple[Any, str | None]:
+    """(raw answer, problem) from the choice task's answer file in the sandbox; "no answer" when absent."""
+    assert task.lb.choice is not None, "a choice task has [lancebench.choice]"
     dest = scratch / "answer" / "answer.json"
     try:
         await sandbox.get(f"{env.workdir}/{task.lb.choice.answer_file}", dest)
