@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from lancebench.backends.registry import make_backend
 from lancebench.grading.verifier import Verdict, verify_patch
 from lancebench.results.paths import TrialPaths
-from lancebench.sandbox.backend import make_backend
 from lancebench.task.load import load_task
 
 CALC = Path(__file__).resolve().parents[1] / "fixtures" / "tasks" / "calc"
