@@ -22,21 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from lancebench.agents.base import Agent, AgentContext, AgentOutcome
-from lancebench.errors import (
-    AgentError,
-    LancebenchError,
-    ModelAuthError,
-    ModelError,
-    SandboxError,
-    WorkspaceError,
-)
+from lancebench.errors import AgentError, LancebenchError, ModelAuthError, ModelError, SandboxError, WorkspaceError
 from lancebench.grading.choice import read_answer_file
-from lancebench.grading.verifier import (
-    Verdict,
-    judge_choice,
-    patch_not_applied,
-    verify_patch,
-)
+from lancebench.grading.verifier import Verdict, judge_choice, patch_not_applied, verify_patch
 from lancebench.judging.senior import JudgeSettings, senior_grade
 from lancebench.results.models import Timings, TrialResult, Usage, utcnow
 from lancebench.results.paths import TrialPaths
