@@ -142,3 +142,20 @@ def test_rubric_threshold_only_when_set() -> None:
 def test_resolved_needs_every_story(validation, expected) -> None:
     assert resolved_with_validation(True, validation) is expected
     assert resolved_with_validation(False, validation) is False
+
+
+def test_optional_model_reclassifies_behavioural_files(scripted) -> None:
+    from scripted_server import Reply
+
+    from lancebench.judging.file_kinds import model_reclassifier
+    from lancebench.llm.client import LLMClient
+
+    # asked once per behavioural file diff: the agent's pkg/m.py (docs), then the reference's (kept)
+    srv = scripted([Reply('{"answer": {"kind": "docs"}}'), Reply('{"answer": {"kind": "behavioural"}}')])
+    b = patch_bloat(AGENT, REFERENCE, model_reclassifier(LLMClient("openai/scripted", srv.api_base, max_retries=0)))
+    assert (b.agent_sloc, b.reference_sloc, b.ratio) == (0, 3, 0.0)
+    assert len(srv.requests) == 2 and "File: pkg/m.py" in srv.requests[0]["body"]["messages"][1]["content"]
+    # an answer out of schema twice keeps the rules' answer
+    srv = scripted([Reply("it is code"), Reply('{"answer": {"kind": "maybe"}}')] * 2)
+    b = patch_bloat(AGENT, REFERENCE, model_reclassifier(LLMClient("openai/scripted", srv.api_base, max_retries=0)))
+    assert (b.agent_sloc, b.reference_sloc) == (5, 3)

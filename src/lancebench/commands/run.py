@@ -43,7 +43,8 @@ def parse_agent_options(items: list[str]) -> dict:
 
 
 def judge_settings(model: str | None, api_base: str | None, taste_min: float = 3.0, rubric_min: float | None = None,
-                   max_turns: int = 16, max_tokens: int = 1024, timeout_sec: float = 600.0) -> JudgeSettings | None:
+                   max_turns: int = 16, max_tokens: int = 1024, timeout_sec: float = 600.0,
+                   bloat_model: bool = False) -> JudgeSettings | None:
     """Senior grading settings from ``--judge-model``, the thresholds and the bounds of each judge
     conversation (model calls, tokens per reply, seconds); None without a model."""
     if not model:
@@ -55,7 +56,7 @@ def judge_settings(model: str | None, api_base: str | None, taste_min: float = 3
         raise ConfigError(f"--judge-model {model} starts its own server: do not give --judge-api-base with it")
     limits, taste_limits = judge_limits(max_turns, max_tokens, timeout_sec)
     return JudgeSettings(model=model, api_base=api_base, thresholds=Thresholds(taste_min, rubric_min),
-                         limits=limits, taste_limits=taste_limits)
+                         limits=limits, taste_limits=taste_limits, bloat_model=bloat_model)
 
 
 def summarize(results: list[TrialResult]) -> dict:
@@ -236,6 +237,8 @@ def run(
     judge_max_turns: int = typer.Option(16, "--judge-max-turns", min=2, help="Model calls per judge conversation."),
     judge_max_tokens: int = typer.Option(1024, "--judge-max-tokens", min=16, help="Tokens per judge reply."),
     judge_timeout: float = typer.Option(600.0, "--judge-timeout", min=1, help="Seconds per judge conversation."),
+    bloat_model: bool = typer.Option(False, "--bloat-model", help="Patch bloat: the judge model may reclassify files "
+                                     "the path rules call behavioural (tests, docs, formatting)."),
     agent_option: list[str] | None = typer.Option(None, "--agent-option", "--ao", help=AGENT_OPTION_HELP),
 ) -> None:
     """Run an agent on tasks; one results folder per job. Running the same command again resumes.
@@ -261,7 +264,7 @@ def run(
                           sources=_sources(path, dataset, repo_path),
                           task_filters=list(task_glob or []), limit=limit,
                           senior=judge_settings(judge_model, judge_api_base, taste_min, rubric_min, judge_max_turns,
-                                                judge_max_tokens, judge_timeout))
+                                                judge_max_tokens, judge_timeout, bloat_model))
         opts.agent.build()  # fail on a bad agent name before any sandbox is built
         from lancebench.runner.model_session import model_session
         with model_session(opts) as opts:

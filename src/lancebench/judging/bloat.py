@@ -11,12 +11,15 @@
   ``conftest.py``, ``*.spec.*``, ``*.test.*``, ``__tests__/``), doc paths (``docs/``,
   ``*.md``/``*.rst``/``*.txt``, README/CHANGELOG/NEWS/LICENSE...), and files whose removed and
   added text are equal once all whitespace is removed. Binary files are not counted.
+  Optionally (``reclassify``, see :mod:`lancebench.judging.file_kinds`) a model then looks at the
+  files the rules call behavioural and may call one ``test``, ``docs`` or ``formatting``.
 - ``bloat = agent SLOC / reference SLOC``; None when the reference has no behavioural SLOC.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -104,9 +107,13 @@ def _side_sloc(path: str, lines: list[tuple[str, bool]]) -> int:
     return sum(1 for i, (_, changed) in enumerate(lines) if changed and i in code)
 
 
-def file_slocs(patch: str) -> list[FileSloc]:
-    """Per changed file of a unified diff: kind and SLOC. A patch unidiff cannot parse gives ``[]``
-    only when it is blank; otherwise the parse error is raised as ValueError."""
+Reclassify = Callable[[str, str], str]
+"""``(path, the file's diff) -> kind`` for a file the rules call behavioural."""
+
+
+def file_slocs(patch: str, reclassify: Reclassify | None = None) -> list[FileSloc]:
+    """Per changed file of a unified diff: kind and SLOC. A blank patch gives ``[]``; one unidiff
+    cannot parse raises ValueError. ``reclassify`` may change the kind of behavioural files."""
     if not patch.strip():
         return []
     try:
@@ -123,6 +130,8 @@ def file_slocs(patch: str) -> list[FileSloc]:
         removed = [ln.value for h in f for ln in h if ln.is_removed]
         added = [ln.value for h in f for ln in h if ln.is_added]
         kind = classify(path, removed, added)
+        if kind == "behavioural" and reclassify is not None:
+            kind = reclassify(path, str(f))
         sloc = 0
         if kind == "behavioural":
             for h in f:
@@ -133,10 +142,10 @@ def file_slocs(patch: str) -> list[FileSloc]:
     return out
 
 
-def patch_bloat(agent_patch: str, reference_patch: str) -> Bloat:
+def patch_bloat(agent_patch: str, reference_patch: str, reclassify: Reclassify | None = None) -> Bloat:
     """Bloat of ``agent_patch`` against ``reference_patch`` (both unified diffs). Raises
     ValueError when either is not a unified diff."""
-    a, r = file_slocs(agent_patch), file_slocs(reference_patch)
+    a, r = file_slocs(agent_patch, reclassify), file_slocs(reference_patch, reclassify)
     a_sloc = sum(f.sloc for f in a if f.kind == "behavioural")
     r_sloc = sum(f.sloc for f in r if f.kind == "behavioural")
     return Bloat(a_sloc, r_sloc, a_sloc / r_sloc if r_sloc else None, tuple(a), tuple(r))

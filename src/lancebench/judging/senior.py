@@ -23,6 +23,7 @@ from lancebench.errors import SandboxError, TaskError
 from lancebench.grading.patch import filter_patch
 from lancebench.judging.bloat import patch_bloat
 from lancebench.judging.conversation import Limits
+from lancebench.judging.file_kinds import model_reclassifier
 from lancebench.judging.record import recorded
 from lancebench.judging.rubric import find_rubric, judge_rubric, load_rubric
 from lancebench.judging.snapshot import RepoSnapshot
@@ -56,6 +57,7 @@ class JudgeSettings:
     thresholds: Thresholds = field(default_factory=Thresholds)
     limits: Limits = field(default_factory=Limits)
     taste_limits: Limits = field(default_factory=lambda: Limits(min_tool_turns=MIN_TOOL_TURNS))
+    bloat_model: bool = False  # let the model reclassify behavioural files for patch bloat
 
     def client(self) -> LLMClient:
         """A fresh client (one per judge, so that each judge's usage is its own)."""
@@ -102,6 +104,18 @@ def _run_judges(s: JudgeSettings, task: Task, patch: str, reference: str | None,
             out["taste"] = recorded(s.model, lambda: judge_taste(s.client(), task.instruction, patch, reference, snap,
                                                                  s.taste_limits))
     return out
+
+
+def _bloat(s: JudgeSettings, patch: str, reference: str | None) -> tuple[float | None, int | None, int | None]:
+    """``(ratio, agent SLOC, reference SLOC)``; all None without a reference or a parsable patch."""
+    if reference is None:
+        return None, None, None
+    reclassify = model_reclassifier(s.client(), s.limits) if s.bloat_model else None
+    try:
+        b = patch_bloat(patch, reference, reclassify)
+    except ValueError:
+        return None, None, None
+    return b.ratio, b.agent_sloc, b.reference_sloc
 
 
 def senior_file_errors(task: Task) -> list[TaskError]:
@@ -164,12 +178,6 @@ async def senior_grade(s: JudgeSettings, task: Task, backend: Backend, env: Prep
         result.status = "unresolved"
         result.reason = (f"validation: stories not passed: {', '.join(failed)}" if failed
                          else f"validation {validation.status if validation else 'missing'}")
-    bloat: tuple[float | None, int | None, int | None] = (None, None, None)
-    if reference is not None:
-        try:
-            b = patch_bloat(kept, reference)
-            bloat = (b.ratio, b.agent_sloc, b.reference_sloc)
-        except ValueError:
-            pass
+    bloat = await asyncio.to_thread(_bloat, s, kept, reference)
     result.quality = quality_verdict(result.status == "resolved", judges, s.thresholds, bloat)
     shutil.rmtree(scratch / "snapshot", ignore_errors=True)

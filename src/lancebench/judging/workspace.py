@@ -98,7 +98,9 @@ async def fingerprint(sandbox: Sandbox, workdir: str, exclude: str, dest: Path) 
     host file ``dest`` at once (so nothing run later in the sandbox can alter it). Returns its
     lines. Raises :class:`SandboxError` when it cannot be computed."""
     inside = f"/tmp/lancebench/fingerprint-{dest.name}"
-    res = await sandbox.exec(["bash", "-c", FINGERPRINT, "fingerprint", workdir, exclude, inside], timeout=300)
+    # the system's own tools, never ones the repository or a script put earlier on the PATH
+    res = await sandbox.exec(["/bin/bash", "-c", FINGERPRINT, "fingerprint", workdir, exclude, inside], timeout=300,
+                             env={"PATH": "/usr/bin:/bin"})
     if not res.ok:
         raise SandboxError(f"repository fingerprint failed (exit {res.exit_code}): {res.output[-800:]}")
     await sandbox.get(inside, dest)
