@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import shutil
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -158,6 +159,7 @@ async def senior_grade(s: JudgeSettings, task: Task, backend: Backend, env: Prep
         result.judges = {j: _failed("snapshot", str(exc), s.model) for j in s.judges}
         result.quality = quality_verdict(result.status == "resolved", result.judges, s.thresholds)
         return
+    started = time.monotonic()
     try:
         validation = await _validation(s, task, backend, env, kept, snap_dir, scratch / "validation", labels)
     except TaskError as exc:  # the task's spec is broken: not the agent's fault
@@ -165,12 +167,14 @@ async def senior_grade(s: JudgeSettings, task: Task, backend: Backend, env: Prep
         result.status, result.reason = "invalid", f"validation spec: {exc}"[:4000]
         return
     except ValidationInvalid as exc:
-        result.judges = {"validation": exc.record.model_copy(update={"model": s.model})}
+        result.judges = {"validation": exc.record.model_copy(update={"model": s.model,
+                                                                     "duration_sec": time.monotonic() - started})}
         result.status, result.reason = "invalid", str(exc)[:4000]
         return
+    validation_sec = time.monotonic() - started
     judges = await asyncio.to_thread(_run_judges, s, task, kept, reference, RepoSnapshot(snap_dir), _check_rubric(task))
     if validation is not None:
-        judges = {"validation": validation.model_copy(update={"model": s.model}), **judges}
+        judges = {"validation": validation.model_copy(update={"model": s.model, "duration_sec": validation_sec}), **judges}
     result.judges = judges
     if result.status == "resolved" and not resolved_with_validation(True, validation):
         failed = [st["name"] for st in (validation.details.get("stories", []) if validation else [])
