@@ -174,7 +174,8 @@ async def senior_grade(s: JudgeSettings, task: Task, backend: Backend, env: Prep
     validation_sec = time.monotonic() - started
     judges = await asyncio.to_thread(_run_judges, s, task, kept, reference, RepoSnapshot(snap_dir), _check_rubric(task))
     if validation is not None:
-        judges = {"validation": validation.model_copy(update={"model": s.model, "duration_sec": validation_sec}), **judges}
+        timed = validation.model_copy(update={"model": s.model, "duration_sec": validation_sec})
+        judges = {"validation": timed, **judges}
     result.judges = judges
     if result.status == "resolved" and not resolved_with_validation(True, validation):
         failed = [st["name"] for st in (validation.details.get("stories", []) if validation else [])
