@@ -183,6 +183,40 @@ def write_trajectory(trajectory: Trajectory, logs_dir: Path) -> Path:
     return path
 
 
+def _known_only(model: type[BaseModel], data: Any) -> Any:
+    """``data`` without the keys ``model`` (and its nested models) does not define, except inside
+    the open ``extra`` maps."""
+    if not isinstance(data, dict):
+        return data
+    out = {}
+    for key, value in data.items():
+        field = model.model_fields.get(key)
+        if field is None:
+            continue
+        inner = _nested_model(field.annotation)
+        if inner is not None and key != "extra":
+            value = [_known_only(inner, v) for v in value] if isinstance(value, list) else _known_only(inner, value)
+        out[key] = value
+    return out
+
+
+def _nested_model(annotation: Any) -> type[BaseModel] | None:
+    """The pydantic model inside ``annotation`` (``Model``, ``Model | None``, ``list[Model]``)."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in getattr(annotation, "__args__", ()):
+        found = _nested_model(arg)
+        if found is not None:
+            return found
+    return None
+
+
 def read_trajectory(path: Path) -> Trajectory:
-    """Load and validate a ``trajectory.json`` (raises pydantic's ValidationError when malformed)."""
-    return Trajectory.model_validate_json(Path(path).read_text())
+    """Load and validate a ``trajectory.json``. A trajectory of another ATIF version (Harbor 0.25
+    writes ``ATIF-v1.8``) loads with the fields this version defines; the ones it does not know
+    are left out. Raises pydantic's ValidationError when malformed."""
+    text = Path(path).read_text()
+    data = json.loads(text)
+    if isinstance(data, dict) and data.get("schema_version", SCHEMA_VERSION) != SCHEMA_VERSION:
+        return Trajectory.model_validate(_known_only(Trajectory, data))
+    return Trajectory.model_validate_json(text)
