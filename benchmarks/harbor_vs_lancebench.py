@@ -24,8 +24,7 @@ from pathlib import Path
 
 TESTS = Path(__file__).resolve().parents[1] / "tests"
 sys.path.insert(0, str(TESTS))
-from harbor_support import (FIXTURES, harbor_reward, harbor_skip_reason, run_harbor,  # noqa: E402
-                            run_lancebench)
+from harbor_support import FIXTURES, harbor_reward, harbor_skip_reason, run_harbor, run_lancebench  # noqa: E402
 
 
 def timed(fn, *args, **kwargs):
@@ -46,7 +45,8 @@ def main() -> int:
     host = {"LB_HARBOR_WORD": "zebra"}
     os.environ.update(host)
     ok = True
-    print(f"{'fixture':<12} {'agent':<8} {'harbor reward':<16} {'lancebench':<16} {'harbor s':>9} {'lb s':>7} {'ratio':>6}")
+    print(f"{'fixture':<12} {'agent':<8} {'harbor reward':<16} {'lancebench':<16} "
+          f"{'harbor s':>9} {'lb s':>7} {'ratio':>6}")
     for name in args.fixtures:
         task = FIXTURES / name
         for agent in args.agents:

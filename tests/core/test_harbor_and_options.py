@@ -7,7 +7,7 @@ import json
 import shutil
 
 import pytest
-from lbtest import TASKS, lb, one_result
+from lbtest import TASKS, lb
 
 from lancebench.commands.run import parse_agent_options
 from lancebench.errors import ConfigError
@@ -23,14 +23,16 @@ def _harbor_copy(shared):
     return dest
 
 
-def test_harbor_task_without_local_recipe_is_invalid_not_zero(shared, jobs):
+def test_harbor_task_without_local_recipe_fails_at_plan_time(shared, jobs):
     task = _harbor_copy(shared)
     proc = lb("tasks", "validate", task, check=True)
     assert "no [lancebench.local] recipe" in proc.stdout and "earns $0" in proc.stdout
-    lb("run", "-p", task, "-a", "oracle", "-o", jobs)
-    r = one_result(jobs)
-    assert r["status"] == "invalid"
-    assert "--backend docker" in r["reason"] and "task.toml" in r["reason"]
+    proc = lb("run", "-p", task, "-a", "oracle", "-o", jobs, check=False)
+    # one line naming task.toml and the fix; no invalid trial recorded (issue 14: a rerun with
+    # --backend docker used to reuse those invalid trials)
+    assert "--backend local cannot run this task" in proc.stderr and "run it with --backend docker" in proc.stderr
+    assert "task.toml" in proc.stderr
+    assert not list(jobs.rglob("result.json"))
 
 
 def test_job_json_follows_the_latest_run(jobs):

@@ -194,3 +194,17 @@ def test_lancebench_tasks_keep_the_default_protected_paths():
     from lancebench.task.model import DEFAULT_PROTECTED
     task = load_task(CALC)
     assert task.protected_globs()[: len(DEFAULT_PROTECTED)] == list(DEFAULT_PROTECTED)
+
+
+def test_a_task_the_backend_cannot_run_is_named_at_plan_time(tmp_path):
+    from lancebench.backends.registry import cannot_run
+    assert cannot_run(load_task(CALC), "local") is None and cannot_run(load_task(CALC), "docker") is None
+    windows = cannot_run(load_task(_harbor_task(tmp_path, 'os = "windows"')), "docker")
+    assert windows.key == "environment.os" and "Linux environments only" in str(windows)
+    shutil.rmtree(tmp_path / "t")
+    gpu = cannot_run(load_task(_harbor_task(tmp_path, "gpus = 1")), "docker")
+    assert gpu.key == "environment.gpus"
+    shutil.rmtree(tmp_path / "t")
+    d = _harbor_task(tmp_path, "")
+    (d / "environment" / "Dockerfile").unlink()
+    assert "no environment/Dockerfile" in str(cannot_run(load_task(d), "docker"))

@@ -4,9 +4,10 @@
 from __future__ import annotations
 
 from lancebench.backends.options import BackendOptions
-from lancebench.errors import ConfigError
+from lancebench.errors import ConfigError, TaskError
 from lancebench.plugins import load_object
 from lancebench.sandbox.backend import Backend
+from lancebench.task.model import Task
 
 BACKENDS = {"local": "lancebench.backends.local:LocalBackend",
             "docker": "lancebench.backends.docker:DockerBackend"}
@@ -22,3 +23,27 @@ def make_backend(name: str, options: BackendOptions | None = None) -> Backend:
         raise ConfigError(f"unknown backend '{name}'; choose one of {', '.join(BACKENDS)} or module:Class")
     cls = load_object(spec, "backend")
     return cls(options=options or BackendOptions())
+
+
+def cannot_run(task: Task, backend: str) -> TaskError | None:
+    """Why ``backend`` (a built-in name) cannot run ``task`` as its author meant, as a one-line
+    :class:`TaskError` naming ``task.toml`` and the fix; None when it can (or for plug-in
+    backends, which decide for themselves). Checked when a job is planned, so no trial is
+    recorded for a task that could never run."""
+    env, toml = task.config.environment, task.paths.task_toml
+    problem, fix, key = None, None, None
+    if env.os != "linux":
+        problem, key, fix = f"a {env.os} environment", "environment.os", "lancebench runs Linux environments only"
+    elif env.gpus or env.gpu_types or env.tpu:
+        problem, key, fix = "needs accelerators", "environment.gpus", "lancebench sandboxes have no GPU or TPU"
+    elif task.kind == "code" and backend == "local" and task.lb.local is None:
+        has_docker = task.paths.dockerfile.is_file() or env.docker_image
+        problem, key = "no [lancebench.local] recipe, so the local backend cannot build it", "lancebench.local"
+        fix = "run it with --backend docker" if has_docker else 'add [lancebench.local] setup = "setup.sh"'
+    elif task.kind == "code" and backend == "docker" and not (task.paths.dockerfile.is_file() or env.docker_image):
+        problem, key = "no environment/Dockerfile and no docker_image", "environment.docker_image"
+        fix = "add environment/Dockerfile, or run it with --backend local"
+    if problem is None:
+        return None
+    return TaskError(toml, f"--backend {backend} cannot run this task: {problem}", key=key, fix=fix,
+                     task_dir=task.paths.root)

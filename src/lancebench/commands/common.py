@@ -66,6 +66,15 @@ def backend_options(ca_bundle: Path | None = None, repo_path: Path | None = None
                           checkout_repos=(repo_path.expanduser().resolve(),) if repo_path is not None else ())
 
 
+def runnable(tasks: list[Task], errors: list[TaskError], backend: str) -> tuple[list[Task], list[TaskError]]:
+    """(the tasks ``backend`` can run, ``errors`` plus one line for each it cannot): a plan-time
+    check, so no invalid trial is recorded for a task that could never run there."""
+    from lancebench.backends.registry import cannot_run
+    problems = {t.paths.root: cannot_run(t, backend) for t in tasks}
+    return ([t for t in tasks if problems[t.paths.root] is None],
+            errors + [p for p in problems.values() if p is not None])
+
+
 def print_task_errors(errors: list[TaskError]) -> None:
     for e in errors:
         console.print(f"[red]task error[/red] {escape(str(e))}", highlight=False, soft_wrap=True)

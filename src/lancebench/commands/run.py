@@ -11,7 +11,16 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from lancebench.commands.common import backend_options, console, out, print_task_errors, run_async, select_tasks, slug
+from lancebench.commands.common import (
+    backend_options,
+    console,
+    out,
+    print_task_errors,
+    run_async,
+    runnable,
+    select_tasks,
+    slug,
+)
 from lancebench.errors import ConfigError, LancebenchError, ModelAuthError
 from lancebench.metrics.rewards import reward_cell
 from lancebench.results.models import TrialResult
@@ -252,6 +261,7 @@ def run(
     try:
         agent = _agent_name(agent, model)
         tasks, errors, label = select_tasks(path, dataset, task_glob, limit, source, repo_path)
+        tasks, errors = runnable(tasks, errors, backend)
         print_task_errors(errors)
         if not tasks:
             raise ConfigError("no tasks selected" + (" (every task had errors)" if errors else ""))
@@ -314,6 +324,7 @@ def grade(
     try:
         records = read_predictions(predictions)
         tasks, errors, label = select_tasks(path, None, None, None)
+        tasks, errors = runnable(tasks, errors, backend)
         print_task_errors(errors)
         by_model: dict[str, dict[str, str]] = {}
         for rec in records:
