@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import atexit
-import json
 import os
 import re
 import tarfile
@@ -30,6 +29,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from lancebench.errors import SandboxError
 from lancebench.sandbox import docker_engine as engine
@@ -98,6 +98,8 @@ class DockerSandbox:
         self.container_id: str | None = None
         self._uid_gid: tuple[int, int] = (0, 0)
         self._restarts = 0
+        self._aio_client: Any = None  # aiodocker.Docker of the exec streams, bound to _aio_loop
+        self._aio_loop: asyncio.AbstractEventLoop | None = None
 
     # lifecycle -------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -193,6 +195,9 @@ class DockerSandbox:
 
     async def stop(self) -> None:
         """Remove the container (every process ends with it) and its anonymous volumes; idempotent."""
+        client, self._aio_client = self._aio_client, None
+        if client is not None and self._aio_loop is asyncio.get_running_loop():
+            await client.close()
         await asyncio.to_thread(self._remove_sync)
 
     def _remove_sync(self) -> None:
@@ -227,22 +232,15 @@ class DockerSandbox:
         argv = ["bash", "-c", command] if isinstance(command, str) else [str(a) for a in command]
         if not argv:
             raise SandboxError("exec needs a command")
-        docker = engine._import_docker()
-        api = engine.client().api
         docker_user = "0" if user == "root" else (user or "")
         t0 = time.monotonic()
-        try:
-            eid = (await asyncio.to_thread(
-                api.exec_create, cid, ["/bin/sh", "-c", WRAPPER, "lancebench-exec", *argv], stdout=True, stderr=True,
-                stdin=stdin is not None, tty=False, environment=dict(env or {}), workdir=cwd or self.spec.workdir,
-                user=docker_user))["Id"]
-        except docker.errors.APIError as exc:
-            raise SandboxError(f"docker exec failed to start in {self.name}: {exc}") from exc
         out = CappedBuffer(self.spec.limits.output_bytes)
         err = CappedBuffer(self.spec.limits.output_bytes)
         stream = _ExecStream(out, err)
-        reader, writer = await stream.connect(api.api_version, eid)
-        pump = asyncio.ensure_future(stream.pump(reader, writer, stdin))
+        exe = await stream.open(self._aio(), cid, ["/bin/sh", "-c", WRAPPER, "lancebench-exec", *argv],
+                                stdin=stdin is not None, environment=dict(env or {}),
+                                workdir=cwd or self.spec.workdir, user=docker_user, where=self.name)
+        pump = asyncio.ensure_future(stream.pump(stdin))
         timed_out = False
         try:
             await asyncio.wait_for(asyncio.shield(pump), timeout)
@@ -253,9 +251,9 @@ class DockerSandbox:
             await asyncio.shield(self._end_tree(stream, pump, docker_user))
             raise
         finally:
-            writer.close()
             if not pump.done():
                 pump.cancel()
+            await stream.close()
         if pump.done() and not pump.cancelled() and pump.exception() is not None:
             broke = pump.exception()
             raise SandboxError(f"the exec stream of {self.name} broke: {broke}") from broke
@@ -263,18 +261,17 @@ class DockerSandbox:
             detail = (out.text() + err.text()).strip()[:1000]
             raise SandboxError(f"docker could not start the command in {self.name} (cwd {cwd or self.spec.workdir}, "
                                f"user {docker_user or 'default'}): {detail}")
-        code = None if timed_out else await asyncio.to_thread(self._exit_code, eid)
+        code = None if timed_out else await _exit_code(exe)
         return ExecResult(exit_code=code, stdout=out.text(), stderr=err.text(), timed_out=timed_out,
                           duration_sec=time.monotonic() - t0, truncated_bytes=out.cut + err.cut)
 
-    def _exit_code(self, eid: str) -> int | None:
-        api = engine.client().api
-        for _ in range(100):
-            info = api.exec_inspect(eid)
-            if not info.get("Running"):
-                return info.get("ExitCode")
-            time.sleep(0.02)
-        return None
+    def _aio(self) -> Any:
+        """This sandbox's aiodocker client on the running event loop (made at first use, closed by
+        :meth:`stop`; a sandbox used from another loop gets a new one)."""
+        loop = asyncio.get_running_loop()
+        if self._aio_client is None or self._aio_loop is not loop:
+            self._aio_client, self._aio_loop = engine.async_client(), loop
+        return self._aio_client
 
     async def _end_tree(self, stream: _ExecStream, pump: asyncio.Future, user: str) -> None:
         """End the command's tree from inside; restart the container when that is not possible."""
@@ -423,73 +420,55 @@ class DockerSandbox:
 
 
 class _ExecStream:
-    """One exec's attach stream (Docker's raw-stream protocol over the engine's socket).
-
-    Frames are ``[stream:1][0:3][size:4 big-endian]`` + payload; stream 1 is stdout, 2 stderr.
-    The first stdout line is the wrapper's pid (``PID_PREFIX``), kept in ``pid``, not in output.
-    """
+    """One exec's attach stream, through aiodocker (Docker's raw-stream protocol: stream 1 is
+    stdout, 2 stderr). The first stdout line is the wrapper's pid (``PID_PREFIX``), kept in
+    ``pid``, not in output."""
 
     def __init__(self, out: CappedBuffer, err: CappedBuffer):
         self.out, self.err = out, err
         self.pid: int | None = None
         self.pid_seen = asyncio.Event()
         self._first = bytearray()
+        self._stream: Any = None
 
-    async def connect(self, version: str, exec_id: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-        kind, where = engine.endpoint()
-        try:
-            if isinstance(where, str):  # kind == "unix"
-                reader, writer = await asyncio.open_unix_connection(where, limit=1 << 20)
-            else:
-                reader, writer = await asyncio.open_connection(*where, limit=1 << 20)
-        except OSError as exc:
-            raise SandboxError(f"could not reach the Docker engine at {where}: {exc}; {engine.START_HINT}") from exc
-        body = json.dumps({"Detach": False, "Tty": False}).encode()
-        head = (f"POST /v{version}/exec/{exec_id}/start HTTP/1.1\r\nHost: docker\r\n"
-                f"Content-Type: application/json\r\nConnection: Upgrade\r\nUpgrade: tcp\r\n"
-                f"Content-Length: {len(body)}\r\n\r\n").encode()
-        writer.write(head + body)
-        await writer.drain()
-        try:
-            headers = await reader.readuntil(b"\r\n\r\n")
-        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, OSError) as exc:
-            writer.close()
-            raise SandboxError(f"the Docker engine closed the exec stream at once: {exc}") from exc
-        status = headers.split(b"\r\n", 1)[0].decode(errors="replace")
-        code = int(status.split()[1]) if len(status.split()) > 1 and status.split()[1].isdigit() else 0
-        if code not in (101, 200):
-            detail = await _read_body(reader, headers)
-            writer.close()
-            raise SandboxError(f"docker exec start failed ({status}): {detail}")
-        return reader, writer
+    async def open(self, client: Any, cid: str, argv: list[str], *, stdin: bool, environment: dict[str, str],
+                   workdir: str, user: str, where: str) -> Any:
+        """Create the exec in container ``cid`` and attach to it; returns the aiodocker ``Exec``.
+        Raises :class:`SandboxError` when the engine refuses or cannot be reached."""
+        import aiodocker
+        import aiohttp
 
-    async def pump(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, stdin: bytes | None) -> None:
-        feeder = asyncio.ensure_future(self._feed(writer, stdin)) if stdin is not None else None
         try:
-            while True:
-                try:
-                    header = await reader.readexactly(8)
-                except asyncio.IncompleteReadError as exc:
-                    if exc.partial:
-                        raise SandboxError("exec stream ended inside a frame header") from exc
-                    break
-                size = int.from_bytes(header[4:8], "big")
-                remaining = size
-                while remaining:
-                    chunk = await reader.read(min(remaining, 1 << 20))
-                    if not chunk:
-                        raise SandboxError("exec stream ended inside a frame")
-                    remaining -= len(chunk)
-                    if header[0] == 2:
-                        self.err.write(chunk)
-                    else:
-                        self._stdout(chunk)
+            exe = await client.containers.container(cid).exec(argv, stdout=True, stderr=True, stdin=stdin, tty=False,
+                                                              environment=environment, workdir=workdir, user=user)
+            stream = exe.start(detach=False)
+            await stream.__aenter__()  # the HTTP upgrade: the stream is live from here
+        except aiodocker.DockerError as exc:
+            raise SandboxError(f"docker exec failed to start in {where}: {exc.message}") from exc
+        except (aiohttp.ClientError, OSError) as exc:
+            raise SandboxError(f"could not reach the Docker engine for {where}: {exc}; {engine.START_HINT}") from exc
+        self._stream = stream
+        return exe
+
+    async def pump(self, stdin: bytes | None) -> None:
+        """Read the stream to its end into ``out``/``err``, feeding ``stdin`` (then its end) meanwhile."""
+        feeder = asyncio.ensure_future(self._feed(stdin)) if stdin is not None else None
+        try:
+            while (msg := await self._stream.read_out()) is not None:
+                if msg.stream == 2:
+                    self.err.write(msg.data)
+                else:
+                    self._stdout(msg.data)
         finally:
             if feeder is not None and not feeder.done():
                 feeder.cancel()
             if not self.pid_seen.is_set() and self._first:
                 self.out.write(bytes(self._first))
                 self._first.clear()
+
+    async def close(self) -> None:
+        if self._stream is not None:
+            await self._stream.close()
 
     def _stdout(self, chunk: bytes) -> None:
         if self.pid_seen.is_set():
@@ -514,27 +493,27 @@ class _ExecStream:
             self.out.write(bytes(self._first))
             self._first.clear()
 
-    @staticmethod
-    async def _feed(writer: asyncio.StreamWriter, data: bytes) -> None:
+    async def _feed(self, data: bytes) -> None:
+        """Write ``data`` to the command's stdin, then end it (a half-close: the output still
+        flows; aiodocker's own ``close`` would end both directions)."""
         try:
-            writer.write(data)
-            await writer.drain()
-            if writer.can_write_eof():
-                writer.write_eof()
-        except (BrokenPipeError, ConnectionResetError):
+            await self._stream.write_in(data)
+            transport = self._stream._resp.connection.transport
+            if transport is not None and transport.can_write_eof():
+                transport.write_eof()
+        except (BrokenPipeError, ConnectionResetError, RuntimeError):
             pass
 
 
-async def _read_body(reader: asyncio.StreamReader, headers: bytes) -> str:
-    m = re.search(rb"content-length:\s*(\d+)", headers, re.IGNORECASE)
-    try:
-        raw = await asyncio.wait_for(reader.readexactly(int(m.group(1))) if m else reader.read(65536), 5)
-    except (TimeoutError, asyncio.IncompleteReadError, OSError):
-        return "(no detail)"
-    try:
-        return json.loads(raw).get("message", raw.decode(errors="replace"))
-    except (ValueError, AttributeError):
-        return raw.decode(errors="replace").strip()
+async def _exit_code(exe: Any) -> int | None:
+    """The exit code of a finished exec (the engine may need a moment to record it); None when it
+    still runs after two seconds."""
+    for _ in range(100):
+        info = await exe.inspect()
+        if not info.get("Running"):
+            return info.get("ExitCode")
+        await asyncio.sleep(0.02)
+    return None
 
 
 # leftovers -----------------------------------------------------------------------------------

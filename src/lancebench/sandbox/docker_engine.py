@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import threading
+from typing import Any
 
 from lancebench.errors import SandboxError
 
@@ -68,6 +69,15 @@ def engine_problem() -> str | None:
     except SandboxError as exc:
         return str(exc)
     return None
+
+
+def async_client() -> Any:
+    """An ``aiodocker.Docker`` client of the engine at :func:`endpoint`, bound to the running event
+    loop (close it with ``await client.close()``). Raises :class:`SandboxError` as :func:`endpoint`."""
+    import aiodocker
+
+    kind, where = endpoint()
+    return aiodocker.Docker(url=f"unix://{where}" if isinstance(where, str) else f"tcp://{where[0]}:{where[1]}")
 
 
 def endpoint() -> tuple[str, str | tuple[str, int]]:
