@@ -27,6 +27,8 @@ import json
 from collections import Counter
 from pathlib import Path
 
+import tomli_w
+
 from lancebench.datasets.swelancer.prompt import ANSWER_FILE, manager_instruction
 from lancebench.datasets.swelancer.repo import parents
 from lancebench.datasets.swelancer.source import locate_table
@@ -39,47 +41,21 @@ FILTERS = ("manager", "ic")
 GENERIC = ("public", "private", "code", "choice")
 
 
-def _toml_str(value: str) -> str:
-    """A TOML basic string (JSON's escapes are a subset TOML accepts, given ``ensure_ascii=False``
-    and no DEL or surrogate characters, which the ids and commit hashes here never hold)."""
-    return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007f")
-
-
 def task_toml(row: SwelancerRow, checkout: tuple[str, str] | None = None) -> str:
-    """The ``task.toml`` of a manager row; ``checkout`` = (repository path, commit) adds a
-    ``[lancebench.local.checkout]`` that fills the workdir with that commit's tree."""
-    ids = ", ".join(str(i) for i in row.proposal_ids)
-    local = ["", "[lancebench.local]", 'setup = ""', "", "[lancebench.local.checkout]",
-             f"repo = {_toml_str(checkout[0])}", f"rev = {_toml_str(checkout[1])}"] if checkout else []
-    return "\n".join([
-        'version = "1.0"',
-        "",
-        "[metadata]",
-        'benchmark = "swelancer"',
-        'upstream = "SWE-Lancer Diamond (arXiv 2502.12115)"',
-        f"question_id = {_toml_str(row.question_id)}",
-        f"variant = {_toml_str(row.variant)}",
-        f"manager_commit = {_toml_str(row.manager_commit)}",
-        f"set = {_toml_str(row.set)}",
-        "",
-        "[metadata.taxonomy]",
-        f"variant = {_toml_str(row.variant)}",
-        f"proposals = {len(row.proposals)}",
-        "",
-        "[agent]",
-        "timeout_sec = 1800",
-        "",
-        "[lancebench]",
-        f"price_usd = {row.price!r}",
-        f'kind = "{KIND[row.variant]}"',
-        f'split = "{split_of(row)}"',
-        "",
-        "[lancebench.choice]",
-        f"proposal_ids = [{ids}]",
-        f'answer_file = "{ANSWER_FILE}"',
-        *local,
-        "",
-    ])
+    """The ``task.toml`` of a manager row (written by tomli-w); ``checkout`` = (repository path,
+    commit) adds a ``[lancebench.local.checkout]`` that fills the workdir with that commit's tree."""
+    lb: dict = {"price_usd": row.price, "kind": KIND[row.variant], "split": split_of(row),
+                "choice": {"proposal_ids": list(row.proposal_ids), "answer_file": ANSWER_FILE}}
+    if checkout:
+        lb["local"] = {"setup": "", "checkout": {"repo": checkout[0], "rev": checkout[1]}}
+    return tomli_w.dumps({
+        "version": "1.0",
+        "metadata": {"benchmark": "swelancer", "upstream": "SWE-Lancer Diamond (arXiv 2502.12115)",
+                     "question_id": row.question_id, "variant": row.variant, "manager_commit": row.manager_commit,
+                     "set": row.set, "taxonomy": {"variant": row.variant, "proposals": len(row.proposals)}},
+        "agent": {"timeout_sec": 1800},
+        "lancebench": lb,
+    })
 
 
 def solve_sh(row: SwelancerRow) -> str:

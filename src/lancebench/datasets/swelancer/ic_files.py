@@ -5,7 +5,7 @@ it), ``solution/solve.sh``, ``instruction.md`` and ``task.toml``. See
 
 from __future__ import annotations
 
-import json
+import tomli_w
 
 from lancebench.datasets.swelancer.prompt import issue_section, usd
 from lancebench.datasets.swelancer.table import SwelancerRow, split_of
@@ -131,35 +131,18 @@ def instruction(row: SwelancerRow) -> str:
     ])
 
 
-def _toml(value) -> str:
-    return json.dumps(value, ensure_ascii=False)
-
-
 def task_toml(row: SwelancerRow, image: str, image_id: str) -> str:
-    return "\n".join([
-        'version = "1.0"', "",
-        "[metadata]",
-        'benchmark = "swelancer"',
-        'upstream = "SWE-Lancer Diamond (arXiv 2502.12115)"',
-        f"question_id = {_toml(row.question_id)}",
-        f"variant = {_toml(row.variant)}",
-        f"set = {_toml(row.set)}",
-        f"image = {_toml(image)}",
-        f"image_id = {_toml(image_id)}",
-        f"acceptable_folders = {_toml(list(row.acceptable_folders))}", "",
-        "[metadata.taxonomy]",
-        f"variant = {_toml(row.variant)}", "",
-        "[verifier]", "timeout_sec = 1800", "",
-        "[agent]", "timeout_sec = 3600", "",
-        "[environment]", "build_timeout_sec = 3600", "cpus = 2", "memory_mb = 12288", "",
-        "[lancebench]",
-        f"price_usd = {row.price!r}",
-        'kind = "code"',
-        f'split = "{split_of(row)}"',
-        f'workdir = "{WORKDIR}"',
-        "browser = true",
-        "test_runs = 3",
-        'pass_if = "any"',
-        'protect = ["user_tool/**"]', "",
-        "[lancebench.limits]", "pids = 4096", "",
-    ])
+    """The ``task.toml`` of an IC row run on the official ``image`` (written by tomli-w)."""
+    return tomli_w.dumps({
+        "version": "1.0",
+        "metadata": {"benchmark": "swelancer", "upstream": "SWE-Lancer Diamond (arXiv 2502.12115)",
+                     "question_id": row.question_id, "variant": row.variant, "set": row.set, "image": image,
+                     "image_id": image_id, "acceptable_folders": list(row.acceptable_folders),
+                     "taxonomy": {"variant": row.variant}},
+        "verifier": {"timeout_sec": 1800},
+        "agent": {"timeout_sec": 3600},
+        "environment": {"build_timeout_sec": 3600, "cpus": 2, "memory_mb": 12288},
+        "lancebench": {"price_usd": row.price, "kind": "code", "split": split_of(row), "workdir": WORKDIR,
+                       "browser": True, "test_runs": 3, "pass_if": "any", "protect": ["user_tool/**"],
+                       "limits": {"pids": 4096}},
+    })
