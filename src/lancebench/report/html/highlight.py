@@ -28,8 +28,10 @@ def _markdown() -> MarkdownIt:
     return MarkdownIt("commonmark", {"html": False}).disable("image")
 
 
+@lru_cache(maxsize=256)
 def markdown(text: str) -> Markup:
-    """``text`` as HTML from CommonMark, with raw HTML escaped and images shown as links."""
+    """``text`` as HTML from CommonMark, with raw HTML escaped and images shown as links (cached:
+    the attempts of a task share their instruction)."""
     return Markup(_markdown().render(text))
 
 
