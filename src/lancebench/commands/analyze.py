@@ -89,7 +89,7 @@ def render(data: dict, console: Console) -> None:
         phases.add_column(name, justify="left" if name in ("agent", "model") else "right", overflow="fold")
     for c in data["configurations"]:
         phases.add_row(escape(c["agent"]), escape(c["model"] or "-"), str(c["phase_steps"]),
-                       *(f"{100 * c['phase_shares'][p]:.0f}%" for p in PHASES))
+                       *(f"{100 * c['phase_shares'][p]:.0f}%" if c["phase_steps"] else "-" for p in PHASES))
     console.print(phases)
     for c in data["contamination"]:
         console.print(f"{c['agent']} / {c['model'] or '-'}: public {c['x1']}/{c['n1']}, private {c['x2']}/{c['n2']}, "
