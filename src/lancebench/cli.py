@@ -29,6 +29,7 @@ COMMAND_MODULES = (
     "lancebench.commands.calibrate",
     "lancebench.commands.view",
     "lancebench.commands.gc",
+    "lancebench.commands.export",
 )
 
 

@@ -35,7 +35,7 @@ def test_the_memory_limit_is_what_stops_the_allocation(shared, tmp_path):
 
 
 @pytest.mark.skipif(harbor_skip_reason() is not None, reason=str(harbor_skip_reason()))
-@pytest.mark.parametrize("agent,reward", [("oracle", 1.0), ("nop", 0.0)])
+@pytest.mark.parametrize("agent,reward", [("oracle", 1.0)])  # nop is compared on two-step (CI time)
 def test_harbor_gives_the_same_rewards(tmp_path, agent, reward):
     (h,) = run_harbor(TASK, agent, tmp_path / "hjobs", HOST)
     (r,) = run_lancebench(TASK, agent, tmp_path / "jobs", HOST)
