@@ -21,7 +21,10 @@ CHOICE_TEST = """#!/bin/sh
 # Written by `lancebench export`: grades a choice task as lancebench does (reward 1 for the
 # right proposal id, else 0). The right id is in /tests/choice.json; the agent wrote its pick to
 # {answer} as {{"selected_proposal_id": N}}.
-id() {{ grep -o "\\"$1\\"[[:space:]]*:[[:space:]]*-\\?[0-9]\\+" "$2" 2>/dev/null | head -n 1 | sed 's/.*://; s/[[:space:]]//g'; }}
+id() {{
+  pattern="\\"$1\\"[[:space:]]*:[[:space:]]*-\\?[0-9]\\+"
+  grep -o "$pattern" "$2" 2>/dev/null | head -n 1 | sed 's/.*://; s/[[:space:]]//g'
+}}
 want=$(id correct_proposal_id /tests/choice.json)
 got=$(id selected_proposal_id "{answer}")
 if [ -n "$got" ] && [ "$got" = "$want" ]; then echo 1; else echo 0; fi > /logs/verifier/reward.txt
@@ -42,7 +45,8 @@ def export_task(task: Task, dest: Path) -> Path:
 
 
 def export(paths: list[Path] | None = typer.Option(None, "-p", "--path", help="Task folders or folders of tasks."),
-           dataset: str | None = typer.Option(None, "-d", "--dataset", help="A dataset name (see `lancebench datasets`)."),
+           dataset: str | None = typer.Option(None, "-d", "--dataset",
+                                              help="A dataset name (see `lancebench datasets`)."),
            task_glob: list[str] | None = typer.Option(None, "-t", "--task", help="Only tasks matching these globs."),
            output: Path = typer.Option(..., "-o", "--output", help="Folder to write the task folders into.")) -> None:
     """Write tasks as Harbor task folders (Harbor's task model loads each one).
