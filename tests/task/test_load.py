@@ -92,3 +92,19 @@ def test_digest_changes_with_content(tmp_path):
     (d / "instruction.md").write_text("changed\n")
     assert load_task(d).digest != before
     assert load_task(d).environment_digest() == env_before
+
+
+def test_split_falls_back_to_metadata_visibility(tmp_path):
+    """Senior SWE-Bench marks held-out tasks with ``[metadata] visibility``; ``[lancebench] split``
+    wins when both are given (the contamination check reads the result's split)."""
+    d = _copy(tmp_path)
+    toml = d / "task.toml"
+    with_split = toml.read_text()
+    assert 'split = "public"' in with_split
+    base = with_split.replace('split = "public"\n', "")
+    toml.write_text(base)
+    assert load_task(d).split == "public"
+    toml.write_text(base.replace("[metadata]", '[metadata]\nvisibility = "Private"', 1))
+    assert load_task(d).split == "private"
+    toml.write_text(with_split.replace("[metadata]", '[metadata]\nvisibility = "private"', 1))
+    assert load_task(d).split == "public"

@@ -380,7 +380,13 @@ class Task:
 
     @property
     def split(self) -> Literal["public", "private"]:
-        return self.config.lancebench.split
+        """``[lancebench] split``; when that is not set, Harbor's ``[metadata] visibility`` (Senior
+        SWE-Bench's field) if it is ``public`` or ``private``; else ``public``."""
+        lb = self.config.lancebench
+        visibility = str(self.config.metadata.get("visibility", "")).lower()
+        if "split" not in lb.model_fields_set and visibility in ("public", "private"):
+            return "private" if visibility == "private" else "public"
+        return lb.split
 
     @property
     def taxonomy(self) -> dict:
