@@ -67,6 +67,24 @@ def test_startup_files_in_every_form_are_dropped(script, planted, jobs, shared, 
     assert r["tests"]["test_calc::test_add"] == "failed"  # the tests ran, against the unfixed calc
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("guarded", [True, False], ids=["guarded", "control"])
+def test_runner_modules_load_before_the_repository(guarded, jobs, shared, backend):
+    """With the name unprotected (so the shadowing iniconfig.py reaches grading), the runner's
+    modules are still imported from the environment before /app joins sys.path. Control: with
+    the guard off (scan_patch = false, for a test tool's own repository) the same module forges
+    a pass, so the guarded case passes because of the guard."""
+    table = '[lancebench]\nunprotect = ["iniconfig.py"]' + ("" if guarded else "\nscan_patch = false")
+    task = derive_task(CALC, shared / "calc-unprotected", toml={r"^\[lancebench\]$": table})
+    r = attack(task, "shadow_runner_module.sh", jobs, backend)
+    assert r["dropped_paths"] == []
+    if guarded:
+        assert_unresolved(r)
+        assert r["tests"]["test_calc::test_add"] == "failed"
+    else:
+        assert r["status"] == "resolved", r["reason"]
+
+
 # 3. paths read exactly -------------------------------------------------------------------------
 @pytest.mark.slow
 @pytest.mark.parametrize("script,path", [("quoted_path_text.sh", 'x" b/y/conftest.py'),

@@ -162,8 +162,12 @@ async def grade_once(task: Task, backend: Backend, env: PreparedEnvironment, pat
     for source in (task.paths.tests, task.paths.root / "steps" / step / "tests" if step else None):
         if source is not None and source.is_dir():
             shutil.copytree(source, tests, dirs_exist_ok=True)
+    pyboot = scratch / "pyboot"  # a copy: the harness's install may sit where the sandbox user cannot read
+    pyboot.mkdir()
+    shutil.copy(PYBOOT, pyboot / "sitecustomize.py")
     sandbox = backend.open(task, env, scratch / "sandbox",
-                           mounts=(Mount(tests, "/tests", False), Mount(logs, "/logs/verifier", True)),
+                           mounts=(Mount(tests, "/tests", False), Mount(logs, "/logs/verifier", True),
+                                   Mount(pyboot, PYBOOT_INSIDE, False)),
                            network=network_policy(task, "verifier", step=step).mode == "public", labels=labels)
     witness = ReportWitness(logs)  # junit.xml as written, held outside the sandbox (grading.witness)
     witness.start()
@@ -218,14 +222,23 @@ async def _run_tests(sandbox: Sandbox, task: Task, env: PreparedEnvironment, out
     return res
 
 
+PYBOOT_INSIDE = "/lancebench/pyboot"
+PYBOOT = Path(__file__).resolve().parent / "tools" / "sitecustomize.py"
+
+
 def verifier_env(task: Task, step: str | None = None) -> dict[str, str]:
     """The environment of ``tests/test.sh``: task.toml's ``[environment]`` and ``[verifier] env``
     (host templates filled, :func:`lancebench.task.settings.phase_env`), pytest's plugin
     auto-loading off (an installed or planted entry point cannot join the run) and the plugins the
-    task names (``[lancebench] pytest_plugins``) loaded instead, and no bytecode written."""
+    task names (``[lancebench] pytest_plugins``) loaded instead, no bytecode written, and
+    lancebench's ``sitecustomize`` (``grading/tools/sitecustomize.py``, mounted at
+    :data:`PYBOOT_INSIDE`) first on ``PYTHONPATH``: a test runner's modules are imported before
+    the repository can shadow them. A ``test.sh`` that sets ``PYTHONPATH`` itself replaces it."""
     env = phase_env(task, "verifier", step=step)
     plugins = [p for p in env.get("PYTEST_PLUGINS", "").split(",") if p.strip()] + list(task.lb.pytest_plugins)
-    env |= {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+    env |= {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONDONTWRITEBYTECODE": "1",
+            "PYTHONPATH": PYBOOT_INSIDE + (f":{env['PYTHONPATH']}" if env.get("PYTHONPATH") else ""),
+            "LANCEBENCH_RUNNER_GUARD": "1" if task.lb.scan_patch else "0"}
     if plugins:
         env["PYTEST_PLUGINS"] = ",".join(plugins)
     return env
