@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from lancebench.errors import ResultsError
+from lancebench.results.harbor_jobs import is_harbor_job, load_harbor_trials
 from lancebench.results.models import JobConfig, TrialResult
 
 
@@ -57,12 +58,17 @@ def load_job(job_dir: Path | str) -> JobResults:
     job's latest plan (``plan.json``, written by each run: trials of an older version of a task or
     attempts beyond the latest ``-k`` stay on disk but are not read).
 
+    A Harbor job folder is read too (:mod:`lancebench.results.harbor_jobs`).
+
     Raises :class:`ResultsError` when ``job_dir`` has no ``trials/`` folder (not a job folder), or
     when ``job.json`` or any ``result.json`` cannot be read or validated."""
     job_dir = Path(job_dir)
     trials = job_dir / "trials"
     if not job_dir.is_dir():
         raise ResultsError(job_dir, "is not a folder", "pass a job folder such as jobs/<job>")
+    if is_harbor_job(job_dir):  # a Harbor job folder, read for side-by-side comparison
+        _, results, unfinished = load_harbor_trials(job_dir)
+        return JobResults(path=job_dir, config=None, results=results, unfinished=unfinished)
     if not trials.is_dir():
         raise ResultsError(job_dir, "has no trials/ folder, so it is not a job folder",
                            "pass a job folder (one holding job.json and trials/), such as jobs/<job>")
@@ -92,8 +98,8 @@ def expand_job_dirs(paths: Sequence[Path | str]) -> list[Path]:
     order. Anything else is returned as is, so that :func:`load_job` reports what is wrong with it."""
     out: list[Path] = []
     for p in map(Path, paths):
-        if not (p / "trials").is_dir() and p.is_dir():
-            children = sorted(c for c in p.iterdir() if (c / "trials").is_dir())
+        if not (p / "trials").is_dir() and p.is_dir() and not is_harbor_job(p):
+            children = sorted(c for c in p.iterdir() if (c / "trials").is_dir() or is_harbor_job(c))
             if children:
                 out.extend(children)
                 continue
