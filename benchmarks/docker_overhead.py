@@ -25,6 +25,9 @@ interleaved command by command (40 each, 2 busy cores, load average 11-14; 2026-
     command                      hand-written stream   aiodocker
     true                         153.0 ms              124.7 ms   (x0.82)
     head -c 1000000 /dev/zero    131.3 ms              122.2 ms   (x0.93)
+    again, 15 minutes later (load average 12-14):
+    true                         268.0 ms              216.0 ms   (x0.81)
+    head -c 1000000 /dev/zero    293.9 ms              270.4 ms   (x0.92)
 
 (the hand-written client created the exec and read its exit code through the synchronous SDK in
 worker threads; aiodocker does both on the event loop.)
