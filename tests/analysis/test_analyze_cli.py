@@ -67,6 +67,10 @@ def test_analyze_table_and_bad_folder(job, tmp_path):
     assert "hidden-test" in res.stdout and "calc__0__x" in res.stdout
     res = CliRunner().invoke(app, ["analyze", str(tmp_path / "nope")])
     assert res.exit_code == 2 and "is not a folder" in res.stderr
+    (tmp_path / "empty" / "trials").mkdir(parents=True)
+    for command in ("analyze", "view"):
+        res = CliRunner().invoke(app, [command, str(tmp_path / "empty")])
+        assert res.exit_code == 2 and "no finished trial" in res.stderr, command
 
 
 def test_judge_model_classifies_each_agent_step(job):

@@ -15,8 +15,8 @@ from rich.table import Table
 from lancebench.analysis.classifier import ClassifierRun, classify
 from lancebench.analysis.phases import PHASES
 from lancebench.analysis.trial import analysis_report, analyze_jobs
-from lancebench.errors import ConfigError, LancebenchError, ModelError
-from lancebench.results.load import load_jobs
+from lancebench.commands.common import load_finished_jobs
+from lancebench.errors import LancebenchError, ModelError
 
 EXAMPLES = """Examples:
 
@@ -40,10 +40,7 @@ def analyze(
     """Find benchmark awareness and reward-hacking attempts in trajectories, split work into phases,
     and compare solve rates on public and private tasks."""
     try:
-        jobs = load_jobs(job_dirs)
-        if not any(j.results for j in jobs):
-            raise ConfigError("no finished trial (trials/*/result.json) in "
-                              + ", ".join(str(j.path) for j in jobs) + ": run or resume the job first")
+        jobs = load_finished_jobs(job_dirs)
         analyses = analyze_jobs(jobs)
         run = _classify(analyses, judge_model, api_base) if judge_model else None
         data = analysis_report(analyses)

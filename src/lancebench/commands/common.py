@@ -7,6 +7,7 @@ import fnmatch
 import hashlib
 import re
 import signal
+from collections.abc import Sequence
 from pathlib import Path
 
 import typer
@@ -16,6 +17,7 @@ from rich.markup import escape
 from lancebench.backends.options import BackendOptions
 from lancebench.datasets.registry import load_dataset
 from lancebench.errors import ConfigError, TaskError
+from lancebench.results.load import JobResults, load_jobs
 from lancebench.task.load import load_tasks
 from lancebench.task.model import Task
 from lancebench.task.settings import missing_host_vars
@@ -100,3 +102,13 @@ def run_async(coro):
     except KeyboardInterrupt:
         console.print("[yellow]interrupted: finished trials are kept; run the same command to resume[/yellow]")
         raise typer.Exit(130) from None
+
+
+def load_finished_jobs(job_dirs: Sequence[Path | str]) -> list[JobResults]:
+    """:func:`lancebench.results.load.load_jobs`, raising :class:`ConfigError` when no job has a
+    finished trial (nothing to report, analyse or show)."""
+    jobs = load_jobs(job_dirs)
+    if not any(j.results for j in jobs):
+        raise ConfigError("no finished trial (trials/*/result.json) in "
+                          + ", ".join(str(j.path) for j in jobs) + ": run or resume the job first")
+    return jobs

@@ -8,10 +8,10 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
+from lancebench.commands.common import load_finished_jobs
 from lancebench.errors import ConfigError, LancebenchError
 from lancebench.report.build import ReportOptions, build_report
 from lancebench.report.render import check_format, render_table, to_csv, to_json, write_parquet
-from lancebench.results.load import load_jobs
 
 EXAMPLES = """Examples:
 
@@ -51,10 +51,7 @@ def report(
         check_format(fmt, out)
         if not 0.0 < confidence < 1.0:
             raise ConfigError(f"--confidence {confidence}: give a level between 0 and 1, such as 0.95")
-        jobs = load_jobs(job_dirs)
-        if not any(j.results for j in jobs):
-            raise ConfigError("no finished trial (trials/*/result.json) in "
-                              + ", ".join(str(j.path) for j in jobs) + ": run or resume the job first")
+        jobs = load_finished_jobs(job_dirs)
         options = ReportOptions(by=by, kmax=k, confidence=confidence, n_boot=bootstrap, seed=seed)
         if html is not None:
             from lancebench.report.html.site import build_site

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import typer
 
+from lancebench.commands.common import load_finished_jobs
 from lancebench.errors import ConfigError, LancebenchError
 from lancebench.report.build import ReportOptions
 from lancebench.report.html.serve import make_server, url
 from lancebench.report.html.site import build_site
-from lancebench.results.load import load_jobs
 
 EXAMPLES = """Examples:
 
@@ -31,10 +31,7 @@ def view(
 ) -> None:
     """Serve the report site of JOB_DIR... on 127.0.0.1 and print its address."""
     try:
-        jobs = load_jobs(job_dirs)
-        if not any(j.results for j in jobs):
-            raise ConfigError("no finished trial (trials/*/result.json) in "
-                              + ", ".join(str(j.path) for j in jobs) + ": run or resume the job first")
+        jobs = load_finished_jobs(job_dirs)
         site = out if out is not None else Path(tempfile.mkdtemp(prefix="lancebench-site-"))
         build_site(jobs, site, ReportOptions(n_boot=bootstrap))
         try:
