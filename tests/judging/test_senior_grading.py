@@ -164,17 +164,19 @@ def test_calibrate_reports_checks_and_score_spread(scripted, calc_task: Path) ->
 
     rubric = [say({"answer": {"criteria": [{"name": "fixes-add", "score": 1}, {"name": "keeps-mul", "score": s}]}})
               for s in (1, 0)]
-    # run 1: reference (good script), empty (good script); run 2: reference with a wrong script, empty
+    # run 1: reference (good script), empty (good script); run 2: reference with a wrong script, and
+    # empty with a script defining no check (a script error: it does not show the validator can tell)
     wrong = GOOD_SCRIPT.replace("== expected", "== expected + 1")
-    srv = scripted(validation_replies(GOOD_SCRIPT) * 2 + validation_replies(wrong) + validation_replies(GOOD_SCRIPT)
+    srv = scripted(validation_replies(GOOD_SCRIPT) * 2 + validation_replies(wrong) + validation_replies("x = 1\n")
                    + rubric[:1] + taste(5) + rubric[1:] + taste(3))
     proc = lb("calibrate", "-p", calc_task, "-k", "2", "--judge-model", "scripted", "--judge-api-base", srv.api_base,
               "--json", check=True)
     (cal,) = json.loads(proc.stdout)
     checks = {c["name"]: (c["held"], c["runs"]) for c in cal["checks"]}
-    assert checks == {"validation passes on the reference patch": (1, 2), "validation fails on an empty patch": (2, 2)}
-    (reasons,) = [c["reasons"] for c in cal["checks"] if c["held"] == 1]
-    assert reasons == ["score 0.0: adds=behavioural-fail"]
+    assert checks == {"validation passes on the reference patch": (1, 2), "validation fails on an empty patch": (1, 2)}
+    reasons = {c["name"]: c["reasons"] for c in cal["checks"]}
+    assert reasons == {"validation passes on the reference patch": ["score 0.0: adds=behavioural-fail"],
+                       "validation fails on an empty patch": ["score 0.0: adds=script-error"]}
     assert cal["statuses"] == {"rubric": {"ok": 2}, "taste": {"ok": 2}}
     assert cal["spread"]["taste.minimality"] == {"n": 2, "min": 3.0, "median": 4.0, "max": 5.0, "stdev": 1.0}
     assert cal["spread"]["rubric.p2p"] == {"n": 2, "min": 0.0, "median": 0.5, "max": 1.0, "stdev": 0.5}

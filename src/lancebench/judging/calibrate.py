@@ -1,7 +1,8 @@
 """Calibration of a task and a judge model: can their senior grading be trusted?
 
 For one task, ``k`` times each: the validation agent against the reference patch (it must pass:
-score 1) and against an empty patch (it must fail: score below 1), and the rubric and taste
+score 1) and against an empty patch (it must fail: some story ends ``behavioural-fail``; stories
+that are only unsure or script errors show a validator that cannot tell), and the rubric and taste
 judges on the reference patch. Reported: how often each check held (an ``invalid`` validation
 run does not hold, and its reason is kept), each judge's statuses, and the spread of each score
 (min, median, max, population standard deviation over the ``ok`` runs).
@@ -91,9 +92,11 @@ async def _validation_checks(s: JudgeSettings, task: Task, backend: Backend, env
                 check.add(False, f"invalid: {exc}")
                 continue
             score = rec.scores.get("score")
-            passed = score == 1.0
+            outcomes = [st["outcome"] for st in rec.details.get("stories", [])]
             stories = ", ".join(f"{st['name']}={st['outcome']}" for st in rec.details.get("stories", []))
-            check.add(passed == want_pass, f"score {score}: {stories}")
+            # failing on an empty patch counts only when a check caught the missing behaviour
+            held = score == 1.0 if want_pass else "behavioural-fail" in outcomes
+            check.add(held, f"score {score}: {stories}")
 
 
 def _judge_runs(s: JudgeSettings, task: Task, ref: str, snap: Path, k: int, cal: Calibration) -> None:
