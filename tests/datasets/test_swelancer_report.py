@@ -8,7 +8,7 @@ import itertools
 import pytest
 from rich.console import Console
 
-from lancebench.datasets.swelancer.report import breakdown_table, is_swelancer, variant_breakdown, variant_of
+from lancebench.report.swelancer import breakdown_table, is_swelancer, variant_breakdown, variant_of
 from lancebench.results.models import TrialResult, Usage
 
 _n = itertools.count()

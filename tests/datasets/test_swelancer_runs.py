@@ -57,7 +57,7 @@ def test_seeded_random_agent_lands_near_its_exact_expectation(table_path, raw_ma
     summary = json.loads((tmp_path / "random" / "summary.json").read_text())
     assert summary["resolved"] == len(resolved) and summary["earned_usd"] == earned
     assert summary["available_usd"] == 264_500.0 and summary["pass_at_1"] == pytest.approx(len(resolved) / 265)
-    from lancebench.datasets.swelancer.report import variant_breakdown
+    from lancebench.report.swelancer import variant_breakdown
     by_variant = variant_breakdown(results)
     assert list(by_variant) == ["swe_manager", "total"]
     assert by_variant["swe_manager"]["earned_usd"] == earned and by_variant["total"]["resolved"] == len(resolved)

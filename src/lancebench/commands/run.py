@@ -131,7 +131,7 @@ def print_summary(summary: dict) -> None:
 def _summary(results: list[TrialResult]) -> dict:
     """The job summary, with SWE-Lancer's per-variant numbers (IC, manager, both) when they apply."""
     summary = summarize(results)
-    from lancebench.datasets.swelancer.report import is_swelancer, variant_breakdown
+    from lancebench.report.swelancer import is_swelancer, variant_breakdown
     if is_swelancer(results):
         summary["by_variant"] = variant_breakdown(results)
     return summary
@@ -140,7 +140,7 @@ def _summary(results: list[TrialResult]) -> dict:
 def _print(results: list[TrialResult], summary: dict, title: str) -> None:
     out.print(results_table(results, title))
     if "by_variant" in summary:
-        from lancebench.datasets.swelancer.report import breakdown_table
+        from lancebench.report.swelancer import breakdown_table
         out.print(breakdown_table(summary["by_variant"]))
     print_summary(summary)
 

@@ -1,6 +1,6 @@
 """From what a verifier run left behind to a trial status (pure functions).
 
-Definitions (DESIGN.md, "status"):
+Definitions (docs/architecture.md, "Vocabulary": status; docs/tasks.md for the rules):
 
 - With F2P/P2P ids, a run *passes* when its JUnit report shows every listed test ``passed`` (a
   missing test counts as not passed, as in SWE-bench's grading) and the reward file, if any,

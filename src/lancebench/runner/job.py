@@ -21,9 +21,9 @@ from lancebench.judging.senior import JudgeSettings
 from lancebench.results.models import JobConfig, TrialResult
 from lancebench.results.paths import JobPaths
 from lancebench.results.store import atomic_write, read_result, trial_id, write_json
+from lancebench.runner.agent_phase import TrialSpec
 from lancebench.runner.executor import AgentRecipe
 from lancebench.runner.executors import make_executor
-from lancebench.runner.trial import TrialSpec
 from lancebench.task.model import Task
 
 

@@ -57,8 +57,8 @@ from lancebench.errors import ConfigError, LancebenchError, ModelAuthError
 from lancebench.results.models import TrialResult
 from lancebench.results.paths import TrialPaths
 from lancebench.results.store import atomic_write
+from lancebench.runner.agent_phase import TrialSpec
 from lancebench.runner.executor import AgentRecipe, OnResult, execute_trial
-from lancebench.runner.trial import TrialSpec
 from lancebench.task.model import Task, TaskPaths, tree_digest
 
 CANCEL_GRACE_SEC = 15.0  # a cancelled trial's time to stop its sandboxes before its worker is killed

@@ -23,6 +23,7 @@ from lancebench.grading.outcome import main_reward
 from lancebench.grading.verifier import verify_patch
 from lancebench.results.models import Timings, TrialResult, Usage
 from lancebench.results.paths import TrialPaths
+from lancebench.runner.agent_phase import TrialInvalid, check_health, run_agent, trial_labels
 from lancebench.sandbox.backend import Backend, PreparedEnvironment, task_limits
 from lancebench.task.harbor import StepConfig
 from lancebench.task.model import Task
@@ -69,10 +70,9 @@ async def run_steps(spec, agent: Agent, backend: Backend, env: PreparedEnvironme
                     timings: Timings) -> None:
     """Run every step of ``spec.task`` (see the module docstring) and fill ``result``. Raises
     what :func:`lancebench.runner.trial.run_trial` turns into ``invalid`` for harness faults."""
-    from lancebench.runner.trial import _Invalid, _labels, _run_agent, check_health
     task, paths = spec.task, spec.paths
     agent_env = dataclasses.replace(env, variables={**env.variables, **phase_env(task, "agent")})
-    sandbox = backend.open(task, agent_env, spec.scratch / "agent", labels=_labels(spec),
+    sandbox = backend.open(task, agent_env, spec.scratch / "agent", labels=trial_labels(spec),
                            network=network_policy(task, "agent").mode == "public")
     await sandbox.start()
     graded: list[dict[str, float]] = []
@@ -90,12 +90,12 @@ async def run_steps(spec, agent: Agent, backend: Backend, env: PreparedEnvironme
                                limits=task_limits(task), logs_dir=logs, model=spec.model, options=dict(spec.options),
                                solution_dir=step_solution_dir(task, step), price_usd=task.price_usd,
                                solution_env=phase_env(task, "solution"))
-            outcome = await _run_agent(agent, ctx, budget)
+            outcome = await run_agent(agent, ctx, budget)
             timings.agent_sec = (timings.agent_sec or 0.0) + time.monotonic() - t0
             usage = usage + outcome.usage if isinstance(outcome.usage, Usage) else usage
             result.agent_exit = outcome.exit
             if outcome.invalid_reason:
-                raise _Invalid(f"step {step.name}: {outcome.invalid_reason}")
+                raise TrialInvalid(f"step {step.name}: {outcome.invalid_reason}")
             last = i == len(task.config.steps) - 1
             patch = await backend.capture(task, env, sandbox, spec.scratch / f"capture-{step.name}")
             if not last:
@@ -122,17 +122,16 @@ async def run_steps(spec, agent: Agent, backend: Backend, env: PreparedEnvironme
 async def _grade_step(spec, backend: Backend, env: PreparedEnvironment, patch: str, step: StepConfig,
                       result: TrialResult) -> dict:
     """Grade the work after ``step`` with the step's verifier; returns the step's record. Raises
-    the runner's ``_Invalid`` when the verdict is ``invalid`` (a broken grader ends the trial)."""
+    the runner's ``TrialInvalid`` when the verdict is ``invalid`` (a broken grader ends the trial)."""
     from lancebench.results.store import atomic_write
-    from lancebench.runner.trial import _Invalid, _labels
     root = spec.paths.root / "steps" / step.name
     root.mkdir(parents=True, exist_ok=True)
     atomic_write(root / "patch.diff", patch, errors="surrogateescape")
     atomic_write(spec.paths.patch, patch, errors="surrogateescape")  # the trial's patch: the work after the last step
     verdict = await verify_patch(spec.task, backend, env, patch, scratch=spec.scratch / f"step-{step.name}",
-                                 paths=TrialPaths(root=root), labels=_labels(spec), step=step.name)
+                                 paths=TrialPaths(root=root), labels=trial_labels(spec), step=step.name)
     if verdict.status == "invalid":
-        raise _Invalid(verdict.reason)
+        raise TrialInvalid(verdict.reason)
     result.dropped_paths = sorted(set(result.dropped_paths) | set(verdict.dropped_paths))
     result.patch_applied = verdict.patch_applied
     return {"name": step.name, "status": verdict.status, "rewards": dict(verdict.rewards), "reason": verdict.reason}

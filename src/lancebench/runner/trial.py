@@ -1,7 +1,7 @@
 """One trial: prepare → agent → capture → verify → record.
 
 - prepare: :meth:`Backend.prepare` builds (or reuses) the task's environment;
-- agent: :func:`_run_agent` runs the agent in a fresh sandbox (:func:`_agent_phase`);
+- agent: :func:`run_agent` runs the agent in a fresh sandbox (:func:`_agent_phase`);
 - capture: :func:`_capture` takes the patch (code tasks) or the answer (choice tasks) before that
   sandbox stops;
 - verify: :mod:`lancebench.grading.verifier` grades the work in fresh sandboxes and returns a
@@ -14,10 +14,9 @@ Infrastructure failures give ``invalid``, never a score of 0.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,35 +24,15 @@ from lancebench.agents.base import Agent, AgentContext, AgentOutcome
 from lancebench.errors import AgentError, LancebenchError, ModelAuthError, ModelError, SandboxError, WorkspaceError
 from lancebench.grading.choice import read_answer_file
 from lancebench.grading.verifier import Verdict, judge_choice, patch_not_applied, verify_patch
-from lancebench.judging.senior import JudgeSettings, senior_grade
+from lancebench.judging.senior import senior_grade
 from lancebench.results.models import Timings, TrialResult, Usage, utcnow
-from lancebench.results.paths import TrialPaths
 from lancebench.results.store import atomic_write
-from lancebench.runner.healthcheck import HealthcheckFailed, run_healthcheck
+from lancebench.runner.agent_phase import TrialInvalid, TrialSpec, check_health, run_agent, trial_labels
 from lancebench.sandbox.backend import Backend, PreparedEnvironment, task_limits
 from lancebench.sandbox.base import Sandbox
 from lancebench.sandbox.fstree import remove_tree
 from lancebench.task.model import Task
 from lancebench.task.settings import network_policy, phase_env
-
-AGENT_GRACE_SEC = 30.0  # beyond the agent's budget before the harness cancels it
-
-
-@dataclass
-class TrialSpec:
-    """What to run: one ``attempt`` (0-based) of ``agent`` on ``task`` within job ``job``."""
-
-    task: Task
-    agent_name: str
-    model: str | None
-    attempt: int
-    job: str
-    trial_id: str
-    paths: TrialPaths
-    scratch: Path
-    options: dict = field(default_factory=dict)
-    agent_timeout_sec: float | None = None
-    senior: JudgeSettings | None = None  # senior grading (--judge-model), see lancebench.judging.senior
 
 
 @dataclass(frozen=True)
@@ -65,10 +44,6 @@ class _Work:
     patch: str | None = None
     answer: Any = None
     problem: str | None = None
-
-
-class _Invalid(Exception):
-    """Internal: the trial cannot be graded for a reason that is not the agent's."""
 
 
 async def run_trial(spec: TrialSpec, agent: Agent, backend: Backend) -> TrialResult:
@@ -87,7 +62,7 @@ async def run_trial(spec: TrialSpec, agent: Agent, backend: Backend) -> TrialRes
         raise
     except WorkspaceError as exc:  # what the agent left cannot be captured or graded: its doing
         result.status, result.reason, result.rewards = "unresolved", str(exc)[:4000], {"reward": 0.0}
-    except _Invalid as exc:
+    except TrialInvalid as exc:
         result.status, result.reason = "invalid", str(exc)[:4000]
     except (ModelError, AgentError, SandboxError, LancebenchError) as exc:
         result.status, result.reason = "invalid", f"{type(exc).__name__}: {exc}"[:4000]
@@ -145,7 +120,7 @@ async def _walk(spec: TrialSpec, agent: Agent, backend: Backend, result: TrialRe
 async def _agent_phase(spec: TrialSpec, agent: Agent, backend: Backend, env: PreparedEnvironment,
                        result: TrialResult, timings: Timings) -> _Work:
     """Run the agent in a fresh sandbox, record its exit and usage, then capture its work before the
-    sandbox stops. Raises :class:`_Invalid` when the agent reports a failure that is not its own."""
+    sandbox stops. Raises :class:`TrialInvalid` when the agent reports a failure that is not its own."""
     task, paths = spec.task, spec.paths
     budget = spec.agent_timeout_sec or task.config.agent.timeout_sec
     user_tool = None  # browser tasks: see lancebench.grading.user_tool
@@ -154,21 +129,21 @@ async def _agent_phase(spec: TrialSpec, agent: Agent, backend: Backend, env: Pre
         user_tool = UserToolService(task, backend, env, spec.scratch / "user-tool", paths.agent)
     agent_env = dataclasses.replace(env, variables={**env.variables, **phase_env(task, "agent")})
     sandbox = backend.open(task, agent_env, spec.scratch / "agent", mounts=user_tool.mounts() if user_tool else (),
-                           network=network_policy(task, "agent").mode == "public", labels=_labels(spec))
+                           network=network_policy(task, "agent").mode == "public", labels=trial_labels(spec))
     if user_tool:
         user_tool.attach(sandbox)  # before start: a container backend reads PATH when it starts
     await sandbox.start()
     try:
         await check_health(task, sandbox)
         t0 = time.monotonic()
-        outcome = await _run_agent(agent, _context(spec, env, sandbox, budget), budget)
+        outcome = await run_agent(agent, _context(spec, env, sandbox, budget), budget)
         if user_tool:
             await user_tool.close()  # before the capture: user_tool/ never enters the patch
         timings.agent_sec = time.monotonic() - t0
         result.agent_exit = outcome.exit
         result.usage = outcome.usage if isinstance(outcome.usage, Usage) else Usage()
         if outcome.invalid_reason:
-            raise _Invalid(outcome.invalid_reason)
+            raise TrialInvalid(outcome.invalid_reason)
         t0 = time.monotonic()
         work = await _capture(spec, backend, env, sandbox, outcome)
     finally:
@@ -177,19 +152,6 @@ async def _agent_phase(spec: TrialSpec, agent: Agent, backend: Backend, env: Pre
         await sandbox.stop()
     timings.capture_sec = time.monotonic() - t0
     return work
-
-
-async def check_health(task: Task, sandbox: Sandbox, step=None) -> None:
-    """The task's health check (``[environment.healthcheck]``), or ``step``'s, before the agent
-    runs; a failing one makes the trial invalid with the reason."""
-    check = step.healthcheck if step is not None else task.config.environment.healthcheck
-    if check is None:
-        return
-    where = f"steps.{step.name}.healthcheck" if step is not None else "environment.healthcheck"
-    try:
-        await run_healthcheck(sandbox, check, env=phase_env(task, "healthcheck"), where=where)
-    except HealthcheckFailed as exc:
-        raise _Invalid(str(exc)) from None
 
 
 def _context(spec: TrialSpec, env: PreparedEnvironment, sandbox: Sandbox, budget: float) -> AgentContext:
@@ -229,7 +191,7 @@ async def _verify(spec: TrialSpec, backend: Backend, env: PreparedEnvironment, w
         return patch_not_applied(work.outcome.message)
     assert work.patch is not None
     return await verify_patch(spec.task, backend, env, work.patch, scratch=spec.scratch, paths=spec.paths,
-                              labels=_labels(spec))
+                              labels=trial_labels(spec))
 
 
 async def _senior(spec: TrialSpec, backend: Backend, env: PreparedEnvironment, work: _Work,
@@ -239,7 +201,8 @@ async def _senior(spec: TrialSpec, backend: Backend, env: PreparedEnvironment, w
     not apply and invalid trials."""
     if spec.senior is None or work.patch is None or work.outcome.patch_applied is False or result.status == "invalid":
         return
-    await senior_grade(spec.senior, spec.task, backend, env, work.patch, result, spec.scratch / "senior", _labels(spec))
+    await senior_grade(spec.senior, spec.task, backend, env, work.patch, result, spec.scratch / "senior",
+                       trial_labels(spec))
 
 
 def _record(result: TrialResult, verdict: Verdict) -> None:
@@ -250,35 +213,6 @@ def _record(result: TrialResult, verdict: Verdict) -> None:
     result.dropped_paths = list(verdict.dropped_paths)
     result.patch_applied = verdict.patch_applied
     result.choice = verdict.choice
-
-
-def _labels(spec: TrialSpec) -> dict[str, str]:
-    return {"lancebench.job": spec.job, "lancebench.trial": spec.trial_id}
-
-
-async def _run_agent(agent: Agent, ctx: AgentContext, budget: float) -> AgentOutcome:
-    """Run the agent, ending it at its deadline (plus a grace period for its own clean-up)."""
-    try:
-        outcome = await asyncio.wait_for(agent.run(ctx), budget + AGENT_GRACE_SEC)
-    except TimeoutError:
-        return AgentOutcome(exit="timeout", message=f"ended by the harness after {budget:.0f}s",
-                            usage=_usage_from_trajectory(ctx.logs_dir / "trajectory.json"))
-    except (ModelError, LancebenchError):
-        raise
-    except Exception as exc:
-        raise AgentError(f"agent {getattr(agent, 'name', agent)!s} crashed: {type(exc).__name__}: {exc}") from exc
-    if not isinstance(outcome, AgentOutcome):
-        raise AgentError(f"agent {getattr(agent, 'name', agent)!s} returned {type(outcome).__name__}, not AgentOutcome")
-    return outcome
-
-
-def _usage_from_trajectory(path: Path) -> Usage:
-    """The usage an ended agent's trajectory recorded (empty when it wrote none)."""
-    from lancebench.agents.trajectory import read_trajectory
-    try:
-        return read_trajectory(path).usage() if path.is_file() else Usage()
-    except (LancebenchError, ValueError, OSError):
-        return Usage()
 
 
 async def _read_answer(sandbox: Sandbox, env: PreparedEnvironment, task: Task, scratch: Path) -> tuple[Any, str | None]:

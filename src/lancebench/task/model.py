@@ -29,7 +29,7 @@ from lancebench.task.harbor import (
 )
 
 # Paths of the repository that belong to the test runner: a patch's changes there are dropped
-# before grading (DESIGN.md, trial flow step 4). Globs match repository-relative POSIX paths;
+# before grading (docs/architecture.md, "The life of a trial", step 4). Globs match repository-relative POSIX paths;
 # "**/" matches any number of folders, including none.
 DEFAULT_PROTECTED: tuple[str, ...] = (
     "tests/**", "test/**", "testing/**", "**/tests/**", "**/test/**",
