@@ -12,7 +12,7 @@ SRC = Path(lancebench.__file__).parent
 
 # docs/architecture.md, "Layers": a package may import its own layer and the layers below.
 LAYERS = {
-    "errors": 0, "plugins": 0, "results": 0,
+    "errors": 0, "plugins": 0, "fetch": 0, "results": 0,
     "task": 1, "sandbox": 1, "environment": 1, "llm": 1,
     "grading": 2, "agents": 2, "datasets": 2,
     "backends": 3, "judging": 3, "metrics": 3, "analysis": 3,
