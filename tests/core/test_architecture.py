@@ -123,7 +123,7 @@ def test_the_checker_sees_a_circle_and_an_upward_import():
     for source, target in planted:
         GRAPH[source].add(target)
     try:
-        assert ["lancebench.results.load", "lancebench.results.models"] in _cycles()
+        assert any({"lancebench.results.load", "lancebench.results.models"} <= set(c) for c in _cycles())
         assert "lancebench.grading.verifier -> lancebench.runner.trial" in _upward()
     finally:
         for source, target in planted:
