@@ -333,8 +333,9 @@ def test_get_and_put_refuse_symlinks_out_of_the_sandbox(shared, tmp_path):
     assert not (host_dir / "planted.txt").exists()
 
 
-@pytest.mark.xfail(strict=True, reason="known gap: storage_mb is a per-file limit (RLIMIT_FSIZE) on the local "
-                   "backend; a total quota needs a filesystem quota (docs/tasks.md)")
+@pytest.mark.xfail(strict=True, reason="a LocalSandbox on its own bounds each file only (RLIMIT_FSIZE); the sum is "
+                   "bounded by the filesystem the local backend mounts for each sandbox (sandbox/quota.py, tested "
+                   "in tests/adversarial)")
 def test_storage_limit_bounds_total_disk_use(shared):
     """`storage_mb` is applied as RLIMIT_FSIZE, a per-file limit: many files under the limit (in
     the workspace and in /tmp) fill the host's disk without bound. With storage_mb = 20, writing
