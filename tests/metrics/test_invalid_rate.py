@@ -44,3 +44,18 @@ def test_report_flags_the_agent_whose_invalid_rate_stands_out(tmp_path, trial, j
     assert rows["mini"]["invalid_rate"] == 1 / 12
     flagged = [n for n in rows["mini"]["notes"] if n.startswith("warning: invalid rate 8%")]
     assert flagged and "against 0% for the other rows" in flagged[0], rows["mini"]["notes"]
+
+
+def test_show_prints_the_invalid_rate_and_the_warning(tmp_path, trial, job_writer):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    job = job_writer(tmp_path, "jw", [trial("a", "resolved"), trial("b", "invalid"), trial("c", "unresolved")])
+    exe = Path(sys.executable).parent / "lancebench"
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "lancebench.cli"]
+    proc = subprocess.run([*cmd, "show", str(job)], capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, COLUMNS="300", NO_COLOR="1"))
+    assert proc.returncode == 0, proc.stderr
+    assert "invalid_rate=33.3%" in proc.stdout
+    assert "warning: invalid rate 33% (1 of 3 trials)" in proc.stdout
