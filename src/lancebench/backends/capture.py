@@ -47,6 +47,8 @@ async def run_capture(box: Sandbox, tree: str, task: Task, env: PreparedEnvironm
         raise SandboxError(f"patch capture failed (exit {res.exit_code}): {res.stderr[-1500:]}")
     if res.timed_out:
         raise WorkspaceError("the workspace could not be captured within 600 s (too many or too large files)")
+    if res.exit_code == 92:  # the patch cap: its own message, without the shell's note on the killed git
+        raise WorkspaceError(res.stderr.strip().splitlines()[-1])
     if not res.ok:
         raise WorkspaceError(f"the workspace could not be captured (exit {res.exit_code}): "
                              f"{res.stderr.strip()[-1000:]}")
