@@ -189,11 +189,11 @@ async def grade_once(task: Task, backend: Backend, env: PreparedEnvironment, pat
     return applied, run
 
 
-async def _apply(backend: Backend, task: Task, env: PreparedEnvironment, sandbox: Sandbox, patch: str,
-                 scratch: Path, out_dir: Path) -> bool:
-    """Apply ``patch`` in the grading sandbox: the backend's own way when it has one
-    (``apply_patch``: an image without git), else ``git apply`` inside. Writes ``out_dir/apply.log``;
-    returns whether it applied."""
+async def apply_in_sandbox(backend: Backend, task: Task, env: PreparedEnvironment, sandbox: Sandbox, patch: str,
+                           scratch: Path) -> tuple[bool, str]:
+    """Apply ``patch`` in a started sandbox: the backend's own way when it has one
+    (``apply_patch``: an image without git), else ``git apply`` inside. Returns ``(applied, log)``;
+    raises :class:`SandboxError` when the backend fails. (Senior grading applies patches with it too.)"""
     own = getattr(backend, "apply_patch", None)
     done = await own(task, env, sandbox, patch, scratch) if own else None
     if done is None:
@@ -203,8 +203,16 @@ async def _apply(backend: Backend, task: Task, env: PreparedEnvironment, sandbox
         res = await sandbox.exec(["git", "apply", "--binary", "--whitespace=nowarn", PATCH_IN_SANDBOX],
                                  cwd=env.workdir, timeout=APPLY_TIMEOUT_SEC)
         done = (res.ok, f"exit {res.exit_code}\n{res.output}")
-    (out_dir / "apply.log").write_text(done[1])
-    return done[0]
+    return done
+
+
+async def _apply(backend: Backend, task: Task, env: PreparedEnvironment, sandbox: Sandbox, patch: str,
+                 scratch: Path, out_dir: Path) -> bool:
+    """Apply ``patch`` in the grading sandbox (:func:`apply_in_sandbox`); writes ``out_dir/apply.log``
+    and returns whether it applied."""
+    applied, log = await apply_in_sandbox(backend, task, env, sandbox, patch, scratch)
+    (out_dir / "apply.log").write_text(log)
+    return applied
 
 
 async def _run_tests(sandbox: Sandbox, task: Task, env: PreparedEnvironment, out_dir: Path,

@@ -247,7 +247,7 @@ async def validate(client: LLMClient, task: Task, backend: Backend, env: Prepare
     outcomes: list[StoryOutcome] = []
     try:
         await sandbox.start()
-        await apply_patch(sandbox, env, patch, scratch)
+        await apply_patch(task, backend, sandbox, env, patch, scratch)
         before = await fingerprint(sandbox, env.workdir, VDIR, scratch / "before.txt")
         for i, story in enumerate(spec.stories):
             outcomes.append(await run.story(i, story))

@@ -2,7 +2,7 @@
 and a fingerprint of the repository to detect changes.
 
 Everything runs through the task's backend in fresh sandboxes (so it works on ``local`` and
-``docker`` alike); the patch is applied with ``git apply`` inside the sandbox, never on the host.
+``docker`` alike); the patch is applied as grading applies it, never on the host.
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ import shutil
 from pathlib import Path
 
 from lancebench.errors import SandboxError
+from lancebench.grading.verifier import apply_in_sandbox
 from lancebench.sandbox.backend import Backend, PreparedEnvironment
 from lancebench.sandbox.base import Sandbox
 from lancebench.task.model import Task
 
-PATCH_IN_SANDBOX = "/tmp/lancebench/senior.diff"
 # Files and folders of the repository, with type, mode, size, link target and content hash, in one
 # sorted list: equal fingerprints mean nothing outside the excluded paths changed.
 FINGERPRINT = r"""
@@ -32,18 +32,17 @@ _reference_cache: dict[str, str] = {}
 _reference_locks: dict[str, asyncio.Lock] = {}
 
 
-async def apply_patch(sandbox: Sandbox, env: PreparedEnvironment, patch: str, scratch: Path) -> None:
-    """Apply ``patch`` in a started sandbox's workdir. Raises :class:`SandboxError` when it does not apply."""
+async def apply_patch(task: Task, backend: Backend, sandbox: Sandbox, env: PreparedEnvironment, patch: str,
+                      scratch: Path) -> None:
+    """Apply ``patch`` in a started sandbox's workdir as grading does
+    (:func:`lancebench.grading.verifier.apply_in_sandbox`). Raises :class:`SandboxError` when it
+    does not apply."""
     if not patch.strip():
         return
     scratch.mkdir(parents=True, exist_ok=True)
-    f = scratch / "senior.diff"
-    f.write_text(patch, encoding="utf-8", errors="surrogateescape")
-    await sandbox.put(f, PATCH_IN_SANDBOX)
-    res = await sandbox.exec(["git", "apply", "--binary", "--whitespace=nowarn", PATCH_IN_SANDBOX],
-                             cwd=env.workdir, timeout=300)
-    if not res.ok:
-        raise SandboxError(f"the patch did not apply for senior grading: {res.output[-800:]}")
+    applied, log = await apply_in_sandbox(backend, task, env, sandbox, patch, scratch)
+    if not applied:
+        raise SandboxError(f"the patch did not apply for senior grading: {log[-800:]}")
 
 
 async def snapshot(task: Task, backend: Backend, env: PreparedEnvironment, patch: str, scratch: Path,
@@ -56,7 +55,7 @@ async def snapshot(task: Task, backend: Backend, env: PreparedEnvironment, patch
     sandbox = backend.open(task, env, scratch / "sandbox", labels=labels)
     await sandbox.start()
     try:
-        await apply_patch(sandbox, env, patch, scratch)
+        await apply_patch(task, backend, sandbox, env, patch, scratch)
         await sandbox.get(env.workdir, scratch / "repo")
     finally:
         await sandbox.stop()
