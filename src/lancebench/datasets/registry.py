@@ -47,6 +47,20 @@ def _adapter(spec: str) -> Callable[..., list[Path]]:
     return folders
 
 
+def _release_folder(name: str) -> Callable[..., list[Path]]:
+    """A dataset that ships as a folder (a clone of its public release, Harbor's layout, with or
+    without ``dataset.toml``): ``--source PATH`` names it."""
+    def folders(filt: str | None, source: Path | None, repo_path: Path | None, names: list[str] | None) -> list[Path]:
+        if filt and filt not in GENERIC_FILTERS:
+            raise DatasetError(f"dataset '{name}' has no filter '{filt}'; use one of {', '.join(GENERIC_FILTERS)}")
+        if source is None:
+            raise DatasetError(f"dataset '{name}' needs --source PATH: a clone of its public release")
+        if not Path(source).is_dir():
+            raise DatasetError(f"--source {source}: not a folder; pass a clone of the {name} release")
+        return [Path(source)]
+    return folders
+
+
 DATASETS: dict[str, Dataset] = {
     "mini": Dataset("mini", "bundled: real bugs and features in PyPI projects, browser tasks, manager tasks",
                     _mini_folders),
@@ -54,6 +68,9 @@ DATASETS: dict[str, Dataset] = {
                          "SWE-Lancer Diamond (manager tasks run anywhere; IC tasks need the official images)",
                          _adapter("lancebench.datasets.swelancer.adapter:task_folders"), ("manager", "ic"),
                          repo_path=True),
+    "senior-swe-bench": Dataset("senior-swe-bench",
+                                "Senior SWE-Bench as it ships (Harbor tasks; --source PATH: a clone of the public "
+                                "release; dataset.toml digests verified)", _release_folder("senior-swe-bench")),
 }
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from pydantic import BaseModel, ValidationError
 
 from lancebench.errors import TaskError, TaskErrors
+from lancebench.task.harbor_dataset import check_manifest
 from lancebench.task.model import Task, TaskConfig, TaskPaths, tree_digest
 
 
@@ -159,7 +160,9 @@ def discover_task_dirs(path: Path | str) -> list[Path]:
 
 def load_tasks(paths: Sequence[Path | str], *, dataset: str | None = None) -> tuple[list[Task], list[TaskError]]:
     """Load every task under ``paths``. Returns (tasks, errors): broken tasks are reported in
-    ``errors`` and the others still load. A path that does not exist is an error too."""
+    ``errors`` and the others still load. A path that does not exist is an error too. A folder
+    holding Harbor's ``dataset.toml`` yields the tasks it lists, each checked against its pinned
+    digest (:func:`lancebench.task.harbor_dataset.check_manifest`)."""
     tasks: list[Task] = []
     errors: list[TaskError] = []
     for p in paths:
@@ -167,7 +170,10 @@ def load_tasks(paths: Sequence[Path | str], *, dataset: str | None = None) -> tu
             errors.append(TaskError(p, "does not exist", fix="check the path"))
             continue
         dirs = discover_task_dirs(p)
-        if not dirs:
+        if (Path(p) / "dataset.toml").is_file():  # a Harbor dataset: only its tasks, digests verified
+            dirs, manifest_errors = check_manifest(Path(p), dirs)
+            errors.extend(manifest_errors)
+        if not dirs and not (Path(p) / "dataset.toml").is_file():
             errors.append(TaskError(p, "no task folders found (no task.toml below it)", fix="pass a task folder"))
         for d in dirs:
             try:
