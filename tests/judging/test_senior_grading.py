@@ -25,6 +25,7 @@ from lancebench.llm.client import LLMClient
 from lancebench.task.load import load_task
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from lbtest import TASKS, lb  # noqa: E402
 
 SPEC = '''
@@ -121,7 +122,19 @@ def test_unsupported_driver_is_named_and_asks_no_model(scripted, calc_task: Path
     assert srv.requests == []
 
 
-def test_run_with_judge_model_records_judges_and_verdict(scripted, calc_task: Path, tmp_path: Path) -> None:
+@pytest.fixture(params=["local", pytest.param("docker", marks=pytest.mark.docker)])
+def backend(request) -> str:
+    """The backend senior grading runs on; docker is skipped (with the reason) without an engine."""
+    if request.param == "docker":
+        from docker_support import docker_skip_reason
+        reason = docker_skip_reason()
+        if reason:
+            pytest.skip(reason)
+    return request.param
+
+
+def test_run_with_judge_model_records_judges_and_verdict(scripted, calc_task: Path, tmp_path: Path,
+                                                         backend: str) -> None:
     taste = {"style_consistency": 4, "pattern_adherence": 4, "library_usage": 3, "abstraction_level": 5,
              "documentation_fit": 2, "minimality": 5, "approach_quality": 4, "hygiene": 5, "fluency": 4,
              "craftsmanship": 2}
@@ -130,7 +143,7 @@ def test_run_with_judge_model_records_judges_and_verdict(scripted, calc_task: Pa
         *[say({"tool": "list_dir"})] * 3, say({"answer": {"scores": taste, "rationale": "clean"}})])
     jobs = tmp_path / "jobs"
     lb("run", "-p", calc_task, "-a", "oracle", "--judge-model", "scripted", "--judge-api-base", srv.api_base,
-       "-o", jobs, check=True)
+       "--backend", backend, "-o", jobs, check=True)
     (result,) = [json.loads(p.read_text()) for p in jobs.glob("*/trials/*/result.json")]
     assert result["status"] == "resolved"
     j = result["judges"]
