@@ -70,3 +70,24 @@ def test_nothing_written(tmp_path):
     w.start()
     assert w.stop() == []
     assert merge_writes([], None, tmp_path / "out") == (None, None)
+
+
+def test_a_fifo_taken_away_before_any_write_is_reported_and_the_reader_ends(tmp_path):
+    """Regression (attack pass): the FIFO removed before the runner wrote left a reader blocked
+    forever in open() and nothing telling the grader; now ``replaced`` says so and stop() wakes
+    the reader through the unlinked FIFO."""
+    w = ReportWitness(tmp_path)
+    w.start()
+    (tmp_path / "junit.xml").unlink()
+    write_in_child(tmp_path / "junit.xml", report(a="passed"))  # a regular file now
+    assert w.stop(timeout=5) == []
+    assert w.replaced is True
+    assert w._thread is not None and not w._thread.is_alive()
+
+
+def test_a_fifo_left_in_place_is_not_replaced(tmp_path):
+    w = ReportWitness(tmp_path)
+    w.start()
+    write_in_child(tmp_path / "junit.xml", report(a="failed"))
+    assert len(w.stop()) == 1
+    assert w.replaced is False

@@ -9,6 +9,8 @@ The runner records the verdict; nothing here writes a ``TrialResult``. Rules:
 - Each of the task's ``test_runs`` runs in a fresh sandbox: apply the patch, copy in the hidden
   tests, run ``tests/test.sh`` under the verifier timeout, read rewards and JUnit
   (:func:`grade_once`); runs are judged and combined by ``grading.outcome``.
+- A run during which the JUnit report's FIFO (``grading.witness``) was removed or replaced is
+  broken: the runner's report may have gone to a file nobody watched (then the base decides, below).
 - A run the task's verifier excludes (an empty ``reward.txt``) makes the verdict ``invalid``
   without a re-grade.
 - A broken run (timeout, no reward, no usable JUnit) is the grader's fault only when the
@@ -186,7 +188,14 @@ async def grade_once(task: Task, backend: Backend, env: PreparedEnvironment, pat
     run = judge_output(task, out_dir / "logs", junit=junit, exit_code=res.exit_code, timed_out=res.timed_out)
     if rewritten:
         run.reason = f"{run.reason}; {rewritten}" if run.reason else rewritten
+    if witness.replaced:  # the runner's write may have gone to a file nobody watched: nothing there is trusted
+        run = RunOutcome(broken=True, reason=f"{REPLACED_FIFO}; {run.reason}" if run.reason else REPLACED_FIFO,
+                         rewards=run.rewards, tests=run.tests)
     return applied, run
+
+
+REPLACED_FIFO = ("the JUnit report's FIFO (grading.witness) was removed or replaced during the run: "
+                 "the report is not trusted")
 
 
 async def apply_in_sandbox(backend: Backend, task: Task, env: PreparedEnvironment, sandbox: Sandbox, patch: str,

@@ -16,8 +16,11 @@ rewritten: the run's reason says so.
 
 Limits (docs/security.md): code that runs *before* the runner writes (an import-time patch of the
 runner's report objects) shapes the first write too; that is what the static scan
-(:mod:`lancebench.grading.scan`) is for. A runner that does not open the path (it writes elsewhere
-and copies) gives no write to witness; then the final file is all there is.
+(:mod:`lancebench.grading.scan`) is for. A report that reaches the path by replacing the FIFO
+(``mv``, an atomic rename; or the code under test removing it before the runner writes, so that
+the runner's failures go to a file nobody watches) is not trusted at all (:attr:`ReportWitness.replaced`):
+the writes the witness holds may be forgeries made before the swap. A verifier that copies its
+report (``cp`` opens the path) is witnessed as usual.
 """
 
 from __future__ import annotations
@@ -48,6 +51,9 @@ class ReportWitness:
         self.writes: list[bytes] = []
         self.count = 0
         self.overflow = False
+        self.replaced = False  # set by stop(): the FIFO made by start() is no longer at the path
+        self._inode: tuple[int, int] | None = None
+        self._fifo_fd: int | None = None  # an O_PATH handle on the FIFO, to wake a reader once it is unlinked
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -56,6 +62,9 @@ class ReportWitness:
             os.unlink(self.path)
         os.mkfifo(self.path, 0o666)
         os.chmod(self.path, 0o666)  # the sandbox user writes it (umask aside)
+        self._fifo_fd = os.open(self.path, os.O_PATH)
+        st = os.fstat(self._fifo_fd)
+        self._inode = (st.st_dev, st.st_ino)
         self._thread = threading.Thread(target=self._run, name="lancebench-report-witness", daemon=True)
         self._thread.start()
 
@@ -88,15 +97,23 @@ class ReportWitness:
                     self.writes.append(bytes(data))
 
     def stop(self, timeout: float = 10.0) -> list[bytes]:
-        """End the reader and return the writes, in order. Never raises."""
+        """End the reader and return the writes, in order; set :attr:`replaced` when the path no
+        longer holds the FIFO :meth:`start` made (removed, renamed or replaced by the test
+        process: then the report's writes may have gone elsewhere). Never raises."""
         self._stop.set()
         try:
             st = os.lstat(self.path)
-            if stat.S_ISFIFO(st.st_mode):  # wake a reader blocked in open()
-                fd = os.open(self.path, os.O_WRONLY | os.O_NONBLOCK)
-                os.close(fd)
+            self.replaced = (st.st_dev, st.st_ino) != self._inode
         except OSError:
-            pass
+            self.replaced = True
+        if self._fifo_fd is not None:
+            try:  # wake a reader blocked in open(), through the FIFO itself even once it is unlinked
+                fd = os.open(f"/proc/self/fd/{self._fifo_fd}", os.O_WRONLY | os.O_NONBLOCK)
+                os.close(fd)
+            except OSError:
+                pass
+            os.close(self._fifo_fd)
+            self._fifo_fd = None
         if self._thread is not None:
             self._thread.join(timeout)
         return list(self.writes)
