@@ -161,3 +161,19 @@ def test_bad_rubric_file_names_file_and_field(tmp_path: Path) -> None:
     p.write_text(json.dumps({"fail_to_pass": [{"name": "x"}], "pass_to_pass": [{"name": "x"}]}))
     with pytest.raises(TaskError, match="repeated: x"):
         load_rubric(p)
+
+
+def test_task_files_are_found_in_tests_first_then_root_then_below_tests(tmp_path: Path) -> None:
+    from lancebench.judging.rubric import find_rubric
+    from lancebench.judging.validation_spec import find_spec
+    task = tmp_path / "task"
+    (task / "tests" / "judges" / "b").mkdir(parents=True)
+    assert find_rubric(task) is None and find_spec(task) is None
+    (task / "tests" / "judges" / "b" / "rubric.json").write_text("{}")
+    (task / "tests" / "judges" / "validation_spec.toml").write_text("")
+    assert find_rubric(task) == task / "tests" / "judges" / "b" / "rubric.json"
+    assert find_spec(task) == task / "tests" / "judges" / "validation_spec.toml"
+    (task / "rubric.json").write_text("{}")
+    assert find_rubric(task) == task / "rubric.json"
+    (task / "tests" / "rubric.json").write_text("{}")
+    assert find_rubric(task) == task / "tests" / "rubric.json"

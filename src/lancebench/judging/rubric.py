@@ -61,12 +61,20 @@ class Rubric(BaseModel):
         return "f2p" if any(c.name == name for c in self.fail_to_pass) else "p2p"
 
 
-def find_rubric(task_root: Path) -> Path | None:
-    """``tests/rubric.json`` or ``rubric.json`` of a task folder, or None."""
-    for p in (task_root / "tests" / "rubric.json", task_root / "rubric.json"):
-        if p.is_file():
+def find_task_file(task_root: Path, name: str) -> Path | None:
+    """``tests/<name>``, else ``<name>`` at the task root, else the first ``tests/**/<name>`` (sorted;
+    links never followed), or None."""
+    for p in (task_root / "tests" / name, task_root / name):
+        if p.is_file() and not p.is_symlink():
             return p
-    return None
+    tests = task_root / "tests"
+    found = sorted(p for p in tests.rglob(name) if p.is_file() and not p.is_symlink()) if tests.is_dir() else []
+    return found[0] if found else None
+
+
+def find_rubric(task_root: Path) -> Path | None:
+    """The task's ``rubric.json`` (see :func:`find_task_file`), or None."""
+    return find_task_file(task_root, "rubric.json")
 
 
 def load_rubric(path: Path) -> Rubric:

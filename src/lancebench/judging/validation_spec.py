@@ -1,7 +1,7 @@
 """A task's ``validation_spec.toml`` (Senior SWE-Bench): behaviour stories an expert wrote, each
 with a procedure, test cases and the driver that runs them.
 
-In the task's ``tests/`` folder (hidden from the agent) or at the task root::
+In the task's ``tests/`` folder (hidden from the agent), at the task root, or below ``tests/``::
 
     [[stories]]
     name = "split-by-prefix"                 # unique
@@ -24,6 +24,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from lancebench.errors import TaskError
+from lancebench.judging.rubric import find_task_file
 
 SUPPORTED_DRIVERS = ("pytest",)
 
@@ -71,11 +72,9 @@ class ValidationSpec(BaseModel):
 
 
 def find_spec(task_root: Path) -> Path | None:
-    """``tests/validation_spec.toml`` or ``validation_spec.toml`` of a task folder, or None."""
-    for p in (task_root / "tests" / "validation_spec.toml", task_root / "validation_spec.toml"):
-        if p.is_file():
-            return p
-    return None
+    """The task's ``validation_spec.toml``: ``tests/``, the task root, or anywhere under ``tests/``
+    (:func:`lancebench.judging.rubric.find_task_file`), or None."""
+    return find_task_file(task_root, "validation_spec.toml")
 
 
 def load_spec(path: Path) -> ValidationSpec:
