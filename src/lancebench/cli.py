@@ -85,13 +85,24 @@ def __getattr__(name: str) -> typer.Typer:
 
 def main() -> None:
     """Entry point of the ``lancebench`` script. Exits 1 with one line on standard error when a
-    command module cannot be imported."""
+    command module cannot be imported. An unexpected exception (a bug in lancebench, never a user
+    error: those are :class:`lancebench.errors.LancebenchError`) prints one line and exits 1; its
+    traceback goes to a file named in that line."""
     try:
         application = __getattr__("app")
     except CommandImportError as exc:
         print(f"error: {exc}", file=sys.stderr)
         raise SystemExit(1) from None
-    application()
+    try:
+        application()
+    except Exception as exc:  # noqa: BLE001 - the last resort; every user error is handled before
+        import tempfile
+        import traceback
+        with tempfile.NamedTemporaryFile("w", prefix="lancebench-crash-", suffix=".txt", delete=False) as fh:
+            traceback.print_exc(file=fh)
+        print(f"internal error: {type(exc).__name__}: {exc} (a bug in lancebench; traceback in {fh.name})",
+              file=sys.stderr)
+        sys.exit(1)
 
 
 if __name__ == "__main__":

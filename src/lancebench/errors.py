@@ -85,3 +85,13 @@ class ResultsError(LancebenchError):
         if fix:
             msg += f" ({fix})"
         super().__init__(msg)
+
+
+class MissingComponentError(LancebenchError):
+    """Something the chosen options need is not installed or not running: an optional extra
+    (the message names it), the Docker SDK or engine, Ray, bubblewrap."""
+
+
+class ModelAccessError(LancebenchError):
+    """The model cannot be used before any trial starts: its API key is missing, or nothing
+    answers at the API base (the message names the variable or the URL)."""

@@ -44,7 +44,7 @@ def test_job_json_follows_the_latest_run(jobs):
     assert second["created_at"] == first["created_at"]
     assert len(json.loads((jobs / "j" / "plan.json").read_text())) == 2
     proc = lb("run", "-p", TASKS / "pick", "-a", "oracle", "-o", jobs, "--job-name", "j", check=False)
-    assert "was run with agent 'nop'" in proc.stderr
+    assert proc.returncode == 2 and "agent: nop -> oracle" in proc.stderr, proc.stderr
 
 
 def test_agent_options_parse_json_values():

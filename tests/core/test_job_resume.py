@@ -1,5 +1,5 @@
 """Jobs: kill -9 in the middle then resume; rerun keeps finished trials; --retry-invalid; a changed
-task makes a new trial; unrelated option changes don't block a resume."""
+task makes a new trial; unrelated option changes (concurrency, attempts) don't block a resume."""
 
 from __future__ import annotations
 
@@ -76,10 +76,14 @@ def test_rerun_keeps_finished_trials_and_ignores_unrelated_options(jobs):
     before = {r["trial_id"]: r for r in results(job)}
     assert len(before) == 2
     time.sleep(1.1)  # finished_at has one-second resolution
-    # Same trials, other concurrency and agent timeout: nothing reruns.
-    lb(*args, "-n", "2", "--agent-timeout", "77", check=True)
+    # Same trials, other concurrency: nothing reruns.
+    lb(*args, "-n", "2", check=True)
     after = {r["trial_id"]: r for r in results(job)}
     assert after == before
+    # Another agent timeout is another configuration: refused, naming the difference, nothing written.
+    proc = lb(*args, "--agent-timeout", "77")
+    assert proc.returncode == 2 and "agent_timeout_sec: (unset) -> 77.0" in proc.stderr, proc.stderr
+    assert {r["trial_id"]: r for r in results(job)} == before
     # More attempts: attempt 0 is kept, attempt 1 is added.
     lb(*args, "-k", "2", check=True)
     more = {r["trial_id"]: r for r in results(job)}

@@ -118,10 +118,14 @@ def test_listed_tests_without_a_junit_report_are_not_a_pass(shared, jobs, junit)
     assert r["status"] == "invalid", (r["status"], r["reason"])
 
 
-def test_listed_tests_absent_from_the_junit_report_make_the_grader_broken(shared, jobs):
-    """Every F2P/P2P id is absent from the JUnit report (the task lists ids its verifier does not
-    produce): the oracle cannot pass, so this is a broken grader (invalid), not a silent 0."""
+def test_listed_tests_absent_from_a_produced_junit_report_count_as_failed(shared, jobs):
+    """Every F2P/P2P id is absent from the JUnit report the verifier produced. As in SWE-bench, a
+    listed test missing from the report counts as failed (issue 13: calling this a broken grader
+    made wrong patches whose hidden tests could not be collected `invalid`). The reason names the
+    missing ids; `lancebench check` names the ids the report holds."""
     task = tally_variant(shared, TALLY_TEST_SH, toml={r"^f2p = .*$": 'f2p = ["test_hidden.TestGone::test_total"]',
                                                        r"^p2p = .*$": 'p2p = ["test_hidden.TestGone::test_count"]'})
     r = run_one(task, "oracle", jobs)
-    assert r["status"] == "invalid", (r["status"], r["reason"])
+    assert r["status"] == "unresolved", (r["status"], r["reason"])
+    assert r["tests"] == {"test_hidden.TestGone::test_total": "missing", "test_hidden.TestGone::test_count": "missing"}
+    assert "test_hidden.TestGone::test_total (missing)" in r["reason"]

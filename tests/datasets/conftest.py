@@ -1,6 +1,8 @@
-"""Fixtures of the SWE-Lancer tests: the real task table (``../shared/data/swelancer`` beside the
-repository) and an independent reading of it (plain ``csv`` + ``ast``, none of the adapter's code),
-so that counts and expectations are checked against the data, not against the adapter itself."""
+"""Fixtures of the SWE-Lancer tests: the real task table, fetched the way the product fetches it
+(``lancebench run -d swelancer`` without ``--source``: downloaded once into lancebench's cache and
+checked against its sha256; nothing outside the repository is read), and an independent reading
+of it (plain ``csv`` + ``ast``, none of the adapter's code), so that counts and expectations are
+checked against the data, not against the adapter itself."""
 
 from __future__ import annotations
 
@@ -14,7 +16,6 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-TABLE = REPO.parent / "shared" / "data" / "swelancer" / "all_swelancer_tasks.csv"
 
 
 @dataclass(frozen=True)
@@ -29,21 +30,24 @@ class RawManager:
     explanation: str | None
 
 
-def _raw_rows() -> list[dict[str, str]]:
+def _raw_rows(table: Path) -> list[dict[str, str]]:
     csv.field_size_limit(sys.maxsize)
-    with TABLE.open(newline="", encoding="utf-8") as fh:
+    with table.open(newline="", encoding="utf-8") as fh:
         return list(csv.DictReader(fh))
 
 
 @pytest.fixture(scope="session")
 def table_path() -> Path:
-    assert TABLE.is_file(), f"the SWE-Lancer table is expected at {TABLE}"
-    return TABLE
+    """The table as ``-d swelancer`` gets it without ``--source`` (cached after the first download;
+    ``LANCEBENCH_SWELANCER_URL`` may point at a mirror)."""
+    from lancebench.datasets.swelancer.source import locate_table
+    path, _ = locate_table(None)
+    return path
 
 
 @pytest.fixture(scope="session")
 def raw_rows(table_path) -> list[dict[str, str]]:
-    return _raw_rows()
+    return _raw_rows(table_path)
 
 
 @pytest.fixture(scope="session")

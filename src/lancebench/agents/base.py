@@ -28,6 +28,8 @@ class AgentContext:
       agent should read it.
     - ``solution_env``: the task's ``[solution].env`` (host templates filled), for the oracle only.
     - ``browser``: the task has a browser test, so ``user-tool`` is available in the sandbox.
+    - ``attempt``: which attempt of the task this trial is (0-based, as in ``-k``): seeded agents
+      draw per attempt, so attempts are independent (pass@k needs them to be).
     """
 
     task_name: str
@@ -47,6 +49,7 @@ class AgentContext:
     solution_env: dict[str, str] = field(default_factory=dict)
     browser: bool = False
     price_usd: float = 0.0
+    attempt: int = 0
 
 
 @dataclass

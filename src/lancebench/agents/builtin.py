@@ -22,7 +22,8 @@ async def _run_script(ctx: AgentContext, script_inside: str, log_name: str,
                       env: dict[str, str] | None = None) -> AgentOutcome:
     res = await ctx.sandbox.exec(["bash", script_inside], cwd=ctx.workdir, timeout=_remaining(ctx),
                                  env={**(env or {}), "LANCEBENCH_INSTRUCTION": "/tmp/lancebench/instruction.md",
-                                      "LANCEBENCH_TIMEOUT_SEC": str(int(ctx.timeout_sec))})
+                                      "LANCEBENCH_TIMEOUT_SEC": str(int(ctx.timeout_sec)),
+                                      "LANCEBENCH_ATTEMPT": str(ctx.attempt)})
     (ctx.logs_dir / log_name).write_text(f"exit code: {res.exit_code}\n--- stdout\n{res.stdout}\n--- "
                                          f"stderr\n{res.stderr}")
     if res.timed_out:
@@ -65,7 +66,8 @@ class NopAgent:
 class ScriptAgent:
     """Runs a user's shell script in the agent sandbox as the agent (baselines, replays). The
     script runs with cwd at the workdir; ``$LANCEBENCH_INSTRUCTION`` is the path of the
-    instruction inside the sandbox. Raises :class:`ConfigError` if the script does not exist."""
+    instruction inside the sandbox, ``$LANCEBENCH_ATTEMPT`` the attempt (0-based), and
+    ``$LANCEBENCH_TIMEOUT_SEC`` its budget in seconds. Raises :class:`ConfigError` if the script does not exist."""
 
     def __init__(self, path: str):
         self.path = Path(path).resolve()
@@ -80,8 +82,10 @@ class ScriptAgent:
 
 
 class RandomChoiceAgent:
-    """For choice tasks: picks one proposal id uniformly at random, seeded by ``seed`` and the task
-    name (reproducible per task), and writes it to the answer file. Does nothing on code tasks."""
+    """For choice tasks: picks one proposal id uniformly at random, seeded by ``seed``, the task
+    name and the attempt (reproducible per trial; attempts draw independently, so pass@k > pass@1
+    when k > 1), and writes it to the answer file. Does nothing on code tasks. Attempt 0 draws
+    as earlier versions did (seed string ``"{seed}:{task}"``); attempt i > 0 uses ``"{seed}:{task}:{i}"``."""
 
     name = "random"
 
@@ -91,7 +95,7 @@ class RandomChoiceAgent:
     async def run(self, ctx: AgentContext) -> AgentOutcome:
         if ctx.kind != "choice" or not ctx.proposal_ids:
             return AgentOutcome(message="random: not a choice task")
-        rng = random.Random(f"{self.seed}:{ctx.task_name}")
+        rng = random.Random(f"{self.seed}:{ctx.task_name}" + (f":{ctx.attempt}" if ctx.attempt else ""))
         pick = rng.choice(sorted(ctx.proposal_ids))
         await _put_text(ctx, json.dumps({"selected_proposal_id": pick}), f"{ctx.workdir}/{ctx.answer_file}")
         return AgentOutcome(choice=pick, message=f"random pick {pick}")

@@ -16,7 +16,14 @@ from rich.markup import escape
 
 from lancebench.backends.options import BackendOptions
 from lancebench.datasets.registry import load_dataset
-from lancebench.errors import ConfigError, TaskError
+from lancebench.errors import (
+    ConfigError,
+    LancebenchError,
+    MissingComponentError,
+    ModelAccessError,
+    ModelAuthError,
+    TaskError,
+)
 from lancebench.results.load import JobResults, load_jobs
 from lancebench.task.load import load_tasks
 from lancebench.task.model import Task
@@ -24,6 +31,33 @@ from lancebench.task.settings import missing_host_vars
 
 console = Console(stderr=True)
 out = Console()
+
+# Exit codes of every command (docs/cli.md lists them).
+EXIT_OK = 0
+EXIT_INTERNAL = 1        # a bug in lancebench (the traceback is saved, see lancebench.cli)
+EXIT_USAGE = 2           # a wrong option or input, a refused job (busy, other configuration)
+EXIT_MODEL = 3           # the model cannot be used: key missing or refused, API base unreachable
+EXIT_MISSING = 4         # an extra, bubblewrap, the Docker SDK or engine, or Ray is missing
+EXIT_SKIPPED = 5         # the run finished, but some tasks or predictions had errors and were left out
+EXIT_INTERRUPTED = 130   # Ctrl-C or SIGTERM; finished trials are kept
+
+
+def exit_code(exc: LancebenchError) -> int:
+    """The exit code for an error a command stops on (see the ``EXIT_*`` constants)."""
+    if isinstance(exc, (ModelAuthError, ModelAccessError)):
+        return EXIT_MODEL
+    if isinstance(exc, MissingComponentError):
+        return EXIT_MISSING
+    return EXIT_USAGE
+
+
+def fail(exc: LancebenchError) -> typer.Exit:
+    """Print ``exc`` as one ``error:`` line (``stopped:`` for model errors) and return the
+    :class:`typer.Exit` to raise, with the code of :func:`exit_code`."""
+    code = exit_code(exc)
+    label = "stopped" if code == EXIT_MODEL else "error"
+    console.print(f"[red]{label}:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
+    return typer.Exit(code)
 
 
 def select_tasks(paths: list[Path] | None, dataset: str | None, globs: list[str] | None, limit: int | None,
@@ -101,7 +135,7 @@ def run_async(coro):
         return asyncio.run(coro)
     except KeyboardInterrupt:
         console.print("[yellow]interrupted: finished trials are kept; run the same command to resume[/yellow]")
-        raise typer.Exit(130) from None
+        raise typer.Exit(EXIT_INTERRUPTED) from None
 
 
 def load_finished_jobs(job_dirs: Sequence[Path | str]) -> list[JobResults]:

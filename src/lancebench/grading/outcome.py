@@ -1,18 +1,25 @@
 """From what a verifier run left behind to a trial status (pure functions).
 
-Definitions (docs/architecture.md, "Vocabulary": status; docs/tasks.md for the rules):
+Definitions (docs/architecture.md, "Vocabulary": status; ``docs/tasks.md``, "When a trial is
+resolved", for the rules; SWE-bench's ``get_eval_tests_report`` and ``get_resolution_status`` for
+the F2P/P2P rules):
 
-- With F2P/P2P ids, a run *passes* when its JUnit report shows every listed test ``passed`` (a
-  missing test counts as not passed, as in SWE-bench's grading) and the reward file, if any,
-  says ``reward >= 1``. Without a JUnit report the run is broken, whatever the reward file says.
+- With F2P/P2P ids, a run *passes* when its JUnit report shows every F2P test ``passed``, every
+  P2P test kept (``passed``, or ``skipped``: SWE-bench counts a skipped P2P test as no failure),
+  and the reward file, if any, says ``reward >= 1``. A listed test the report lacks counts as
+  failed (SWE-bench's ``test_failed``: "not in the status map"), and so do the tests of a module
+  whose collection failed (a wrong patch that lacks a name the hidden tests import). An F2P test
+  that is skipped is not fixed (stricter than SWE-bench, which ignores it). Without a JUnit
+  report the run is broken, whatever the reward file says.
 - Without ids, a run passes when its main reward is >= 1: the task's declared key
   (``[lancebench] reward_key``, default ``reward``); when the default key is absent from a file
   with several keys, every key must reach 1 (the smallest value decides). A declared key the
   verifier did not write makes the run broken.
 - A run whose verifier excluded the trial (an empty ``reward.txt``, see
   :mod:`lancebench.grading.rewards`) is ``excluded``: the trial is ``invalid`` with that reason.
-- A run that timed out, or left neither rewards nor a usable JUnit report, is *broken*: the
-  caller decides whether the grader or the patch broke it (see ``grading.verifier``), and only a
+- A run that timed out, left neither rewards nor a usable JUnit report, or left a reward file
+  without a usable number (``{}``, text, NaN) is *broken*: the caller decides whether the grader
+  or the patch broke it (see ``grading.verifier``), and only a
   broken grader makes the trial ``invalid``.
 - Several runs combine by ``pass_if``: ``any`` (SWE-Lancer: a task passes when any of its runs
   passes) or ``all``. Broken runs are left out; all runs broken means broken.
@@ -22,13 +29,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from lancebench.grading.junit import select
+from lancebench.grading.junit import JUnitReport, select
+
+KEPT = ("passed", "skipped")  # P2P outcomes that count as kept
 
 
 @dataclass
 class RunOutcome:
     """One verifier run: ``passed`` (bool), or ``broken`` with ``reason``; ``rewards`` and the
-    selected ``tests`` outcomes."""
+    selected ``tests`` outcomes (``passed``/``failed``/``error``/``skipped``/``missing``);
+    ``report_ids``: the tests the JUnit report holds, as pytest ids (for messages)."""
 
     passed: bool = False
     broken: bool = False
@@ -36,6 +46,7 @@ class RunOutcome:
     reason: str | None = None
     rewards: dict[str, float] = field(default_factory=dict)
     tests: dict[str, str] = field(default_factory=dict)
+    report_ids: list[str] = field(default_factory=list)
 
 
 def main_reward(rewards: dict[str, float], key: str = "reward") -> float:
@@ -47,7 +58,7 @@ def main_reward(rewards: dict[str, float], key: str = "reward") -> float:
 
 
 def judge_run(*, exit_code: int | None, timed_out: bool, rewards: dict[str, float] | None,
-              junit: dict[str, str] | None, f2p: list[str], p2p: list[str], reward_error: str | None = None,
+              junit: JUnitReport | None, f2p: list[str], p2p: list[str], reward_error: str | None = None,
               excluded: str | None = None, reward_key: str = "reward") -> RunOutcome:
     """Judge one verifier run (see the module docstring). ``excluded``: why the verifier
     excluded the trial; ``reward_key``: the task's declared main reward key."""
@@ -67,24 +78,33 @@ def judge_run(*, exit_code: int | None, timed_out: bool, rewards: dict[str, floa
         return RunOutcome(broken=True, reason=f"no JUnit report with the task's tests (exit code {exit_code})",
                           rewards=dict(rewards or {}))
     if listed and junit is not None:  # (listed without a report returned above)
-        tests = select(junit, listed)
-        out = dict(rewards or {})
-        out["f2p"] = sum(tests[t] == "passed" for t in f2p) / len(f2p) if f2p else 1.0
-        out["p2p"] = sum(tests[t] == "passed" for t in p2p) / len(p2p) if p2p else 1.0
-        all_pass = all(v == "passed" for v in tests.values())
-        reward_ok = rewards is None or main_reward(rewards) >= 1.0
-        if all(v == "missing" for v in tests.values()):
-            return RunOutcome(broken=True, reason="the JUnit report holds none of the task's F2P/P2P tests",
-                              tests=tests)
-        failed = [t for t, v in tests.items() if v != "passed"]
-        reason = None if all_pass and reward_ok else (
-            f"tests not passing: {', '.join(failed[:5])}" + (" ..." if len(failed) > 5 else "") if failed
-            else f"reward {main_reward(rewards or {}):g} < 1")
-        return RunOutcome(passed=all_pass and reward_ok, reason=reason, rewards=out, tests=tests)
+        return _judge_tests(junit, f2p, p2p, rewards, reward_key)
     if rewards is None:
         return RunOutcome(broken=True, reason=f"verifier wrote no reward (exit code {exit_code})")
     value = main_reward(rewards, reward_key)
     return RunOutcome(passed=value >= 1.0, rewards=rewards, reason=None if value >= 1.0 else f"reward {value:g} < 1")
+
+
+def _judge_tests(junit: JUnitReport, f2p: list[str], p2p: list[str], rewards: dict[str, float] | None,
+                 reward_key: str = "reward") -> RunOutcome:
+    """The F2P/P2P verdict of a run whose JUnit report was produced (see the module docstring)."""
+    tests = select(junit, f2p + p2p)
+    ok = {t: tests[t] == "passed" for t in f2p}
+    ok.update({t: tests[t] in KEPT for t in p2p})
+    out = dict(rewards or {})
+    out["f2p"] = sum(ok[t] for t in f2p) / len(f2p) if f2p else 1.0
+    out["p2p"] = sum(ok[t] for t in p2p) / len(p2p) if p2p else 1.0
+    reward_ok = rewards is None or main_reward(rewards, reward_key) >= 1.0
+    failed = [f"{t} ({tests[t]})" for t in tests if not ok[t]]
+    reason: str | None
+    if failed:
+        reason = f"tests not passing: {', '.join(failed[:5])}" + (" ..." if len(failed) > 5 else "")
+        if junit.collection_errors:
+            reason += f"; collection failed in {', '.join(junit.collection_errors[:3])}"
+    else:
+        reason = None if reward_ok else f"reward {main_reward(rewards or {}, reward_key):g} < 1"
+    return RunOutcome(passed=not failed and reward_ok, reason=reason, rewards=out, tests=tests,
+                      report_ids=junit.ids())
 
 
 def combine_runs(runs: list[RunOutcome], pass_if: str = "all") -> RunOutcome:
@@ -97,7 +117,8 @@ def combine_runs(runs: list[RunOutcome], pass_if: str = "all") -> RunOutcome:
         return runs[-1] if runs else RunOutcome(broken=True, reason="verifier did not run")
     chosen = (any if pass_if == "any" else all)(r.passed for r in good)
     pick = next((r for r in good if r.passed == chosen), good[-1])
-    out = RunOutcome(passed=chosen, reason=pick.reason, rewards=dict(pick.rewards), tests=dict(pick.tests))
+    out = RunOutcome(passed=chosen, reason=pick.reason, rewards=dict(pick.rewards), tests=dict(pick.tests),
+                     report_ids=list(pick.report_ids))
     if len(runs) > 1:
         out.rewards["runs_passed"] = float(sum(r.passed for r in good))
         out.rewards["runs"] = float(len(runs))

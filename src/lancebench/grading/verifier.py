@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from lancebench.grading.choice import grade_choice
+from lancebench.grading.junit import JUnitReport
 from lancebench.grading.outcome import RunOutcome, combine_runs, judge_run
 from lancebench.grading.patch import filter_patch
 from lancebench.grading.redact import redact_files
@@ -261,7 +262,7 @@ def verifier_env(task: Task, step: str | None = None) -> dict[str, str]:
     return env
 
 
-def _witnessed_junit(writes: list[bytes], out_dir: Path) -> tuple[dict[str, str] | None, str | None]:
+def _witnessed_junit(writes: list[bytes], out_dir: Path) -> tuple[JUnitReport | None, str | None]:
     """The run's JUnit outcomes from the witnessed writes and the file left in the copied logs
     (see :func:`lancebench.grading.witness.merge_writes`). The logs keep ``junit.xml`` as the
     runner wrote it when nothing replaced the FIFO; every write is kept in ``out_dir/witness``."""
@@ -278,7 +279,7 @@ def _witnessed_junit(writes: list[bytes], out_dir: Path) -> tuple[dict[str, str]
     return merged
 
 
-def judge_output(task: Task, logs: Path, *, junit: dict[str, str] | None, exit_code: int | None,
+def judge_output(task: Task, logs: Path, *, junit: JUnitReport | None, exit_code: int | None,
                  timed_out: bool) -> RunOutcome:
     """Judge one verifier run from the rewards it left in ``logs``, its JUnit outcomes ``junit``
     (test id -> outcome, None when absent) and how it ended, by the rules of

@@ -32,7 +32,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from lancebench.errors import LancebenchError
-from lancebench.grading.junit import MAX_BYTES, parse_junit
+from lancebench.grading.junit import MAX_BYTES, JUnitReport, display_id, parse_junit
 
 RANK = {"passed": 0, "skipped": 1, "failed": 2, "error": 3}
 MAX_WRITES = 8  # writes kept; more are counted, not stored
@@ -143,13 +143,13 @@ def documents(data: bytes, limit: int = MAX_WRITES) -> list[bytes]:
     return out or [data]
 
 
-def merge_writes(writes: list[bytes], final: Path | None, scratch: Path) -> tuple[dict[str, str] | None, str | None]:
+def merge_writes(writes: list[bytes], final: Path | None, scratch: Path) -> tuple[JUnitReport | None, str | None]:
     """Judge the report from every witnessed write and the ``final`` regular file (None when the
-    FIFO is still there). Returns (test id -> worst outcome over all of them, or None when none
-    parses; a note when they disagree about some test, else None). ``scratch`` is a host folder
-    for the writes as files."""
+    FIFO is still there). Returns (the merged :class:`JUnitReport`: each test's worst outcome over
+    all of them and every collection error, or None when none parses; a note when they disagree
+    about some test, else None). ``scratch`` is a host folder for the writes as files."""
     scratch.mkdir(parents=True, exist_ok=True)
-    versions: list[dict[str, str]] = []
+    versions: list[JUnitReport] = []
     for i, data in enumerate(writes):
         path = scratch / f"junit.write-{i + 1}.xml"
         path.write_bytes(data)
@@ -159,21 +159,23 @@ def merge_writes(writes: list[bytes], final: Path | None, scratch: Path) -> tupl
             try:
                 versions.append(parse_junit(part))
             except LancebenchError:
-                versions.append({})
+                versions.append(JUnitReport())
     if final is not None:
         try:
             versions.append(parse_junit(final))
         except LancebenchError:
-            versions.append({})
-    parsed = [v for v in versions if v]
+            versions.append(JUnitReport())
+    parsed = [v for v in versions if v.cases or v.collection_errors]
     if not parsed:
         return None, None
-    merged: dict[str, str] = {}
+    merged = JUnitReport()
     for version in parsed:
-        for test, outcome in version.items():
-            if RANK.get(outcome, 3) >= RANK.get(merged.get(test, "passed"), 0):
-                merged[test] = outcome
-    changed = sorted(t for t in merged if any(v.get(t, merged[t]) != merged[t] for v in parsed))
+        for test, outcome in version.cases.items():
+            if RANK.get(outcome, 3) >= RANK.get(merged.cases.get(test, "passed"), 0):
+                merged.cases[test] = outcome
+        merged.collection_errors += [m for m in version.collection_errors if m not in merged.collection_errors]
+    changed = sorted(display_id(t) for t in merged.cases
+                     if any(v.cases.get(t, merged.cases[t]) != merged.cases[t] for v in parsed))
     note = None
     if changed:
         note = (f"the JUnit report was rewritten after the runner wrote it ({len(versions)} versions; "

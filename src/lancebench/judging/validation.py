@@ -32,7 +32,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, model_validator
 
 from lancebench.errors import LancebenchError, SandboxError
-from lancebench.grading.junit import parse_junit
+from lancebench.grading.junit import JUnitReport, parse_junit
 from lancebench.judging.conversation import TOOL_HELP, JudgeFailed, Limits, converse
 from lancebench.judging.snapshot import RepoSnapshot
 from lancebench.judging.validation_spec import SUPPORTED_DRIVERS, Story, ValidationSpec
@@ -134,14 +134,14 @@ def _review_prompt(script: str, smoke: StoryOutcome, log: str) -> str:
         'if the script itself is wrong, or {"answer": {"verdict": "unsure", "reason": "..."}}.'])
 
 
-def _classify(exit_code: int | None, junit: dict[str, str] | None, names: list[str]) -> tuple[Outcome, str,
-                                                                                              dict[str, str]]:
+def _classify(exit_code: int | None, junit: JUnitReport | None, names: list[str]) -> tuple[Outcome, str,
+                                                                                          dict[str, str]]:
     """The story's outcome from pytest's exit code and JUnit report (ids ``...test_case[caseN]``)."""
     n_cases = len(names)
     if junit is None:
         return "script-error", f"no test report (exit {exit_code})", {}
     cases: dict[str, str] = {}
-    for key, value in junit.items():
+    for key, value in junit.cases.items():
         tail = key.rsplit("[case", 1)
         if len(tail) == 2 and tail[1].endswith("]") and tail[1][:-1].isdigit() and int(tail[1][:-1]) < n_cases:
             cases[names[int(tail[1][:-1])]] = value

@@ -1,5 +1,5 @@
-"""Rows of a report: one per (agent, model, dataset) across any number of job folders, optionally
-broken down by a task field (``--by``)."""
+"""Rows of a report: one per configuration (agent, model, dataset, settings) across any number of
+job folders, optionally broken down by a task field (``--by``)."""
 
 from __future__ import annotations
 
@@ -78,29 +78,52 @@ def group_results(jobs: list[JobResults]) -> dict[tuple, tuple[list[TrialResult]
     return groups
 
 
+def by_settings(trials: list[TrialResult]) -> dict[str, list[TrialResult]]:
+    """``trials`` of one (agent, model, dataset) split by the rest of their configuration
+    (:meth:`lancebench.results.models.TrialConfig.settings_label`: agent options, API base,
+    backend, limits; "" when it has none or was not recorded), in first-seen order: two
+    configurations are never pooled in one row."""
+    out: dict[str, list[TrialResult]] = {}
+    for r in trials:
+        out.setdefault(r.config.settings_label() if r.config else "", []).append(r)
+    return out
+
+
 def build_rows(jobs: list[JobResults], options: ReportOptions = ReportOptions()) -> list[dict[str, Any]]:
-    """Report rows as JSON-ready dicts: ``agent``, ``model``, ``dataset``, ``jobs`` (names), with
+    """Report rows as JSON-ready dicts, one per configuration: ``agent``, ``model``, ``dataset``,
+    ``settings`` (the rest of the configuration, see :func:`by_settings`), ``jobs`` (names), with
     ``--by``: ``by`` and ``by_value`` (``"(all)"`` for the row's total, first), then every key of
     :func:`lancebench.metrics.compute_metrics` (rates, USD, tokens, intervals, notes)."""
     rows: list[dict[str, Any]] = []
     everything = [r for job in jobs for r in job.results]
     getter = field_getter(options.by, everything) if options.by else None
-    for (agent, model, dataset), (trials, names) in group_results(jobs).items():
-        parts: list[tuple[str | None, list[TrialResult]]] = [(ALL if getter else None, trials)]
-        if getter:
-            split: dict[str, list[TrialResult]] = {}
-            for r in trials:
-                split.setdefault(getter(r), []).append(r)
-            ordered = sorted(split.items(), key=lambda item: _natural(item[0]))
-            parts += ordered
-        for value, subset in parts:
-            row: dict[str, Any] = {"agent": agent, "model": model, "dataset": dataset, "jobs": names}
-            if getter:
-                row.update(by=options.by, by_value=value)
-            row.update(compute_metrics(TrialTable.from_results(subset), kmax=options.kmax, intervals=True,
-                                       confidence=options.confidence, n_boot=options.n_boot, seed=options.seed))
-            rows.append(row)
+    for (agent, model, dataset), (all_trials, all_names) in group_results(jobs).items():
+        for settings, trials in by_settings(all_trials).items():
+            names = [n for n in all_names if any(r.job == n for r in trials)]
+            rows += _rows(agent, model, dataset, settings, trials, names, getter, options)
     _flag_invalid_outliers(rows)
+    return rows
+
+
+def _rows(agent: str, model: str | None, dataset: str | None, settings: str, trials: list[TrialResult],
+          names: list[str], getter, options: ReportOptions) -> list[dict[str, Any]]:
+    """The rows of one configuration: its total, then one per ``--by`` value."""
+    parts: list[tuple[str | None, list[TrialResult]]] = [(ALL if getter else None, trials)]
+    if getter:
+        split: dict[str, list[TrialResult]] = {}
+        for r in trials:
+            split.setdefault(getter(r), []).append(r)
+        ordered = sorted(split.items(), key=lambda item: _natural(item[0]))
+        parts += ordered
+    rows: list[dict[str, Any]] = []
+    for value, subset in parts:
+        row: dict[str, Any] = {"agent": agent, "model": model, "dataset": dataset, "settings": settings,
+                               "jobs": names}
+        if getter:
+            row.update(by=options.by, by_value=value)
+        row.update(compute_metrics(TrialTable.from_results(subset), kmax=options.kmax, intervals=True,
+                                   confidence=options.confidence, n_boot=options.n_boot, seed=options.seed))
+        rows.append(row)
     return rows
 
 

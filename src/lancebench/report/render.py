@@ -125,7 +125,8 @@ def render_table(report: dict[str, Any], console: Console) -> None:
         without = r["tasks_without_valid_trial"]
         tasks = str(r["tasks"]) + (f" ({without} w/o valid)" if without else "")
         t.add_row(
-            r["agent"], r["model"] or "-", r["dataset"] or "-", *((r.get("by_value", ""),) if by else ()),
+            r["agent"] + (f" ({r['settings']})" if r.get("settings") else ""), r["model"] or "-", r["dataset"] or "-",
+            *((r.get("by_value", ""),) if by else ()),
             tasks, str(r["trials"]), str(r["invalid"]),
             _pct(r["pass_at_1"]) + _ci(r.get("pass_at_1_ci")), k,
             _pct(r["pass_at_k"].get(k)), _pct(r["pass_hat_k"].get(k)),

@@ -22,7 +22,8 @@ from lancebench.results.models import JobConfig, TrialResult
 @dataclass
 class JobResults:
     """One job folder: ``path``, its ``config`` (None when ``job.json`` is absent), its ``results``
-    (in trial-folder order) and ``unfinished`` (trial folders without a ``result.json``)."""
+    (in trial-folder order) and ``unfinished`` (planned trial folders without a ``result.json``,
+    whether or not the folder exists)."""
 
     path: Path
     config: JobConfig | None
@@ -53,10 +54,20 @@ def load_result(path: Path | str) -> TrialResult:
                            "by deleting its folder and resuming the job") from exc
 
 
+def load_job_config(path: Path) -> JobConfig:
+    """Read and validate a ``job.json``; raises :class:`ResultsError` naming the file."""
+    try:
+        return JobConfig.model_validate(_read_json(path))
+    except ValidationError as exc:
+        raise ResultsError(path, f"is not a valid job config ({exc.error_count()} problem(s): "
+                                 f"{exc.errors()[0]['msg']})", "fix or restore job.json") from exc
+
+
 def load_job(job_dir: Path | str) -> JobResults:
     """Read ``job_dir/job.json`` (optional) and every ``job_dir/trials/*/result.json`` of the
-    job's latest plan (``plan.json``, written by each run: trials of an older version of a task or
-    attempts beyond the latest ``-k`` stay on disk but are not read).
+    job's plan (``plan.json``: every trial any run of the job planned, except trials of an older
+    version of a task, which stay on disk but are not read). A planned trial without a
+    ``result.json`` (interrupted, or never started) is listed in ``unfinished``.
 
     A Harbor job folder is read too (:mod:`lancebench.results.harbor_jobs`).
 
@@ -72,24 +83,36 @@ def load_job(job_dir: Path | str) -> JobResults:
     if not trials.is_dir():
         raise ResultsError(job_dir, "has no trials/ folder, so it is not a job folder",
                            "pass a job folder (one holding job.json and trials/), such as jobs/<job>")
-    config = None
     job_json = job_dir / "job.json"
-    if job_json.exists():
-        try:
-            config = JobConfig.model_validate(_read_json(job_json))
-        except ValidationError as exc:
-            raise ResultsError(job_json, f"is not a valid job config ({exc.error_count()} problem(s): "
-                                         f"{exc.errors()[0]['msg']})", "fix or restore job.json") from exc
+    config = load_job_config(job_json) if job_json.exists() else None
     out = JobResults(path=job_dir, config=config)
-    plan = job_dir / "plan.json"
-    planned = set(_read_json(plan)) if plan.is_file() else None
-    for trial_dir in sorted(p for p in trials.iterdir() if p.is_dir() and (planned is None or p.name in planned)):
-        result = trial_dir / "result.json"
+    planned = read_plan(job_dir)
+    present = {p.name for p in trials.iterdir() if p.is_dir()}
+    for name in sorted(present if planned is None else set(planned)):
+        result = trials / name / "result.json"
         if result.exists():
             out.results.append(load_result(result))
         else:
-            out.unfinished.append(trial_dir)
+            out.unfinished.append(trials / name)
     return out
+
+
+def plan_key(trial_id: str) -> str:
+    """The (task, attempt) part of a trial id ``<task>__<attempt>__<key>``: two trials with the
+    same plan key are two versions of one planned trial (the later supersedes the earlier)."""
+    return trial_id.rsplit("__", 1)[0]
+
+
+def read_plan(job_dir: Path) -> list[str] | None:
+    """The trial ids of the job's plan (``plan.json``), or None for a job without one.
+    Raises :class:`ResultsError` when the file is unreadable or not a list of strings."""
+    path = Path(job_dir) / "plan.json"
+    if not path.is_file():
+        return None
+    data = _read_json(path)
+    if not isinstance(data, list) or not all(isinstance(t, str) for t in data):
+        raise ResultsError(path, "is not a list of trial ids", "delete plan.json; the next run writes it again")
+    return data
 
 
 def expand_job_dirs(paths: Sequence[Path | str]) -> list[Path]:

@@ -10,6 +10,8 @@ Layout (see :class:`lancebench.results.paths.JobPaths`)::
 
 from __future__ import annotations
 
+import hashlib
+import json
 from datetime import UTC, datetime
 from typing import Literal
 
@@ -118,6 +120,78 @@ def utcnow() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
+class TrialConfig(_Strict):
+    """The configuration that produced a trial (recorded in each ``result.json`` and in ``job.json``).
+
+    - ``agent``: the agent as given (``oracle``, ``script:PATH``, ``mini-swe-agent``, ``module:Class``);
+    - ``agent_options``: its options (``seed``, ``max_steps``, ``max_cost`` in USD, ``--ao`` ones);
+    - ``model``: the ``-m`` model (None without one); ``api_base``: the ``--api-base`` URL given;
+    - ``backend``: ``local`` or ``docker``; ``agent_timeout_sec``: the ``--agent-timeout`` budget
+      in seconds (None: each task's ``task.toml``);
+    - ``judge_model``: the ``--judge-model`` of senior grading (None without);
+    - ``lancebench_version``: recorded, not compared (an upgrade does not refuse a resume).
+
+    Two runs of one job must have the same :meth:`key` (see ``runner.job``)."""
+
+    agent: str
+    agent_options: dict = Field(default_factory=dict)
+    model: str | None = None
+    api_base: str | None = None
+    backend: str = "local"
+    agent_timeout_sec: float | None = None
+    judge_model: str | None = None
+    lancebench_version: str = ""
+
+    def compared(self) -> dict:
+        """The fields two runs of one job must share (all but the version)."""
+        return self.model_dump(exclude={"lancebench_version"})
+
+    def key(self) -> str:
+        """12 hex digits of sha256 over :meth:`compared` (JSON, sorted keys): one per configuration."""
+        text = json.dumps(self.compared(), sort_keys=True, default=str)
+        return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+    def differences(self, other: TrialConfig) -> list[str]:
+        """``field: mine -> other's`` for each compared field that differs (nested options one by one)."""
+        mine, theirs = _flatten(self.compared()), _flatten(other.compared())
+        return [f"{k}: {_show(mine.get(k))} -> {_show(theirs.get(k))}"
+                for k in sorted(set(mine) | set(theirs)) if mine.get(k, _UNSET) != theirs.get(k, _UNSET)]
+
+    def settings_label(self) -> str:
+        """The settings beside agent and model, ``key=value`` joined by spaces ("" when none):
+        agent options, API base, agent timeout, judge model, and the backend when not local."""
+        parts = [f"{k}={_show(v)}" for k, v in sorted(self.agent_options.items())]
+        parts += [f"{k}={v}" for k, v in (("api_base", self.api_base), ("timeout", self.agent_timeout_sec),
+                                            ("judge", self.judge_model)) if v]
+        if self.backend != "local":
+            parts.append(f"backend={self.backend}")
+        return " ".join(parts)
+
+    def label(self) -> str:
+        """A short human label: agent, model and :meth:`settings_label` (for tables)."""
+        return " ".join([self.agent] + ([self.model] if self.model else []) + ([self.settings_label()] if
+                                                                                self.settings_label() else []))
+
+
+_UNSET = object()
+
+
+def _flatten(d: dict, prefix: str = "") -> dict:
+    out: dict = {}
+    for k, v in d.items():
+        if isinstance(v, dict) and v:
+            out.update(_flatten(v, f"{prefix}{k}."))
+        else:
+            out[f"{prefix}{k}"] = v
+    return out
+
+
+def _show(value) -> str:
+    if value is None or value is _UNSET:
+        return "(unset)"
+    return value if isinstance(value, str) else json.dumps(value, default=str)
+
+
 class TrialResult(_Strict):
     """The outcome of one trial: one attempt of one agent on one task.
 
@@ -135,6 +209,7 @@ class TrialResult(_Strict):
     - ``price_usd``: the task's price (USD); ``usage``: tokens and USD; ``timings``: seconds.
     - ``judges``: senior grading, judge name -> :class:`JudgeRecord` (empty without
       ``--judge-model``); ``quality``: the :class:`QualityVerdict` (None without judges).
+    - ``config``: the configuration that produced it (None in results of older versions).
     """
 
     schema_version: int = 1
@@ -166,6 +241,7 @@ class TrialResult(_Strict):
     extra: dict = Field(default_factory=dict)
     judges: dict[str, JudgeRecord] = Field(default_factory=dict)
     quality: QualityVerdict | None = None
+    config: TrialConfig | None = None
 
     @property
     def success(self) -> float | None:
@@ -174,7 +250,8 @@ class TrialResult(_Strict):
 
 
 class JobConfig(_Strict):
-    """What a job was started with (``job.json``). Resume compares trial ids, not this whole file."""
+    """What a job was started with (``job.json``). ``config`` is the configuration every trial of
+    the job shares (None in jobs of older versions); a run with another one is refused."""
 
     name: str
     agent: str
@@ -188,3 +265,4 @@ class JobConfig(_Strict):
     agent_options: dict = Field(default_factory=dict)
     created_at: str = Field(default_factory=utcnow)
     lancebench_version: str = ""
+    config: TrialConfig | None = None

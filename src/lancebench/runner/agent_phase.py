@@ -12,7 +12,7 @@ from pathlib import Path
 from lancebench.agents.base import Agent, AgentContext, AgentOutcome
 from lancebench.errors import AgentError, LancebenchError, ModelError
 from lancebench.judging.senior import JudgeSettings
-from lancebench.results.models import Usage
+from lancebench.results.models import TrialConfig, Usage
 from lancebench.results.paths import TrialPaths
 from lancebench.runner.healthcheck import HealthcheckFailed, run_healthcheck
 from lancebench.sandbox.base import Sandbox
@@ -37,6 +37,7 @@ class TrialSpec:
     options: dict = field(default_factory=dict)
     agent_timeout_sec: float | None = None
     senior: JudgeSettings | None = None  # senior grading (--judge-model), see lancebench.judging.senior
+    config: TrialConfig | None = None  # recorded in the result (see lancebench.results.models)
 
 
 class TrialInvalid(Exception):

@@ -19,6 +19,7 @@ from lancebench.agents.registry import make_agent
 from lancebench.backends.options import BackendOptions
 from lancebench.backends.registry import make_backend
 from lancebench.results.models import TrialResult
+from lancebench.runner import progress
 from lancebench.runner.trial import TrialSpec, run_trial
 
 
@@ -32,11 +33,14 @@ class AgentRecipe:
     options: dict = field(default_factory=dict)
     instance: object = None  # a ready agent object (in-process executors only)
     resolved_model: str | None = None  # the name the model client uses (``model`` stays the label)
+    resolved_api_base: str | None = None  # the server the client calls (``api_base`` stays as given)
 
     def build(self):
         if self.instance is not None:
             return self.instance
-        return make_agent(self.spec, model=self.resolved_model or self.model, api_base=self.api_base, **self.options)
+        return make_agent(self.spec, model=self.resolved_model or self.model,
+                          api_base=self.resolved_api_base or self.api_base,
+                          **self.options)
 
 
 async def execute_trial(spec: TrialSpec, agent: AgentRecipe, backend: str,
@@ -72,7 +76,12 @@ class LocalExecutor:
 
         async def one(spec: TrialSpec) -> None:
             async with sem:
-                on_result(await self.runner(spec, agent, backend, options))
+                progress.set_phase(spec.trial_id, "starting", task=spec.task.name, attempt=spec.attempt)
+                try:
+                    result = await self.runner(spec, agent, backend, options)
+                finally:
+                    progress.finished(spec.trial_id)
+                on_result(result)
 
         tasks = [asyncio.create_task(one(s)) for s in specs]
         try:

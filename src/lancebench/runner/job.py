@@ -1,9 +1,14 @@
-"""A job: many trials (tasks x attempts for one agent and model), one results folder, resumable.
+"""A job: many trials (tasks x attempts for one configuration), one results folder, resumable.
 
 Running the same job again keeps finished trials (those with a ``result.json``) and reruns the
 others; ``retry_invalid`` also reruns ``invalid`` ones. A trial's identity is its task's content
-digest, agent, model and attempt (:func:`lancebench.results.store.trial_key`), not the whole job
-configuration, so unrelated option changes don't block a resume.
+digest, agent, model and attempt (:func:`lancebench.results.store.trial_key`). Every trial of a
+job shares one configuration (:class:`lancebench.results.models.TrialConfig`: agent and options,
+model, API base, backend, limits): a run with another one is refused, listing the differences.
+Options that do not change what a trial measures (concurrency, attempts, task selection) may change.
+
+One run writes a job at a time: :func:`run_job` holds ``JOB/.lock`` (an OS file lock, released
+when the process ends, even by kill -9); a second run is refused with :class:`JobBusyError`.
 """
 
 from __future__ import annotations
@@ -13,18 +18,35 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import filelock
+
 from lancebench import __version__
 from lancebench.backends.options import BackendOptions
 from lancebench.environment.cache import sub
-from lancebench.errors import ConfigError, TaskError
+from lancebench.errors import ConfigError, LancebenchError, TaskError
 from lancebench.judging.senior import JudgeSettings
-from lancebench.results.models import JobConfig, TrialResult
+from lancebench.results.load import load_job_config, plan_key, read_plan
+from lancebench.results.models import JobConfig, TrialConfig, TrialResult
 from lancebench.results.paths import JobPaths
 from lancebench.results.store import atomic_write, read_result, trial_id, write_json
 from lancebench.runner.agent_phase import TrialSpec
 from lancebench.runner.executor import AgentRecipe
 from lancebench.runner.executors import make_executor
 from lancebench.task.model import Task
+
+
+class JobBusyError(LancebenchError):
+    """Another run is writing the same job folder (it holds ``JOB/.lock``)."""
+
+
+class ConfigMismatchError(ConfigError):
+    """A run's configuration differs from the job's; ``differences`` lists ``field: job -> run``."""
+
+    def __init__(self, job_json: Path, differences: list[str]):
+        self.differences = differences
+        super().__init__(f"{job_json}: this job was run with another configuration ("
+                         + "; ".join(differences) + "). Trials of two configurations never mix in one job: "
+                         "pass --new-job to start a new job, or --job-name NAME")
 
 
 @dataclass
@@ -52,6 +74,13 @@ class JobOptions:
     @property
     def agent_label(self) -> str:
         return self.agent.spec
+
+    def trial_config(self) -> TrialConfig:
+        """The configuration every trial of this run records (see :class:`TrialConfig`)."""
+        return TrialConfig(agent=self.agent_label, agent_options=dict(self.agent.options), model=self.agent.model,
+                           api_base=self.agent.api_base, backend=self.backend,
+                           agent_timeout_sec=self.agent_timeout_sec,
+                           judge_model=self.senior.model if self.senior else None, lancebench_version=__version__)
 
     def agent_identity(self, task: Task) -> str:
         """The agent part of a trial's identity: its label, plus a digest of what it will do when
@@ -84,50 +113,119 @@ def plan(tasks: list[Task], opts: JobOptions) -> tuple[list[TrialSpec], list[Tri
             todo.append(TrialSpec(task=task, agent_name=opts.agent_label, model=opts.agent.model, attempt=attempt,
                                   job=opts.name, trial_id=tid, paths=tp, scratch=scratch / tid,
                                   options=dict(opts.agent.options), agent_timeout_sec=opts.agent_timeout_sec,
-                                  senior=opts.senior))
+                                  senior=opts.senior, config=opts.trial_config()))
     return todo, kept
+
+
+def merged_plan(paths: JobPaths, todo: list[TrialSpec], kept: list[TrialResult]) -> list[str]:
+    """The job's plan after this run: this run's trials, plus every earlier planned trial whose
+    (task, attempt) this run does not plan anew (so ``-t A`` then ``-t B`` shows both; a trial
+    of an older version of a task is superseded by the new version's)."""
+    now = [s.trial_id for s in todo] + [r.trial_id for r in kept]
+    replanned = {plan_key(t) for t in now}
+    earlier = [t for t in (read_plan(paths.root) or []) if plan_key(t) not in replanned]
+    return sorted(set(now) | set(earlier))
+
+
+def _check_not_in_tasks(paths: JobPaths, tasks: Sequence[Task]) -> None:
+    root = paths.root.resolve()
+    for task in tasks:
+        if root == task.paths.root or task.paths.root in root.parents:
+            raise ConfigError(f"the job folder {paths.root} is inside the task folder {task.paths.root}; "
+                              "pass -o with a folder outside your tasks")
 
 
 def write_job_config(opts: JobOptions, task_errors: list[TaskError], tasks: Sequence[Task] = ()) -> JobPaths:
     """Create the job folder and write ``job.json`` (the latest run's options; ``created_at`` kept
     from the first run) and ``task_errors.json``.
 
-    Raises :class:`ConfigError` when the job folder was made by another agent or model (results
-    of two agents must not mix in one job) or lies inside a task folder (it would change the
-    task's digest, so nothing would ever resume)."""
+    Raises :class:`ConfigMismatchError` when the job was run with another configuration (see
+    :func:`check_same_config`), :class:`ConfigError` when the job folder lies inside a task folder
+    (it would change the task's digest, so nothing would ever resume)."""
     paths = JobPaths(opts.jobs_dir / opts.name)
-    root = paths.root.resolve()
-    for task in tasks:
-        if root == task.paths.root or task.paths.root in root.parents:
-            raise ConfigError(f"the job folder {paths.root} is inside the task folder {task.paths.root}; "
-                              "pass -o with a folder outside your tasks")
-    old = JobConfig.model_validate_json(paths.job.read_text()) if paths.job.is_file() else None
-    if old is not None and (old.agent, old.model) != (opts.agent_label, opts.agent.model):
-        raise ConfigError(f"{paths.job}: this job was run with agent {old.agent!r} and model {old.model!r}, "
-                          f"not {opts.agent_label!r} and {opts.agent.model!r}; pass another --job-name")
+    _check_not_in_tasks(paths, tasks)
+    old = _read_job_config(paths) if paths.job.is_file() else None
+    config = opts.trial_config()
+    if old is not None:
+        check_same_config(paths, old, config)
     paths.trials.mkdir(parents=True, exist_ok=True)
     created = old.created_at if old is not None else None
     cfg = JobConfig(name=opts.name, agent=opts.agent_label, model=opts.agent.model, attempts=opts.attempts,
                     concurrency=opts.concurrency, backend=opts.backend, sources=opts.sources,
                     task_filters=opts.task_filters, limit=opts.limit, agent_options=opts.agent.options,
-                    lancebench_version=__version__, **({"created_at": created} if created else {}))
+                    lancebench_version=__version__, config=config, **({"created_at": created} if created else {}))
     atomic_write(paths.job, cfg.model_dump_json(indent=2))  # the options of the latest run (see plan.json)
     write_json(paths.task_errors, [{"path": str(e.path), "key": e.key, "problem": e.problem, "fix": e.fix}
                                    for e in task_errors])
     return paths
 
 
+def check_same_config(paths: JobPaths, old: JobConfig, config: TrialConfig) -> None:
+    """Refuse a run whose configuration differs from the job's. A ``job.json`` of an older version
+    (no ``config``) is compared on what it recorded: agent, model, agent options and backend.
+    Raises :class:`ConfigMismatchError` listing each difference as ``field: job's -> this run's``."""
+    recorded = old.config or TrialConfig(agent=old.agent, model=old.model, agent_options=old.agent_options,
+                                         backend=old.backend, api_base=config.api_base,
+                                         agent_timeout_sec=config.agent_timeout_sec)
+    differences = recorded.differences(config)
+    if differences:
+        raise ConfigMismatchError(paths.job, differences)
+
+
+def job_lock(paths: JobPaths) -> filelock.BaseFileLock:
+    """The job's writer lock (``JOB/.lock``), acquired without waiting: raises :class:`JobBusyError`
+    when another run holds it. Use as a context manager."""
+    paths.root.mkdir(parents=True, exist_ok=True)
+    lock = filelock.FileLock(paths.root / ".lock", timeout=0)
+    try:
+        lock.acquire()
+    except filelock.Timeout:
+        raise JobBusyError(f"{paths.root}: another lancebench run is writing this job; wait for it to end "
+                           "(its results stay), or pass --new-job or --job-name NAME to run beside it") from None
+    except OSError as exc:
+        raise ConfigError(f"{paths.root}: cannot write the job folder ({exc.strerror or exc}); "
+                          "pass -o with a folder you can write") from None
+    return lock
+
+
+def check_job(opts: JobOptions, tasks: Sequence[Task] = ()) -> None:
+    """Refuse early, before anything starts: raises :class:`JobBusyError` when another run writes
+    the job, :class:`ConfigMismatchError` when its configuration differs, :class:`ConfigError`
+    when the job folder lies inside a task folder. Writes nothing but the lock file."""
+    paths = JobPaths(opts.jobs_dir / opts.name)
+    _check_not_in_tasks(paths, tasks)
+    if paths.job.is_file():
+        check_same_config(paths, _read_job_config(paths), opts.trial_config())
+    if paths.root.is_dir():
+        job_lock(paths).release()
+
+
+def _read_job_config(paths: JobPaths) -> JobConfig:
+    return load_job_config(paths.job)
+
+
 async def run_job(tasks: list[Task], opts: JobOptions, *, on_result: Callable[[TrialResult], None] | None = None,
                   task_errors: list[TaskError] | None = None) -> list[TrialResult]:
     """Run every planned trial and return all results of the job (kept and new).
 
-    Raises :class:`lancebench.errors.ModelAuthError` when the model refuses the credentials
-    (trials already recorded stay recorded).
+    Raises :class:`JobBusyError` when another run writes the job, :class:`ConfigMismatchError`
+    when its configuration differs, :class:`lancebench.errors.ModelAuthError` when the model
+    refuses the credentials (trials already recorded stay recorded).
     """
-    paths = write_job_config(opts, task_errors or [], tasks)
+    paths = JobPaths(opts.jobs_dir / opts.name)
+    lock = job_lock(paths)
+    try:
+        return await _run_locked(tasks, opts, paths, on_result, task_errors or [])
+    finally:
+        lock.release()
+
+
+async def _run_locked(tasks: list[Task], opts: JobOptions, paths: JobPaths,
+                      on_result: Callable[[TrialResult], None] | None,
+                      task_errors: list[TaskError]) -> list[TrialResult]:
+    write_job_config(opts, task_errors, tasks)
     todo, kept = plan(tasks, opts)
-    # the trials of this run's plan: `show` and reports read these, not superseded ones
-    write_json(paths.root / "plan.json", sorted([s.trial_id for s in todo] + [r.trial_id for r in kept]))
+    write_json(paths.root / "plan.json", merged_plan(paths, todo, kept))
     results = list(kept)
 
     def record(r: TrialResult) -> None:

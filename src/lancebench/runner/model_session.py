@@ -32,7 +32,7 @@ def _agent_session(opts: JobOptions) -> Iterator[JobOptions]:
     # and replies to two trials are computed in one batch (benchmarks/local_model_slots.py).
     slots = min(opts.concurrency, MAX_LOCAL_SLOTS)
     with serving.model_endpoint(model, opts.agent.api_base, slots=slots) as (name, api_base):
-        recipe = dataclasses.replace(opts.agent, resolved_model=name, api_base=api_base)
+        recipe = dataclasses.replace(opts.agent, resolved_model=name, resolved_api_base=api_base)
         yield dataclasses.replace(opts, agent=recipe)
 
 

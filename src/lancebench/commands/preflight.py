@@ -1,0 +1,147 @@
+"""Checks before any trial starts (``lancebench run`` / ``grade``): each failure is one clear line
+and a documented exit code (``docs/cli.md``), never a traceback, and nothing is written first.
+
+- :func:`check_output_folder` / :func:`check_input_file`: an unusable ``-o``, a missing input;
+- :func:`positive_limit`: limits are positive numbers, or the word ``unlimited``;
+- :func:`check_modules`: an optional extra that is not installed, naming it;
+- :func:`check_backend` / :func:`check_executor`: bubblewrap, the Docker SDK and engine, Ray;
+- :func:`check_model`: the provider's API key is set; the API base answers.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import socket
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from lancebench.errors import ConfigError, MissingComponentError, ModelAccessError
+
+UNLIMITED = "unlimited"
+LLM_MODULES = {"litellm": "litellm", "minisweagent": "mini-swe-agent", "yaml": "pyyaml", "jinja2": "jinja2"}
+CONNECT_TIMEOUT_SEC = 5.0
+
+
+def check_output_folder(path: Path, option: str = "-o") -> None:
+    """``path`` is a folder that exists and is writable, or can be created (its first existing
+    ancestor is a writable folder). Raises :class:`ConfigError` naming the option and the fix."""
+    path = Path(path)
+    probe = path
+    while not probe.exists():
+        if probe.is_symlink():
+            raise ConfigError(f"{option} {path}: {probe} is a dangling symlink; pass a folder")
+        probe = probe.parent
+    if not probe.is_dir():
+        what = "is a file" if probe == path else f"cannot be made: {probe} is a file"
+        raise ConfigError(f"{option} {path}: {what}; pass a folder (it is created when missing)")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise ConfigError(f"{option} {path}: {probe} is not writable by this user; pass a folder you can write")
+
+
+def check_input_file(path: Path, option: str) -> None:
+    """``path`` is a readable file. Raises :class:`ConfigError` naming the option."""
+    path = Path(path)
+    if not path.exists():
+        raise ConfigError(f"{option} {path}: no such file")
+    if not path.is_file():
+        raise ConfigError(f"{option} {path}: is not a file")
+    if not os.access(path, os.R_OK):
+        raise ConfigError(f"{option} {path}: is not readable by this user")
+
+
+def positive_limit(option: str, value: str | float | int | None, *, integer: bool = False) -> float | int | None:
+    """A limit given on the command line: a positive number, the word ``unlimited`` (returned as
+    0, which the agents read as "no limit"), or None (not given). Raises :class:`ConfigError`
+    for zero, negative or non-numbers, saying how to write "no limit"."""
+    if value is None:
+        return None
+    if isinstance(value, str) and value.strip().lower() == UNLIMITED:
+        return 0
+    try:
+        number = int(value) if integer else float(value)
+    except (TypeError, ValueError):
+        kind = "a whole number" if integer else "a number"
+        raise ConfigError(f"{option} {value!r}: give {kind} > 0, or '{UNLIMITED}'") from None
+    if not number > 0:
+        raise ConfigError(f"{option} {value}: must be > 0 (write '{option} {UNLIMITED}' for no limit)")
+    return number
+
+
+def check_modules(modules: dict[str, str], extra: str, why: str) -> None:
+    """Every module of ``modules`` (import name -> package name) is installed. Raises
+    :class:`MissingComponentError` naming the packages and the extra to install."""
+    missing = [pkg for mod, pkg in modules.items() if importlib.util.find_spec(mod) is None]
+    if missing:
+        raise MissingComponentError(f"{why} needs {', '.join(missing)}, which is not installed: "
+                                    f"pip install 'lancebench[{extra}]'")
+
+
+def check_agent(agent: str, model: str | None) -> None:
+    """The extras an LLM agent needs (``llm``; ``local`` for ``-m local``)."""
+    if agent != "mini-swe-agent":
+        return
+    check_modules(LLM_MODULES, "llm", f"-a {agent}")
+    if (model or "").split(":")[0] == "local":
+        check_modules({"xllamacpp": "xllamacpp"}, "local", "-m local")
+
+
+def check_backend(name: str) -> None:
+    """``local`` needs bubblewrap; ``docker`` needs the Docker SDK and an engine that answers.
+    Other names (``module:Class`` plug-ins) are checked when built. Raises
+    :class:`MissingComponentError`."""
+    if name == "local":
+        if shutil.which("bwrap") is None:
+            raise MissingComponentError("--backend local needs bubblewrap (bwrap): apt-get install bubblewrap")
+    elif name == "docker":
+        check_modules({"docker": "docker"}, "docker", "--backend docker")
+        import docker
+        try:
+            docker.from_env(timeout=10).ping()
+        except Exception as exc:  # the SDK raises several types for "no engine"
+            host = os.environ.get("DOCKER_HOST", "unix:///var/run/docker.sock")
+            raise MissingComponentError(f"--backend docker: no Docker engine answers at {host} "
+                                        f"({type(exc).__name__}); start one (e.g. .ci/docker-setup.sh) "
+                                        "or use --backend local") from None
+
+
+def check_executor(name: str) -> None:
+    """``ray`` needs Ray installed. Raises :class:`MissingComponentError` or :class:`ConfigError`."""
+    if name == "ray":
+        check_modules({"ray": "ray"}, "ray", "--executor ray")
+    elif name != "local":
+        raise ConfigError(f"--executor {name}: choose local or ray")
+
+
+def check_model(model: str | None, api_base: str | None) -> None:
+    """Without network calls: the provider's API key is set (hosted models without ``--api-base``);
+    with ``--api-base``, something answers at its host and port. Raises :class:`ModelAccessError`."""
+    if not model:
+        return
+    if api_base:
+        check_reachable(api_base)
+        return
+    if model.split(":")[0] == "local":
+        return
+    from lancebench.llm.client import resolve_model
+    key_env = resolve_model(model).key_env
+    if key_env and not os.environ.get(key_env):
+        raise ModelAccessError(f"-m {model}: the API key is missing: set {key_env} "
+                               f"(export {key_env}=...) or pass --api-base for an OpenAI-compatible server")
+
+
+def check_reachable(url: str) -> None:
+    """A TCP connection to ``url``'s host and port opens within ``CONNECT_TIMEOUT_SEC`` seconds.
+    Raises :class:`ModelAccessError` naming the URL, or :class:`ConfigError` for a malformed URL."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(f"--api-base {url}: write a URL such as http://127.0.0.1:8000/v1")
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        with socket.create_connection((parts.hostname, port), timeout=CONNECT_TIMEOUT_SEC):
+            pass
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise ModelAccessError(f"--api-base {url}: nothing answers at {parts.hostname}:{port} ({reason}); "
+                               "start the server or fix the URL") from None

@@ -1,0 +1,173 @@
+"""The settings of ``lancebench run``: from flags, or from a job file (``-c job.yaml``) with flags
+overriding it. A job file may sweep agents x models: each pair is one job (one configuration).
+
+Job file keys are the long flag names with ``_`` (``jobs_dir``, ``max_cost``, ...) plus:
+``agents`` (a list of agent names, or mappings with ``agent``, ``model``, ``api_base``,
+``max_steps``, ``max_cost``, ``seed``, ``agent_options``) and ``models`` (a list of model names,
+crossed with every agent that takes a model and names none itself);
+``tasks`` may be a mapping holding ``path``, ``dataset``, ``task``, ``limit``. See
+``docs/cli.md`` for an example.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from lancebench.commands.preflight import positive_limit
+from lancebench.errors import ConfigError
+
+# flag parameter name -> settings field, where they differ
+FLAG_FIELDS = {"task_glob": "task"}
+NO_MODEL_AGENTS = {"oracle", "nop", "random"}
+AGENT_KEYS = {"agent", "model", "api_base", "max_steps", "max_cost", "seed", "agent_options"}
+
+
+class RunSettings(BaseModel):
+    """One job's settings. Limits: ``agent_timeout`` seconds (> 0), ``max_steps`` (> 0),
+    ``max_cost`` USD (> 0); ``unlimited`` gives 0 (no limit) for the latter two."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    path: list[Path] = Field(default_factory=list)
+    dataset: str | None = None
+    agent: str | None = None
+    model: str | None = None
+    api_base: str | None = None
+    attempts: int = Field(1, ge=1)
+    concurrency: int = Field(1, ge=1)
+    jobs_dir: Path = Path("jobs")
+    job_name: str | None = None
+    new_job: bool = False
+    task: list[str] = Field(default_factory=list)
+    limit: int | None = Field(None, ge=1)
+    backend: str = "local"
+    executor: str = "local"
+    ray_address: str | None = None
+    retry_invalid: bool = False
+    agent_timeout: float | None = None
+    max_steps: int | None = None
+    max_cost: float | None = None
+    seed: int = 0
+    source: Path | None = None
+    repo_path: Path | None = None
+    ca_bundle: Path | None = None
+    agent_option: list[str] = Field(default_factory=list)
+    agent_options: dict[str, Any] = Field(default_factory=dict)
+    judge_model: str | None = None
+    judge_api_base: str | None = None
+    taste_min: float = 3.0
+    rubric_min: float | None = None
+    judge_max_turns: int = Field(16, ge=2)
+    judge_max_tokens: int = Field(1024, ge=16)
+    judge_timeout: float = Field(600.0, gt=0)
+    bloat_model: bool = False
+
+    @field_validator("agent_timeout", mode="before")
+    @classmethod
+    def _timeout(cls, v):
+        if isinstance(v, str) and v.strip().lower() == "unlimited":
+            raise ConfigError("--agent-timeout: give seconds > 0 (the harness always ends an agent at its budget)")
+        return positive_limit("--agent-timeout", v)
+
+    @field_validator("max_steps", mode="before")
+    @classmethod
+    def _steps(cls, v):
+        return positive_limit("--max-steps", v, integer=True)
+
+    @field_validator("max_cost", mode="before")
+    @classmethod
+    def _cost(cls, v):
+        return positive_limit("--max-cost", v)
+
+    def agent_name(self) -> str:
+        """``-a``, or ``mini-swe-agent`` when only ``-m`` is given. Raises :class:`ConfigError`."""
+        if self.agent:
+            return self.agent
+        if self.model is None:
+            raise ConfigError("pass -a AGENT (oracle, nop, script:PATH, ...) or -m MODEL (runs mini-swe-agent)")
+        return "mini-swe-agent"
+
+    @classmethod
+    def from_flags(cls, given: dict[str, Any], where: str = "the command line") -> RunSettings:
+        """Settings from the flags given (name -> value; absent flags take the defaults)."""
+        data = {FLAG_FIELDS.get(k, k): v for k, v in given.items() if k != "config"}
+        return _validate(data, where)
+
+
+def _validate(data: dict, where: str) -> RunSettings:
+    try:
+        return RunSettings.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        field = ".".join(str(p) for p in err["loc"])
+        fix = "remove it (allowed: " + ", ".join(sorted(RunSettings.model_fields)) + ", agents, models, tasks)" \
+            if err["type"] == "extra_forbidden" else f"got {err.get('input')!r}"
+        raise ConfigError(f"{where}: {field}: {err['msg']}; {fix}") from None
+
+
+def _agent_entries(doc: dict, path: Path) -> list[dict]:
+    agents = doc.pop("agents", None)
+    models = doc.pop("models", None)
+    entries = [{}] if agents is None else agents
+    if not isinstance(entries, list) or not entries:
+        raise ConfigError(f"{path}: agents: write a list, e.g. "
+                          "agents: [oracle, {agent: mini-swe-agent, model: local}]")
+    out = []
+    for i, e in enumerate(entries):
+        e = {"agent": e} if isinstance(e, str) else e
+        if not isinstance(e, dict) or set(e) - AGENT_KEYS:
+            raise ConfigError(f"{path}: agents[{i}]: write a name or a mapping of {', '.join(sorted(AGENT_KEYS))}")
+        out.append(e)
+    if models is None:
+        return out
+    if not isinstance(models, list) or not all(isinstance(m, str) for m in models):
+        raise ConfigError(f"{path}: models: write a list of model names, e.g. models: [local, openai/gpt-4o-mini]")
+    swept = []
+    for e in out:
+        if "model" in e or _takes_no_model(e.get("agent", doc.get("agent"))):
+            swept.append(e)
+        else:
+            swept += [{**e, "model": m} for m in models]
+    return swept
+
+
+def _takes_no_model(agent: str | None) -> bool:
+    """Agents that use no model (``oracle``, ``nop``, ``random``, ``script:PATH``) are not swept."""
+    return agent in NO_MODEL_AGENTS or (agent or "").startswith("script:")
+
+
+def read_job_file(path: Path, flags: dict[str, Any]) -> list[tuple[dict, RunSettings]]:
+    """The jobs of job file ``path``: one (resolved mapping, settings) per agent x model, with
+    ``flags`` (the ones given on the command line) overriding the file. Raises
+    :class:`ConfigError` naming the file, the field and the fix."""
+    import yaml
+    try:
+        doc = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+    except OSError as exc:
+        raise ConfigError(f"-c {path}: cannot be read ({exc.strerror or exc})") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML ({exc})") from None
+    if not isinstance(doc, dict):
+        raise ConfigError(f"{path}: write a mapping of settings (see docs/cli.md)")
+    tasks = doc.pop("tasks", None)
+    if isinstance(tasks, dict):
+        doc.update(tasks)
+    elif tasks is not None:
+        raise ConfigError(f"{path}: tasks: write a mapping with path, dataset, task and limit")
+    if isinstance(doc.get("path"), (str, Path)):
+        doc["path"] = [doc["path"]]
+    base = Path(path).parent
+    for key in ("path", "source", "repo_path", "ca_bundle", "jobs_dir"):  # relative to the file
+        if isinstance(doc.get(key), list):
+            doc[key] = [str(base / p) for p in doc[key]]
+        elif isinstance(doc.get(key), str):
+            doc[key] = str(base / doc[key])
+    flags = {FLAG_FIELDS.get(k, k): v for k, v in flags.items() if k != "config"}
+    jobs = []
+    for entry in _agent_entries(doc, path):
+        resolved = {**doc, **entry, **flags}
+        jobs.append((resolved, _validate(resolved, str(path))))
+    return jobs

@@ -1,0 +1,195 @@
+"""``lancebench show``: a job's trials and summary, one block per configuration (never mixed), the
+unfinished trials counted; ``--trial ID`` prints one trial in full; ``--format csv|parquet|jsonl``
+writes one row per trial (:mod:`lancebench.results.export`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+from rich import box
+from rich.markup import escape
+from rich.table import Table
+
+from lancebench.commands.common import console, fail, out
+from lancebench.errors import ConfigError, LancebenchError
+from lancebench.metrics.rewards import reward_cell
+from lancebench.results.load import JobResults, load_job
+from lancebench.results.models import TrialResult
+
+STATUS_STYLE = {"resolved": "green", "unresolved": "red", "invalid": "yellow"}
+UNRECORDED = "(not recorded: results of an older lancebench)"
+
+
+def judges_cell(r: TrialResult) -> str:
+    """Senior grading of one trial in a few words: validation score, rubric mean, taste medians
+    (practice/relative), each judge's status when not ok, and the tasteful flag."""
+    parts = []
+    for name, key in (("validation", "score"), ("rubric", "mean")):
+        rec = r.judges.get(name)
+        if rec is not None:
+            parts.append(f"{name} {rec.scores[key]:.2g}" if rec.ok else f"{name} {rec.status}")
+    taste = r.judges.get("taste")
+    if taste is not None:
+        parts.append(f"taste {taste.scores['practice_alignment']:g}/{taste.scores['relative_taste']:g}" if taste.ok
+                     else f"taste {taste.status}")
+    if r.quality is not None and r.quality.tasteful is not None:
+        parts.append("tasteful" if r.quality.tasteful else "not tasteful")
+    return ", ".join(parts)
+
+
+def results_table(results: list[TrialResult], title: str) -> Table:
+    """One line per trial (80 columns: the task, judges and reason are cut with an ellipsis; the
+    full text is in ``show --trial ID`` and ``--json``)."""
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    judged = any(r.judges for r in results)
+    table.add_column("task", overflow="ellipsis", no_wrap=True, min_width=12, max_width=26)
+    for col, width in (("try", 3), ("status", 10), ("reward", 6), ("$", 5), ("time", 5)):
+        table.add_column(col, no_wrap=True, min_width=width, justify="left" if col == "status" else "right")
+    if judged:
+        table.add_column("judges", overflow="ellipsis", no_wrap=True, min_width=6)
+    table.add_column("reason", overflow="ellipsis", no_wrap=True, min_width=6)
+    for r in sorted(results, key=lambda r: (r.task, r.attempt)):
+        cost = "?" if r.usage.cost_usd is None else f"{r.usage.cost_usd:.3f}"
+        table.add_row(escape(r.task), str(r.attempt), f"[{STATUS_STYLE[r.status]}]{r.status}[/]",
+                      escape(reward_cell(r.rewards)), cost, f"{r.timings.total_sec:.0f}s",
+                      *((escape(judges_cell(r)),) if judged else ()),
+                      escape(" ".join((r.reason or "").split())[:200]))
+    return table
+
+
+def summary_line(summary: dict) -> str:
+    """``key=value`` pairs of a summary: counts, pass@1 and earn rate as %, USD with 2 decimals."""
+    keys = ("trials", "resolved", "unresolved", "invalid", "invalid_rate", "unfinished", "pass_at_1", "earned_usd",
+            "available_usd", "earn_rate", "cost_usd")
+    parts = []
+    for k in keys:
+        if k not in summary:
+            continue
+        v = summary[k]
+        if v is None:
+            parts.append(f"{k}=n/a")
+        elif isinstance(v, float):
+            percent = k in ("pass_at_1", "earn_rate", "invalid_rate")
+            parts.append(f"{k}={v:,.2f}" if k.endswith("_usd") else f"{k}={v:.1%}" if percent else f"{k}={v:.4g}")
+        else:
+            parts.append(f"{k}={v}")
+    return "  ".join(parts)
+
+
+def _print_summary(summary: dict) -> None:
+    """The summary line, the quality line (judges) and the invalid-rate warning, if any."""
+    from lancebench.report.render import quality_line
+    out.print(summary_line(summary), highlight=False)
+    line = quality_line(summary)
+    if line:
+        out.print(line, highlight=False)
+    for note in summary.get("notes", []):
+        if note.startswith("warning: invalid rate"):
+            out.print(f"[yellow]{escape(note)}[/]", highlight=False)
+
+
+def _one_summary(results: list[TrialResult]) -> dict:
+    from lancebench.report.swelancer import is_swelancer, variant_breakdown
+    from lancebench.metrics import summarize
+    summary = summarize(results)
+    if is_swelancer(results):
+        summary["by_variant"] = variant_breakdown(results)
+    return summary
+
+
+def by_config(results: list[TrialResult]) -> dict[str, list[TrialResult]]:
+    """Trials grouped by configuration label (first-seen order); results without a recorded
+    configuration form one group labelled :data:`UNRECORDED`."""
+    groups: dict[str, list[TrialResult]] = {}
+    for r in results:
+        groups.setdefault(r.config.label() if r.config else UNRECORDED, []).append(r)
+    return groups
+
+
+def job_summary(job: JobResults) -> dict:
+    """The summary of a job (:func:`lancebench.metrics.summarize`, plus ``unfinished``: planned
+    trials without a result). A job holding trials of several configurations (made before runs
+    were refused on a change) gets no pooled numbers: ``configurations`` lists
+    ``{"config": label, "summary": ...}`` per configuration instead."""
+    groups = by_config(job.results)
+    if len(groups) <= 1:
+        summary = _one_summary(job.results)
+        if job.results and job.results[0].config:
+            summary["config"] = job.results[0].config.model_dump()
+    else:
+        summary = {"trials": len(job.results),
+                   "configurations": [{"config": label, "summary": _one_summary(rs)} for label, rs in groups.items()]}
+    summary["unfinished"] = len(job.unfinished)
+    return summary
+
+
+def print_job(job: JobResults, summary: dict) -> None:
+    """The job's table(s) and summary line(s), and a note on unfinished trials."""
+    from lancebench.report.swelancer import breakdown_table
+    blocks = summary.get("configurations") or [{"config": None, "summary": summary}]
+    groups = by_config(job.results)
+    for block in blocks:
+        label = block["config"]
+        results = groups[label] if label is not None else job.results
+        title = f"job {job.path.name}" + (f" — configuration: {label}" if label else "")
+        out.print(results_table(results, title))
+        if "by_variant" in block["summary"]:
+            out.print(breakdown_table(block["summary"]["by_variant"]))
+        _print_summary(block["summary"])
+    if len(blocks) > 1:
+        out.print(f"[yellow]note:[/yellow] {len(blocks)} configurations in one job: their numbers are shown apart")
+    if job.unfinished:
+        out.print(f"[yellow]unfinished:[/yellow] {len(job.unfinished)} planned trial(s) have no result; "
+                  "run the same command again to finish them")
+    config = job.results[0].config if len(blocks) == 1 and job.results else None
+    if config is not None:
+        out.print(f"configuration: {escape(config.label())} (lancebench {config.lancebench_version})", highlight=False)
+
+
+def _print_trial(job: JobResults, trial: str) -> None:
+    found = [r for r in job.results if r.trial_id == trial or r.trial_id.startswith(trial)]
+    if len(found) != 1:
+        ids = ", ".join(r.trial_id for r in job.results[:5])
+        raise ConfigError(f"--trial {trial}: {'no' if not found else len(found)} trial(s) of {job.path} match; "
+                          f"give a trial id (e.g. {ids or 'none recorded'})")
+    print(found[0].model_dump_json(indent=2))
+
+
+def show(job_dir: Path = typer.Argument(..., help="A job folder made by `lancebench run`."),
+         as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+         trial: str | None = typer.Option(None, "--trial", help="Print one trial's result in full (id or prefix)."),
+         fmt: str | None = typer.Option(None, "--format", help="Write one row per trial: csv, parquet or jsonl."),
+         out_path: Path | None = typer.Option(None, "-o", "--out", help="File for --format (default: standard "
+                                                 "output; parquet needs it).")) -> None:
+    """Print a job's summary and trials (one block per configuration; unfinished trials counted).
+
+    Examples:
+      lancebench show jobs/mini__oracle
+      lancebench show jobs/mini__oracle --json
+      lancebench show jobs/mini__oracle --trial calc__0
+      lancebench show jobs/mini__oracle --format csv -o trials.csv
+    """
+    try:
+        job = load_job(job_dir)
+        if trial is not None:
+            _print_trial(job, trial)
+            return
+        if fmt is not None:
+            from lancebench.results.export import write_trials
+            write_trials(job.results, fmt, out_path)
+            return
+        summary = job_summary(job)
+        if as_json:
+            print(json.dumps(summary, indent=2, default=str))
+            return
+        print_job(job, summary)
+    except LancebenchError as exc:
+        raise fail(exc) from None
+    if not job.results and not job.unfinished:
+        console.print(f"no trials in {job_dir}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("show")(show)

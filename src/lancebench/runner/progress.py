@@ -1,0 +1,53 @@
+"""What the trials of this process are doing now, for the live status of ``lancebench run``.
+
+Trials report their phase (``queued`` → ``environment`` → ``agent`` → ``capture`` →
+``grading``) with :func:`set_phase`; the status display reads :func:`running`. A plain dict
+guarded by a lock: trials run as asyncio tasks (and worker threads) of one process. Trials run
+by Ray workers report nothing here (they show as ``running``).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class TrialState:
+    """One running trial: ``task``, ``attempt``, ``phase``, ``started`` and ``phase_started``
+    (``time.monotonic()`` seconds)."""
+
+    task: str
+    attempt: int
+    phase: str
+    started: float
+    phase_started: float
+
+
+_lock = threading.Lock()
+_states: dict[str, TrialState] = {}
+
+
+def set_phase(trial_id: str, phase: str, *, task: str | None = None, attempt: int | None = None) -> None:
+    """Record that trial ``trial_id`` entered ``phase`` (``task`` and ``attempt`` on the first call)."""
+    now = time.monotonic()
+    with _lock:
+        old = _states.get(trial_id)
+        if old is None:
+            _states[trial_id] = TrialState(task or trial_id, attempt or 0, phase, now, now)
+        elif old.phase != phase:
+            started = now if old.phase == "queued" else old.started
+            _states[trial_id] = TrialState(old.task, old.attempt, phase, started, now)
+
+
+def finished(trial_id: str) -> None:
+    """Forget trial ``trial_id`` (it has a result)."""
+    with _lock:
+        _states.pop(trial_id, None)
+
+
+def running() -> dict[str, TrialState]:
+    """A copy of the states of trials not finished, by trial id."""
+    with _lock:
+        return dict(_states)

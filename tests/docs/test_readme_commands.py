@@ -1,0 +1,42 @@
+"""The README's one-line commands are the ones that run: CI (.ci/run) runs the README's test line
+verbatim, the set-up script knows both targets the README names, and every extra in
+pyproject.toml is documented in the README (issue 13)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import tomllib
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+README = (REPO / "README.md").read_text()
+
+
+def _first_command_after(heading: str) -> str:
+    section = README[README.index(heading):]
+    return re.search(r"```bash\n(.+?)\n```", section, re.S).group(1).strip()
+
+
+def test_ci_runs_the_readme_test_line():
+    line = _first_command_after("## Test")
+    assert "\n" not in line and "pytest" in line
+    assert line in (REPO / ".ci" / "run").read_text().splitlines()
+
+
+def test_the_setup_script_has_the_targets_the_readme_uses():
+    lines = [_first_command_after("## Set up and run the main job"), _first_command_after("## Test")]
+    targets = [re.match(r"bash scripts/setup\.sh (\w+) && ", line).group(1) for line in lines]
+    assert targets == ["main", "tests"]
+    script = REPO / "scripts" / "setup.sh"
+    assert subprocess.run(["bash", "-n", script]).returncode == 0
+    bad = subprocess.run(["bash", script, "nonsense"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "usage" in bad.stderr
+    assert "lancebench run -d mini -m local" in lines[0]
+
+
+def test_every_extra_is_documented():
+    extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    table = README[README.index("## Extras"):]
+    for name in extras:
+        assert f"| `{name}` |" in table, name
