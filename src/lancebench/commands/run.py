@@ -211,21 +211,27 @@ def run(
     """
     given = {k: v for k, v in locals().items() if v is not None and v is not False and v != []}
     try:
-        if config is None:
-            skipped = _run_settings(RunSettings.from_flags(given))
-        else:
-            check_input_file(config, "-c")
-            jobs = read_job_file(config, given)
-            if len(jobs) > 1 and any(s.job_name for _, s in jobs):
-                raise ConfigError(f"{config}: job_name with {len(jobs)} agent x model pairs: leave it out "
-                                  "(each pair gets its own job folder)")
-            for _, settings in jobs:  # every job of the file is checked before the first starts
-                preflight(settings)
-            skipped = any([_run_settings(settings, resolved) for resolved, settings in jobs])
+        skipped = _run_command(config, given)
     except LancebenchError as exc:
         raise fail(exc) from None
     if skipped:
         raise typer.Exit(EXIT_SKIPPED)
+
+
+def _run_command(config: Path | None, given: dict) -> bool:
+    """The job(s) of ``run``: from the flags given, or from job file ``config`` with the flags
+    overriding it (every job of the file is checked before the first starts). Returns whether
+    some tasks had errors and were left out."""
+    if config is None:
+        return _run_settings(RunSettings.from_flags(given))
+    check_input_file(config, "-c")
+    jobs = read_job_file(config, given)
+    if len(jobs) > 1 and any(s.job_name for _, s in jobs):
+        raise ConfigError(f"{config}: job_name with {len(jobs)} agent x model pairs: leave it out "
+                          "(each pair gets its own job folder)")
+    for _, settings in jobs:
+        preflight(settings)
+    return any([_run_settings(settings, resolved) for resolved, settings in jobs])
 
 
 def _job_options(settings: RunSettings, tasks, label: str) -> JobOptions:
