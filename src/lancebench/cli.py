@@ -86,8 +86,8 @@ def __getattr__(name: str) -> typer.Typer:
 def main() -> None:
     """Entry point of the ``lancebench`` script. Exits 1 with one line on standard error when a
     command module cannot be imported. An unexpected exception (a bug in lancebench, never a user
-    error: those are :class:`lancebench.errors.LancebenchError`) prints one line and exits 1; its
-    traceback goes to a file named in that line."""
+    error: those are :class:`lancebench.errors.LancebenchError`) prints one line and exits 70
+    (sysexits' EX_SOFTWARE); its traceback goes to a file named in that line (docs/cli.md)."""
     try:
         application = __getattr__("app")
     except CommandImportError as exc:
@@ -102,7 +102,7 @@ def main() -> None:
             traceback.print_exc(file=fh)
         print(f"internal error: {type(exc).__name__}: {exc} (a bug in lancebench; traceback in {fh.name})",
               file=sys.stderr)
-        sys.exit(1)
+        sys.exit(70)
 
 
 if __name__ == "__main__":

@@ -34,7 +34,8 @@ out = Console()
 
 # Exit codes of every command (docs/cli.md lists them).
 EXIT_OK = 0
-EXIT_INTERNAL = 1        # a bug in lancebench (the traceback is saved, see lancebench.cli)
+EXIT_FINDINGS = 1        # tasks validate / check / calibrate found problems; or a command module cannot load
+EXIT_INTERNAL = 70       # a bug in lancebench (sysexits' EX_SOFTWARE; the traceback is saved, see lancebench.cli)
 EXIT_USAGE = 2           # a wrong option or input, a refused job (busy, other configuration)
 EXIT_MODEL = 3           # the model cannot be used: key missing or refused, API base unreachable
 EXIT_MISSING = 4         # an extra, bubblewrap, the Docker SDK or engine, or Ray is missing
