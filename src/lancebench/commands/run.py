@@ -18,6 +18,7 @@ from lancebench.commands.common import (
     out,
     print_task_errors,
     run_async,
+    runnable,
     select_tasks,
     slug,
 )
@@ -282,6 +283,7 @@ def _run_settings(settings: RunSettings, resolved: dict | None = None) -> bool:
     preflight(settings)
     tasks, errors, label = select_tasks(settings.path, settings.dataset, settings.task, settings.limit,
                                         settings.source, settings.repo_path)
+    tasks, errors = runnable(tasks, errors, settings.backend)
     print_task_errors(errors)
     if not tasks:
         raise ConfigError("no tasks selected" + (" (every task had errors)" if errors else ""))
@@ -318,6 +320,7 @@ def grade(
         check_backend(backend)
         records = read_predictions(predictions)
         tasks, errors, label = select_tasks(path, None, None, None)
+        tasks, errors = runnable(tasks, errors, backend)
         print_task_errors(errors)
         by_model: dict[str, dict[str, str]] = {}
         for rec in records:
