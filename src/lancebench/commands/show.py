@@ -91,8 +91,8 @@ def _print_summary(summary: dict) -> None:
 
 
 def _one_summary(results: list[TrialResult]) -> dict:
-    from lancebench.report.swelancer import is_swelancer, variant_breakdown
     from lancebench.metrics import summarize
+    from lancebench.report.swelancer import is_swelancer, variant_breakdown
     summary = summarize(results)
     if is_swelancer(results):
         summary["by_variant"] = variant_breakdown(results)
