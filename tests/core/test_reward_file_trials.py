@@ -1,6 +1,7 @@
 """Reward-file rules end to end on the local backend (issue 14, item 4): a planted reward.json
 that disagrees with the verifier's reward.txt never resolves the trial; an empty reward.txt is the
-task excluding the trial (invalid, no re-grade of the untouched repository)."""
+task excluding the trial (invalid when the untouched repository is excluded too; see
+tests/adversarial/test_exclusion_attacks.py for the code under test writing the exclusion)."""
 
 from __future__ import annotations
 
@@ -45,10 +46,11 @@ def test_planted_reward_json_does_not_beat_the_verifiers_reward_txt(shared, jobs
     assert "reward.txt says 0" in r["reason"] and "grader works without the patch" in r["reason"]
 
 
-def test_empty_reward_txt_excludes_the_trial_without_regrading(shared, jobs):
+def test_empty_reward_txt_excludes_the_trial_when_the_base_is_excluded_too(shared, jobs):
     task = _calc(shared, "calc-excluding", test_sh="#!/bin/bash\n: > /logs/verifier/reward.txt\n", keep_lists=False)
     lb("run", "-p", task, "-a", "oracle", "-o", jobs)
     r = one_result(jobs)
     assert r["status"] == "invalid" and "excluded by the task's verifier" in r["reason"], r
     trial = next((jobs).glob("*/trials/*"))
-    assert not (trial / "verifier" / "base").exists()  # the untouched repository was not graded
+    # the oracle's patch is not empty: the untouched repository was graded, and excluded as well
+    assert (trial / "verifier" / "base" / "logs" / "reward.txt").read_text() == ""

@@ -16,7 +16,8 @@ the F2P/P2P rules):
   with several keys, every key must reach 1 (the smallest value decides). A declared key the
   verifier did not write makes the run broken.
 - A run whose verifier excluded the trial (an empty ``reward.txt``, see
-  :mod:`lancebench.grading.rewards`) is ``excluded``: the trial is ``invalid`` with that reason.
+  :mod:`lancebench.grading.rewards`) is ``excluded`` (``grading.verifier`` decides whether the
+  exclusion stands: the trial is then ``invalid`` with that reason).
 - A run that timed out, left neither rewards nor a usable JUnit report, or left a reward file
   without a usable number (``{}``, text, NaN) is *broken*: the caller decides whether the grader
   or the patch broke it (see ``grading.verifier``), and only a

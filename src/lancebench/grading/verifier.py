@@ -11,8 +11,9 @@ The runner records the verdict; nothing here writes a ``TrialResult``. Rules:
   (:func:`grade_once`); runs are judged and combined by ``grading.outcome``.
 - A run during which the JUnit report's FIFO (``grading.witness``) was removed or replaced is
   broken: the runner's report may have gone to a file nobody watched (then the base decides, below).
-- A run the task's verifier excludes (an empty ``reward.txt``) makes the verdict ``invalid``
-  without a re-grade.
+- A run the task's verifier excludes (an empty ``reward.txt``) makes the verdict ``invalid`` when
+  the patch is empty or the untouched base is excluded too; else the code under test may have
+  written the exclusion (it can write the verifier's folder), and the verdict is ``unresolved``.
 - A broken run (timeout, no reward, no usable JUnit) is the grader's fault only when the
   untouched base is broken too: then the verdict is ``invalid``; else the patch broke the grader
   and the verdict is ``unresolved`` with reward 0 (its rewards are not trusted).
@@ -114,8 +115,11 @@ async def verify_patch(task: Task, backend: Backend, env: PreparedEnvironment, p
                            patch_applied=False, runs=(*runs, run))
         runs.append(run)
     combined = combine_runs(runs, task.lb.pass_if)
-    if combined.excluded:  # the task's own verdict: no re-grade of the untouched repository
-        return Verdict(status="invalid", reason=f"excluded by the task's verifier: {combined.reason}",
+    if combined.excluded:
+        if await _exclusion_stands(task, backend, env, kept, scratch, paths, labels, step):
+            return Verdict(status="invalid", reason=f"excluded by the task's verifier: {combined.reason}",
+                           dropped_paths=tuple(dropped), patch_applied=applied, runs=tuple(runs))
+        return Verdict(status="unresolved", reason=f"{EXCLUDED_BY_PATCH}: {combined.reason}", rewards={"reward": 0.0},
                        dropped_paths=tuple(dropped), patch_applied=applied, runs=tuple(runs))
     if combined.broken:
         problem = await _blame_broken_grader(task, backend, env, kept, combined, scratch, paths, labels, step)
@@ -128,6 +132,24 @@ async def verify_patch(task: Task, backend: Backend, env: PreparedEnvironment, p
     return Verdict(status="resolved" if combined.passed else "unresolved", reason=combined.reason,
                    rewards=combined.rewards or {"reward": 0.0}, tests=combined.tests, dropped_paths=tuple(dropped),
                    patch_applied=applied, runs=tuple(runs))
+
+
+EXCLUDED_BY_PATCH = ("the verifier excluded the trial only with the patch applied (the untouched repository "
+                     "is not excluded): the code under test may have written the exclusion")
+
+
+async def _exclusion_stands(task: Task, backend: Backend, env: PreparedEnvironment, patch: str, scratch: Path,
+                            paths: TrialPaths, labels: dict[str, str] | None, step: str | None) -> bool:
+    """Is an exclusion (an empty ``reward.txt``) the task's verdict, or may the code under test
+    have written it (it runs with write access to the verifier's folder)? True for an empty
+    patch, or when the untouched base, graded in ``paths.verifier/base``, is excluded (or broken)
+    too; False when only the patched run is excluded: then the agent's work caused it, and what
+    the agent caused is never ``invalid``."""
+    if not patch.strip():
+        return True
+    _, base = await grade_once(task, backend, env, "", scratch / "grade-base", paths.verifier / "base", labels=labels,
+                               step=step)
+    return base.excluded or base.broken
 
 
 async def _blame_broken_grader(task: Task, backend: Backend, env: PreparedEnvironment, patch: str,
