@@ -146,6 +146,7 @@ def test_run_with_judge_model_records_judges_and_verdict(scripted, calc_task: Pa
        "--backend", backend, "-o", jobs, check=True)
     (result,) = [json.loads(p.read_text()) for p in jobs.glob("*/trials/*/result.json")]
     assert result["status"] == "resolved"
+    assert 0 < result["timings"]["judging_sec"] < result["timings"]["grading_sec"]
     j = result["judges"]
     assert {k: v["status"] for k, v in j.items()} == {"validation": "ok", "rubric": "ok", "taste": "ok"}
     assert j["validation"]["scores"] == {"score": 1.0}

@@ -59,7 +59,8 @@ class Timings(_Strict):
     environment_sec: float = 0.0
     agent_sec: float = 0.0
     capture_sec: float = 0.0
-    grading_sec: float = 0.0
+    grading_sec: float = 0.0  # verifiers, and senior grading when it ran
+    judging_sec: float = 0.0  # senior grading alone (--judge-model)
     total_sec: float = 0.0
 
 

@@ -116,7 +116,9 @@ async def _walk(spec: TrialSpec, agent: Agent, backend: Backend, result: TrialRe
     progress.set_phase(spec.trial_id, "grading")
     verdict = await _verify(spec, backend, env, work)
     _record(result, verdict)
+    t_judge = time.monotonic()
     await _senior(spec, backend, env, work, result)
+    timings.judging_sec = time.monotonic() - t_judge if spec.senior is not None else 0.0
     timings.grading_sec = time.monotonic() - t0
 
 
