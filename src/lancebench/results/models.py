@@ -13,11 +13,24 @@ from __future__ import annotations
 import hashlib
 import json
 from datetime import UTC, datetime
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 Status = Literal["resolved", "unresolved", "invalid"]
+
+
+def readable(value: Any) -> Any:
+    """``value`` (a str, or lists and dicts of them, any depth) with characters UTF-8 cannot hold
+    (lone surrogates: the undecodable bytes of a file name kept by ``surrogateescape``) written as
+    escapes (byte 0xff of a name reads ``\\udcff``), so JSON can hold it. Other values unchanged."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(value, list):
+        return [readable(v) for v in value]
+    if isinstance(value, dict):
+        return {readable(k): readable(v) for k, v in value.items()}
+    return value
 
 
 class _Strict(BaseModel):
@@ -248,6 +261,12 @@ class TrialResult(_Strict):
     def success(self) -> float | None:
         """1.0 resolved, 0.0 unresolved, None invalid."""
         return None if self.status == "invalid" else float(self.status == "resolved")
+
+    @model_serializer(mode="wrap")
+    def _readable(self, handler: SerializerFunctionWrapHandler) -> dict:
+        """Strings holding bytes of the agent's file names that are not UTF-8 are written escaped
+        (:func:`readable`): JSON cannot hold them, and a result that cannot be written loses the trial."""
+        return readable(handler(self))
 
 
 class JobConfig(_Strict):
