@@ -1,0 +1,36 @@
+"""Storage limits, variant "outside the bounded folders": ``storage_mb`` bounds the workspace,
+``/tmp`` and ``$HOME`` (a loop-mounted filesystem each, local) and each file (``RLIMIT_FSIZE`` /
+docker's ``fsize``), but the agent may write elsewhere: the sandbox's root, ``/dev/shm``,
+``/var/tmp``, ``/run``, ``/etc``. Five 20 MB files in each, under ``storage_mb = 64``.
+
+Found by the attack pass after issue 12: 500 MB written on both backends (local: into the tmpfs
+root of bubblewrap and its ``/dev/shm``, that is host memory)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from lbtest import TASKS, derive_task, job_dir, lb, one_result
+
+AGENTS = Path(__file__).resolve().parent / "agents"
+LIMIT_MB = 64
+
+
+@pytest.mark.slow
+def test_storage_bounds_writes_outside_the_workspace(jobs, shared, backend, request):
+    request.applymarker(pytest.mark.xfail(strict=True, reason=(
+        "known gap (docs/security.md): overlay2 on ext4 has no per-container size limit" if backend == "docker" else
+        "open gap (docs/security.md): bubblewrap's root (/, /etc, /var/tmp, /run) and /dev/shm are tmpfs without "
+        "a size, outside storage_mb's loop-mounted folders")))
+    task = derive_task(TASKS / "calc", shared / "calc-64",
+                       toml={r"^memory_mb = 1024$": f"memory_mb = 1024\nstorage_mb = {LIMIT_MB}"})
+    lb("run", "-p", task, "-a", f"script:{AGENTS / 'storage_outside_workspace.sh'}", "-o", jobs, "--backend", backend,
+       check=True, timeout=900)
+    r = one_result(jobs)
+    assert r["status"] == "unresolved", (r["status"], r["reason"])
+    patch = (job_dir(jobs) / "trials" / r["trial_id"] / "patch.diff").read_text()
+    written = {line[1:].rsplit(" ", 1)[0]: int(line.rsplit(" ", 1)[1]) for line in patch.splitlines()
+               if line.startswith("+/")}
+    assert set(written) == {"/", "/dev/shm", "/var/tmp", "/run", "/etc"}, written  # the attack ran
+    assert sum(written.values()) <= LIMIT_MB * 1024 * 1024, written
