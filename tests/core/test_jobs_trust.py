@@ -191,6 +191,8 @@ def test_show_writes_one_row_per_trial_and_predictions_grade_back(jobs, shared):
         r = recorded[row["trial_id"]]
         assert (row["status"], row["reward"], row["total_sec"], row["agent"]) == \
             (r["status"], r["rewards"]["reward"], r["timings"]["total_sec"], "oracle")
+    some = next(iter(recorded))
+    assert json.loads(lb("show", job, "--trial", some[:12], check=True).stdout) == recorded[some]  # full text
     table = list(csv.DictReader(io.StringIO(lb("show", job, "--format", "csv", check=True).stdout)))
     assert sorted(row["task"] for row in table) == ["calc", "pick"]
     pq = pytest.importorskip("pyarrow.parquet")
