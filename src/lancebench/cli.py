@@ -23,6 +23,8 @@ HELP = "Run coding agents on real tasks in sandboxes, grade them with hidden tes
 COMMAND_MODULES = (
     "lancebench.commands.tasks",
     "lancebench.commands.run",
+    "lancebench.commands.show",
+    "lancebench.commands.predictions",
     "lancebench.commands.datasets",
     "lancebench.commands.report",
     "lancebench.commands.analyze",

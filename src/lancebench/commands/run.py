@@ -1,4 +1,4 @@
-"""``lancebench run``, ``show`` and ``grade``."""
+"""``lancebench run`` and ``grade`` (``show`` is :mod:`lancebench.commands.show`)."""
 
 from __future__ import annotations
 
@@ -356,8 +356,5 @@ def grade(
 
 
 def register(app: typer.Typer) -> None:
-    from lancebench.commands import predictions, show
     app.command("run")(run)
-    show.register(app)
-    predictions.register(app)
     app.command("grade")(grade)
