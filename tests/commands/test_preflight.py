@@ -77,3 +77,18 @@ def test_api_base_reachability():
         check_reachable(f"http://127.0.0.1:{port}/v1")
     with pytest.raises(ConfigError, match="write a URL"):
         check_reachable("127.0.0.1:8000")
+
+
+def test_check_names_the_ids_the_report_holds_when_one_matches_nothing():
+    """Regression (issue 13): an F2P id that matches nothing was only "missing", without the ids
+    the report holds, so the author could not see how to spell it."""
+    from lancebench.grading.junit import JUnitReport, id_key
+    from lancebench.grading.outcome import judge_run
+    from lancebench.validation.check import missing_ids_problems
+    report = JUnitReport(cases={id_key("tests/test_x.py::TestA::test_b"): "failed",
+                                id_key("tests/test_x.py::test_c"): "passed"})
+    run = judge_run(exit_code=1, timed_out=False, rewards=None, junit=report,
+                    f2p=["test_x::TestA::test_b", "test_x::test_zz"], p2p=["tests/test_x.py::test_c"])
+    assert missing_ids_problems(run) == [
+        "base: listed test test_x::test_zz matches no test of the JUnit report; it holds: "
+        "tests.test_x.TestA::test_b, tests.test_x::test_c"]

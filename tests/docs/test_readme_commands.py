@@ -40,3 +40,17 @@ def test_every_extra_is_documented():
     table = README[README.index("## Extras"):]
     for name in extras:
         assert f"| `{name}` |" in table, name
+
+
+def test_the_documented_job_file_reads_as_documented(tmp_path):
+    """docs/cli.md's job file: oracle once (no model), mini-swe-agent once per model; a flag overrides."""
+    from lancebench.commands.settings import read_job_file
+    doc = (REPO / "docs" / "cli.md").read_text()
+    text = re.search(r"```yaml\n(.+?)\n```", doc, re.S).group(1)
+    (tmp_path / "job.yaml").write_text(text)
+    jobs = [s for _, s in read_job_file(tmp_path / "job.yaml", {"attempts": 1})]
+    assert [(s.agent, s.model) for s in jobs] == [("oracle", None), ("mini-swe-agent", "local"),
+                                                   ("mini-swe-agent", "openai/gpt-4o-mini")]
+    assert {s.attempts for s in jobs} == {1} and {s.concurrency for s in jobs} == {2}
+    assert jobs[1].max_steps == 20 and jobs[1].agent_options == {"temperature": 0} and jobs[1].max_cost == 1.0
+    assert jobs[0].dataset == "mini" and jobs[0].task == ["*-manager"] and jobs[0].limit == 10
