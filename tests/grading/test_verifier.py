@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
 import tempfile
 from pathlib import Path
 
@@ -14,6 +13,7 @@ import pytest
 from lancebench.backends.registry import make_backend
 from lancebench.grading.verifier import Verdict, verify_patch
 from lancebench.results.paths import TrialPaths
+from lancebench.sandbox.fstree import remove_tree
 from lancebench.task.load import load_task
 
 CALC = Path(__file__).resolve().parents[1] / "fixtures" / "tasks" / "calc"
@@ -38,7 +38,7 @@ def work():
     base = Path(tempfile.mkdtemp(prefix="lancebench-verifier-", dir="/var/tmp"))
     os.chmod(base, 0o755)
     yield base
-    shutil.rmtree(base, ignore_errors=True)
+    remove_tree(base)
 
 
 def verify(patch: str, work: Path) -> tuple[Verdict, TrialPaths]:

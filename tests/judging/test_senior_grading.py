@@ -22,6 +22,7 @@ from lancebench.judging.validation import ValidationInvalid, validate
 from lancebench.judging.validation_spec import load_spec
 from lancebench.judging.workspace import reference_patch, snapshot
 from lancebench.llm.client import LLMClient
+from lancebench.sandbox.fstree import remove_tree
 from lancebench.task.load import load_task
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
@@ -71,7 +72,7 @@ def calc_task() -> Iterator[Path]:
     (task / "tests" / "validation_spec.toml").write_text(SPEC)
     (task / "tests" / "rubric.json").write_text(json.dumps(RUBRIC))
     yield task
-    shutil.rmtree(root, ignore_errors=True)
+    remove_tree(root)
 
 
 def run_validation(task_dir: Path, srv, which_patch: str):

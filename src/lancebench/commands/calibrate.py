@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import secrets
-import shutil
 from pathlib import Path
 
 import typer
@@ -14,6 +13,7 @@ from rich.table import Table
 
 from lancebench.commands.common import console, out, print_task_errors, run_async, select_tasks
 from lancebench.errors import ConfigError, LancebenchError, ModelAuthError
+from lancebench.sandbox.fstree import remove_tree
 
 
 def _print(cal: dict) -> None:
@@ -78,7 +78,7 @@ def calibrate(
                     if not as_json:
                         _print(cal.as_dict())
             finally:
-                shutil.rmtree(scratch, ignore_errors=True)
+                remove_tree(scratch)
     except ModelAuthError as exc:
         console.print(f"[red]stopped:[/red] {escape(str(exc))}", highlight=False)
         raise typer.Exit(3) from None

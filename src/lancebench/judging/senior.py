@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +35,7 @@ from lancebench.judging.workspace import reference_patch, snapshot
 from lancebench.llm.client import LLMClient
 from lancebench.results.models import JudgeRecord, TrialResult
 from lancebench.sandbox.backend import Backend, PreparedEnvironment
+from lancebench.sandbox.fstree import remove_tree
 from lancebench.task.model import Task
 
 JUDGES = ("validation", "rubric", "taste")
@@ -185,4 +185,4 @@ async def senior_grade(s: JudgeSettings, task: Task, backend: Backend, env: Prep
                          else f"validation {validation.status if validation else 'missing'}")
     bloat = await asyncio.to_thread(_bloat, s, kept, reference)
     result.quality = quality_verdict(result.status == "resolved", judges, s.thresholds, bloat)
-    shutil.rmtree(scratch / "snapshot", ignore_errors=True)
+    remove_tree(scratch / "snapshot")

@@ -24,7 +24,6 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -41,6 +40,7 @@ from lancebench.llm.client import LLMClient
 from lancebench.results.models import JudgeRecord, Usage
 from lancebench.sandbox.backend import Backend, PreparedEnvironment
 from lancebench.sandbox.base import Sandbox
+from lancebench.sandbox.fstree import remove_tree
 from lancebench.task.model import Task
 
 VDIR = ".lancebench-validation"
@@ -174,7 +174,7 @@ class _Run:
     async def run_cases(self, index: int, script: str, story: Story, cases: int) -> tuple[StoryOutcome, str]:
         local = self.scratch / f"story-{index}"
         if local.exists():
-            shutil.rmtree(local)
+            remove_tree(local)
         local.mkdir(parents=True)
         (local / "test_story.py").write_text(WRAPPER.replace("{script}", script))
         (local / "cases.json").write_text(json.dumps([c.model_dump() for c in story.cases[:cases]]))
@@ -240,7 +240,7 @@ async def validate(client: LLMClient, task: Task, backend: Backend, env: Prepare
         rec = _record("failed:unsupported-driver", refused, 0, Usage())
         raise ValidationInvalid("validation: unsupported driver(s): " + "; ".join(unsupported), rec)
     if scratch.exists():
-        shutil.rmtree(scratch)
+        remove_tree(scratch)
     scratch.mkdir(parents=True)
     sandbox = backend.open(task, env, scratch / "sandbox", labels=labels)
     run = _Run(client, task, env, sandbox, RepoSnapshot(snapshot_dir), patch, scratch, limits)

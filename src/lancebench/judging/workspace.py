@@ -8,13 +8,13 @@ Everything runs through the task's backend in fresh sandboxes (so it works on ``
 from __future__ import annotations
 
 import asyncio
-import shutil
 from pathlib import Path
 
 from lancebench.errors import SandboxError
 from lancebench.grading.verifier import apply_in_sandbox
 from lancebench.sandbox.backend import Backend, PreparedEnvironment
 from lancebench.sandbox.base import Sandbox
+from lancebench.sandbox.fstree import remove_tree
 from lancebench.task.model import Task
 
 # Files and folders of the repository, with type, mode, size, link target and content hash, in one
@@ -50,7 +50,7 @@ async def snapshot(task: Task, backend: Backend, env: PreparedEnvironment, patch
     """Copy the repository with ``patch`` applied to a host folder (``scratch/repo``) and return it.
     Raises :class:`SandboxError`."""
     if scratch.exists():
-        shutil.rmtree(scratch)
+        remove_tree(scratch)
     scratch.mkdir(parents=True)
     sandbox = backend.open(task, env, scratch / "sandbox", labels=labels)
     await sandbox.start()
@@ -74,7 +74,7 @@ async def reference_patch(task: Task, backend: Backend, env: PreparedEnvironment
         if task.digest in _reference_cache:
             return _reference_cache[task.digest]
         if scratch.exists():
-            shutil.rmtree(scratch)
+            remove_tree(scratch)
         scratch.mkdir(parents=True)
         sandbox = backend.open(task, env, scratch / "sandbox", labels=labels)
         await sandbox.start()

@@ -37,7 +37,6 @@ import dataclasses
 import hashlib
 import io
 import os
-import shutil
 import signal
 import socket
 import sys
@@ -59,6 +58,7 @@ from lancebench.results.paths import TrialPaths
 from lancebench.results.store import atomic_write
 from lancebench.runner.agent_phase import TrialSpec
 from lancebench.runner.executor import AgentRecipe, OnResult, execute_trial
+from lancebench.sandbox.fstree import remove_tree
 from lancebench.task.model import Task, TaskPaths, tree_digest
 
 CANCEL_GRACE_SEC = 15.0  # a cancelled trial's time to stop its sandboxes before its worker is killed
@@ -228,7 +228,7 @@ def _trial_task(spec: TrialSpec, agent: AgentRecipe, backend: str, task_tar: byt
     unpacked, ...) propagate and make the trial lost."""
     task = _local_task(spec.task, task_tar)
     base = worker_folder(spec)
-    shutil.rmtree(base, ignore_errors=True)  # left by a worker killed while running this trial
+    remove_tree(base)  # left by a worker killed while running this trial
     local = dataclasses.replace(spec, task=task, paths=TrialPaths(base / "trial"), scratch=base / "work")
     try:
         try:
@@ -238,7 +238,7 @@ def _trial_task(spec: TrialSpec, agent: AgentRecipe, backend: str, task_tar: byt
         return {"result": result.model_dump_json(indent=2), "files": _pack_trial(local.paths.root),
                 "node": socket.gethostname()}
     finally:
-        shutil.rmtree(base, ignore_errors=True)
+        remove_tree(base)
 
 
 def worker_folder(spec: TrialSpec) -> Path:
@@ -294,7 +294,7 @@ def _local_task(task: Task, task_tar: bytes) -> Task:
                 if not dest.is_dir():  # another worker renamed its copy first: keep that one
                     raise
         finally:
-            shutil.rmtree(tmp, ignore_errors=True)
+            remove_tree(tmp)
     return dataclasses.replace(task, paths=TaskPaths(dest))
 
 
@@ -346,7 +346,7 @@ def _record(spec: TrialSpec, payload: dict) -> TrialResult:
                               "are the driver and the workers running the same lancebench version?")
     root = spec.paths.root
     if root.exists():
-        shutil.rmtree(root)  # an unfinished earlier run of this trial
+        remove_tree(root)  # an unfinished earlier run of this trial
     root.mkdir(parents=True)
     with tarfile.open(fileobj=io.BytesIO(payload["files"]), mode="r:") as tar:
         tar.extractall(root, filter="data")

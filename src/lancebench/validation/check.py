@@ -11,7 +11,6 @@ writes the same fix would differ from the author's).
 
 from __future__ import annotations
 
-import shutil
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from lancebench.grading.outcome import KEPT, RunOutcome
 from lancebench.grading.verifier import grade_once
 from lancebench.runner.executor import AgentRecipe
 from lancebench.runner.job import JobOptions, run_job
+from lancebench.sandbox.fstree import remove_tree
 from lancebench.task.model import Task
 
 
@@ -93,7 +93,7 @@ async def check_tasks(tasks: list[Task], *, k: int = 3, backend: str = "local", 
         opts = JobOptions(name=f"{label}__{agent}", jobs_dir=jobs_dir, agent=AgentRecipe(agent),
                           attempts=attempts, concurrency=concurrency, backend=backend,
                           backend_options=backend_options or BackendOptions())
-        shutil.rmtree(jobs_dir / opts.name, ignore_errors=True)
+        remove_tree(jobs_dir / opts.name)
         results[agent] = await run_job(tasks, opts)
     for r in sorted(results["oracle"], key=lambda r: r.attempt):
         c = checks[r.task]
@@ -124,7 +124,7 @@ async def check_tasks(tasks: list[Task], *, k: int = 3, backend: str = "local", 
             problems = [f"base: {exc}"]
         for p in problems:
             checks[task.name].fail(p)
-    shutil.rmtree(scratch, ignore_errors=True)
+    remove_tree(scratch)
     return [checks[t.name] for t in tasks]
 
 

@@ -1,0 +1,35 @@
+"""Every removal of a sandbox's scratch goes through ``remove_tree``, which unmounts the storage
+quota's filesystem first (issue 12, item 3: clean-up is bounded and complete). Before, ``check``,
+``calibrate``, senior grading and the Ray executor removed scratch with ``shutil.rmtree``, which
+cannot remove a mount point: every run left loop-mounted filesystems behind (hundreds after a
+test session), and a rerun of a killed Ray trial failed with EBUSY."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+from lbtest import TASKS, lb
+
+from lancebench.sandbox.fstree import remove_tree
+
+
+def _mounts_below(root: str) -> list[str]:
+    with open("/proc/self/mountinfo") as fh:
+        points = [line.split()[4] for line in fh]
+    return [p for p in points if p.startswith(root.rstrip("/") + "/")]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the storage quota is mounted only as root")
+def test_check_leaves_no_quota_mount(tmp_path):
+    home = Path(tempfile.mkdtemp(prefix="lancebench-home-", dir="/var/tmp"))  # reachable by the sandbox user
+    os.chmod(home, 0o755)
+    try:
+        lb("check", "-p", TASKS / "calc", "-k", "1", "-o", tmp_path / "jobs", env={"LANCEBENCH_HOME": str(home)},
+           check=True)
+        assert (home / "scratch").is_dir()  # the check used this home's scratch
+        assert _mounts_below(str(home)) == []
+    finally:
+        remove_tree(home)
