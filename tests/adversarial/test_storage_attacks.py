@@ -4,7 +4,9 @@ docker's ``fsize``), but the agent may write elsewhere: the sandbox's root, ``/d
 ``/var/tmp``, ``/run``, ``/etc``. Five 20 MB files in each, under ``storage_mb = 64``.
 
 Found by the attack pass after issue 12: 500 MB written on both backends (local: into the tmpfs
-root of bubblewrap and its ``/dev/shm``, that is host memory)."""
+root of bubblewrap and its ``/dev/shm``, that is host memory). Local now: the sandbox's root is
+read-only and ``/dev/shm``, ``/var/tmp``, ``/run`` are folders on the same ``storage_mb``
+filesystem; docker stays a known gap."""
 
 from __future__ import annotations
 
@@ -19,10 +21,10 @@ LIMIT_MB = 64
 
 @pytest.mark.slow
 def test_storage_bounds_writes_outside_the_workspace(jobs, shared, backend, request):
-    request.applymarker(pytest.mark.xfail(strict=True, reason=(
-        "known gap (docs/security.md): overlay2 on ext4 has no per-container size limit" if backend == "docker" else
-        "open gap (docs/security.md): bubblewrap's root (/, /etc, /var/tmp, /run) and /dev/shm are tmpfs without "
-        "a size, outside storage_mb's loop-mounted folders")))
+    if backend == "docker":
+        request.applymarker(pytest.mark.xfail(strict=True, reason=(
+            "known gap (docs/security.md): overlay2 on ext4 has no per-container size limit, so on docker "
+            "storage_mb bounds each file only")))
     task = derive_task(TASKS / "calc", shared / "calc-64",
                        toml={r"^memory_mb = 1024$": f"memory_mb = 1024\nstorage_mb = {LIMIT_MB}"})
     lb("run", "-p", task, "-a", f"script:{AGENTS / 'storage_outside_workspace.sh'}", "-o", jobs, "--backend", backend,

@@ -30,6 +30,9 @@ from lancebench.sandbox.output import CappedBuffer, drain
 
 INSIDE_UID = 1000
 HOME = "/home/agent"
+# writable folders besides the workdir, /tmp and HOME: inside path -> folder of the sandbox root
+# (bound, so that storage_mb's filesystem holds them; the sandbox's own root is read-only)
+WRITABLE_ELSEWHERE = {"/dev/shm": "shm", "/var/tmp": "var-tmp", "/run": "run"}
 DEFAULT_PATH = "/env/venv/bin:/env/bin:/usr/local/bin:/usr/bin:/bin"
 # Parts of the host's /etc that programs need to work (read-only); nothing else of /etc is visible.
 ETC_BINDS = ("alternatives", "fonts", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "mime.types",
@@ -78,11 +81,12 @@ class LocalSandbox:
     async def start(self) -> None:
         if shutil.which("bwrap") is None:
             raise SandboxError("bubblewrap (bwrap) is not installed: run `apt-get install bubblewrap`")
-        for sub in ("tmp", "home", "etc", "extra"):
+        for sub in ("tmp", "home", "etc", "extra", *WRITABLE_ELSEWHERE.values()):
             (self.root / sub).mkdir(parents=True, exist_ok=True)
         self._write_etc()
         self.workspace.mkdir(parents=True, exist_ok=True)
-        for path in (self.workspace, self.root / "tmp", self.root / "home", self.root / "extra"):
+        for path in (self.workspace, self.root / "tmp", self.root / "home", self.root / "extra",
+                     *(self.root / sub for sub in WRITABLE_ELSEWHERE.values())):
             chown_tree(path, self.uid)
         for m in self.spec.mounts:
             if m.writable:
@@ -126,6 +130,7 @@ class LocalSandbox:
         """Every host folder bound into the sandbox, in bind order."""
         mounts = [Mount(self.workspace, self.spec.workdir, True),
                   Mount(self.root / "tmp", "/tmp", True), Mount(self.root / "home", HOME, True)]
+        mounts += [Mount(self.root / sub, target, True) for target, sub in WRITABLE_ELSEWHERE.items()]
         mounts += list(self.spec.mounts)
         mounts += [Mount(src, target, True) for target, src in sorted(self.extra.items())]
         return mounts
@@ -141,7 +146,7 @@ class LocalSandbox:
         for link, target in (("/bin", "usr/bin"), ("/sbin", "usr/sbin"), ("/lib", "usr/lib"), ("/lib64", "usr/lib64")):
             if os.path.exists(link):
                 argv += ["--symlink", target, link]
-        argv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/dev/shm", "--dir", "/var/tmp", "--dir", "/run"]
+        argv += ["--proc", "/proc", "--dev", "/dev"]
         etc = self.root / "etc"
         for name in os.listdir(etc):
             argv += ["--ro-bind", str(etc / name), f"/etc/{name}"]
@@ -150,7 +155,9 @@ class LocalSandbox:
                 argv += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
         for m in self._mounts():
             argv += ["--bind" if m.writable else "--ro-bind", str(m.source), m.target]
-        argv += ["--clearenv"]
+        # the root is a tmpfs without a size (host memory): read-only, so everything writable is a
+        # bound folder of self.root, on the storage_mb filesystem when there is one (sandbox.quota)
+        argv += ["--remount-ro", "/", "--clearenv"]
         for key, value in env.items():
             argv += ["--setenv", key, value]
         if info_fd is not None:
