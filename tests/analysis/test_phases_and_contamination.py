@@ -111,3 +111,25 @@ def test_guided_variants_tell_hard_from_unsolvable():
     got = {r["task"]: (r["plain_rate"], r["guided_rate"], r["reading"]) for r in guided_pairs(results)}
     assert got == {"hard": (0.0, 1.0, "hard"), "wall": (0.0, 0.0, "unsolvable"), "easy": (1.0, 1.0, "solved"),
                    "lost": (None, 1.0, "incomplete")}
+
+
+def test_two_seeds_of_one_agent_are_two_configurations():
+    """Contamination and guided variants are per configuration: seed 1 (public solved, private
+    not) and seed 2 (the reverse) of one agent and model are two rows, never pooled into one
+    with a difference of 0."""
+    from lancebench.results.models import TrialConfig
+
+    def seeded(i, task, status, split, seed, taxonomy=None):
+        t = _trial(i, task, status, split, taxonomy=taxonomy)
+        return t.model_copy(update={"config": TrialConfig(agent="a", model="m", agent_options={"seed": seed})})
+
+    results = [seeded(i, f"t{i}", "resolved" if (i % 2) == (seed == 1) else "unresolved",
+                      "public" if i % 2 else "private", seed) for seed in (1, 2) for i in range(10)]
+    rows = {r["settings"]: r for r in contamination(results)}
+    assert set(rows) == {"seed=1", "seed=2"}
+    assert (rows["seed=1"]["x1"], rows["seed=1"]["n1"], rows["seed=1"]["x2"], rows["seed=1"]["n2"]) == (5, 5, 0, 5)
+    assert (rows["seed=2"]["x1"], rows["seed=2"]["n1"], rows["seed=2"]["x2"], rows["seed=2"]["n2"]) == (0, 5, 5, 5)
+    guided = [seeded(0, "x", "unresolved", "public", 1), seeded(1, "x-g", "resolved", "public", 1, {"guided_of": "x"}),
+              seeded(2, "x", "resolved", "public", 2), seeded(3, "x-g", "resolved", "public", 2, {"guided_of": "x"})]
+    got = {g["settings"]: g["reading"] for g in guided_pairs(guided)}
+    assert got == {"seed=1": "hard", "seed=2": "solved"}

@@ -90,3 +90,24 @@ def test_site_folder_that_is_a_file_is_a_clear_error(hostile_job, tmp_path):
     target.write_text("x")
     with pytest.raises(ConfigError, match="is a file"):
         build_site(load_jobs([hostile_job]), target)
+
+
+def test_short_labels_show_what_tells_configurations_apart(trial, job_writer, tmp_path):
+    """Settings shared by every configuration of one agent, model and dataset are left out of the
+    short labels; the one that differs (the seed) is shown; a configuration alone keeps none."""
+    from lancebench.report.build import group_results
+    from lancebench.report.html.site import config_label, short_labels
+    from lancebench.results.models import TrialConfig
+
+    def run(name, agent, options):
+        cfg = TrialConfig(agent=agent, model="m1", agent_options=options, api_base="http://127.0.0.1:9/v1")
+        return job_writer(tmp_path, name, [trial("t", "resolved", agent=agent, job=name, config=cfg)], agent=agent)
+
+    jobs = load_jobs([run("a", "rnd", {"seed": 0, "max_steps": 5}), run("b", "rnd", {"seed": 7, "max_steps": 5}),
+                      run("c", "solo", {"seed": 3})])
+    groups = group_results(jobs)
+    assert short_labels(groups) == ["rnd · m1 · mini · seed=0", "rnd · m1 · mini · seed=7", "solo · m1 · mini"]
+    assert [config_label(*key) for key in groups] == [
+        "rnd · m1 · mini · max_steps=5 seed=0 api_base=http://127.0.0.1:9/v1",
+        "rnd · m1 · mini · max_steps=5 seed=7 api_base=http://127.0.0.1:9/v1",
+        "solo · m1 · mini · seed=3 api_base=http://127.0.0.1:9/v1"]

@@ -1,13 +1,15 @@
 """The HTML report in Chromium (Playwright, Debian's /usr/bin/chromium) on real jobs made here
 through the real CLI: oracle, nop, a cheating script agent and mini-swe-agent driven by the
-scripted model server on two `mini` tasks, and a k = 3 SWE-Lancer manager job (a two-task
-table in the official layout). Every expectation is computed from the jobs' result.json files,
+scripted model server on two `mini` tasks, and two k = 3 SWE-Lancer manager jobs (a two-task
+table in the official layout) of the random agent that differ only in its seed: two
+configurations of one agent, model and dataset. Every expectation is computed from the jobs' result.json files,
 not from the report code. One set of jobs serves every test (module-scoped fixture)."""
 
 from __future__ import annotations
 
 import csv
 import json
+import math
 import os
 import re
 import signal
@@ -82,13 +84,17 @@ def jobs(tmp_path_factory) -> Path:
     manager_table(table)
     lancebench("run", "-d", "swelancer:manager", "--source", table, "-a", "random", "-k", "3", "-n", "2",
                "--seed", "5", "-o", root, "--job-name", "manager")
+    lancebench("run", "-d", "swelancer:manager", "--source", table, "-a", "random", "-k", "3", "-n", "2",
+               "--seed", "0", "-o", root, "--job-name", "manager-seed0")
     table.unlink()
     return root
 
 
 @pytest.fixture(scope="module")
 def results(jobs) -> list[dict]:
-    return [json.loads(p.read_text()) for p in sorted(jobs.glob("*/trials/*/result.json"))]
+    """Every result, in job-name order (the report's order of configurations) then trial order."""
+    paths = sorted(jobs.glob("*/trials/*/result.json"), key=lambda p: (p.parents[2].name, p.parent.name))
+    return [json.loads(p.read_text()) for p in paths]
 
 
 @pytest.fixture(scope="module")
@@ -133,34 +139,95 @@ def page(browser):
     ctx.close()
 
 
+def config_of(r: dict) -> tuple:
+    """A result's configuration as recorded: agent, model, dataset and the rest of its recorded
+    configuration (all but the version), as sorted JSON."""
+    rest = {k: v for k, v in (r["config"] or {}).items() if k != "lancebench_version"}
+    return (r["agent"], r["model"], r["dataset"], json.dumps(rest, sort_keys=True))
+
+
 def configs(results) -> list[tuple]:
     out = []
     for r in results:
-        key = (r["agent"], r["model"], r["dataset"])
-        if key not in out:
-            out.append(key)
+        if config_of(r) not in out:
+            out.append(config_of(r))
     return out
 
 
-def pass_at_1(results, key) -> float:
+def outcomes(results, key) -> dict[str, list[bool]]:
+    """task -> resolved per valid trial of configuration ``key``."""
     tasks: dict[str, list[bool]] = {}
     for r in results:
-        if (r["agent"], r["model"], r["dataset"]) == key and r["status"] != "invalid":
+        if config_of(r) == key and r["status"] != "invalid":
             tasks.setdefault(r["task"], []).append(r["status"] == "resolved")
-    return sum(sum(v) / len(v) for v in tasks.values()) / len(tasks)
+    return tasks
+
+
+def pass_at_k(results, key, k: int) -> float:
+    """Mean over tasks of 1 - C(n-c, k) / C(n, k) (Chen et al. 2021, the unbiased estimator)."""
+    tasks = outcomes(results, key)
+    return sum(1 - math.comb(len(v) - sum(v), k) / math.comb(len(v), k) for v in tasks.values()) / len(tasks)
+
+
+def pass_at_1(results, key) -> float:
+    return pass_at_k(results, key, 1)
+
+
+def shown(value: str) -> str:
+    """An agent option as labels write it: strings as they are, anything else as JSON."""
+    return value if isinstance(value, str) else json.dumps(value)
 
 
 def test_leaderboard_has_one_row_per_configuration(site, results, page):
     page.goto((site / "index.html").as_uri())
     rows = page.locator("#leaderboard-table tbody tr")
     want = configs(results)
-    assert len(want) == 5 and rows.count() == len(want)
+    assert len(want) == 6 and rows.count() == len(want)
     texts = [rows.nth(i).inner_text() for i in range(rows.count())]
     full = [rows.nth(i).locator("td").first.get_attribute("title") for i in range(rows.count())]
-    for agent, model, dataset in want:
-        assert full.count(f"{agent} · {model or 'no model'} · {dataset}") == 1, (agent, full)
+    for key in want:
+        agent, model, dataset, _ = key
+        options = next(r["config"]["agent_options"] for r in results if config_of(r) == key)
+        matching = [f for f in full if f.startswith(f"{agent} · {model or 'no model'} · {dataset}")
+                    and all(f"{k}={shown(v)}" in f for k, v in options.items())]
+        assert len(matching) == 1, (key, full)
     oracle = next(t for t in texts if t.startswith("oracle"))
     assert "100.0%" in oracle and "$500.00 of $500.00" in oracle  # two $250 tasks
+    assert page.errors == [] and page.leaked == []
+
+
+def test_two_seeds_of_one_agent_are_two_rows_with_their_own_numbers(site, results, page):
+    """`-a random --seed 5` and `--seed 0` on the same tasks: two leaderboard rows, each label
+    naming its seed, with pass@1, pass@3 and earned USD of its own trials only; two plot series
+    with its own pass@k curve; two task-table columns holding its own trials."""
+    page.goto((site / "index.html").as_uri())
+    page.wait_for_function("() => [...document.querySelectorAll('canvas[data-chart]')].every(c => Chart.getChart(c))")
+    passk = page.evaluate("""() => Chart.getChart(document.querySelector('canvas[data-chart=passk]')).data.datasets
+        .map(d => ({label: d.label, data: d.data}))""")
+    header = [h.strip() for h in page.locator("#task-table thead th").all_inner_texts()]
+    rows = page.locator("#leaderboard-table tbody tr")
+    random_rows = [rows.nth(i) for i in range(rows.count()) if rows.nth(i).inner_text().startswith("random")]
+    assert len(random_rows) == 2
+    for seed in (5, 0):
+        mine = [r for r in results if r["agent"] == "random" and r["config"]["agent_options"]["seed"] == seed]
+        key = config_of(mine[0])
+        assert len(mine) == 6 and [r for r in results if config_of(r) == key] == mine
+        (row,) = [r for r in random_rows if f"seed={seed}" in r.locator("td").first.inner_text()]
+        cells = row.locator("td").all_inner_texts()
+        assert cells[2].startswith(f"{100 * pass_at_1(results, key):.1f}%")
+        assert cells[3].startswith(f"{100 * pass_at_k(results, key, 3):.1f}%") and "k=3" in cells[3]
+        prices = {r["task"]: r["price_usd"] for r in mine}
+        earned = sum(prices[t] * sum(v) / len(v) for t, v in outcomes(results, key).items())
+        assert cells[4] == f"${earned:,.2f} of ${sum(prices.values()):,.2f}"
+        label = cells[0].strip()
+        (curve,) = [s for s in passk if s["label"] == label]
+        assert [(p["x"], p["y"]) for p in curve["data"]] == [(k, pytest.approx(pass_at_k(results, key, k)))
+                                                             for k in (1, 2, 3)]
+        column = header.index(label)
+        for task in prices:
+            tr = page.locator("#task-table tr.task-row", has=page.locator(".task-name", has_text=task))
+            hrefs = [a.get_attribute("href") for a in tr.locator("td").nth(column).locator("a.trial-link").all()]
+            assert sorted(hrefs) == sorted(f"trials/{r['job']}/{r['trial_id']}.html" for r in mine if r["task"] == task)
     assert page.errors == [] and page.leaked == []
 
 
@@ -189,11 +256,11 @@ def test_every_trial_link_opens_a_page_showing_that_trials_patch(site, jobs, res
     page.goto((site / "index.html").as_uri())
     links = page.locator("a.trial-link")
     hrefs = [links.nth(i).get_attribute("href") for i in range(links.count())]
-    assert len(hrefs) == len(results) == 3 * 2 + 1 + 2 * 3
-    by_id = {r["trial_id"]: r for r in results}
+    assert len(hrefs) == len(results) == 3 * 2 + 1 + 2 * 2 * 3
+    by_id = {(r["job"], r["trial_id"]): r for r in results}
     for href in hrefs:
         page.goto((site / href).as_uri())
-        r = by_id[Path(href).stem]
+        r = by_id[Path(href).parent.name, Path(href).stem]
         assert page.locator("#status").inner_text() == r["status"]
         assert r["task"] in page.locator("#title").inner_text()
         paths = patch_paths(jobs / r["job"] / "trials" / r["trial_id"])
@@ -222,8 +289,8 @@ def test_each_plot_has_one_series_per_row(site, results, page):
     for key, s in zip(want, series["pareto"], strict=True):
         assert key[0].split("/")[-1] in s["label"] and len(s["data"]) == 1
         assert s["data"][0]["y"] == pytest.approx(pass_at_1(results, key))
-    manager = next(s for s in series["passk"] if "random" in s["label"])
-    assert [p["x"] for p in manager["data"]] == [1, 2, 3]
+    for manager in (s for s in series["passk"] if "random" in s["label"]):
+        assert [p["x"] for p in manager["data"]] == [1, 2, 3]
     assert labels == [s["label"] for s in series["earnings"]]
 
 
@@ -250,7 +317,7 @@ def test_view_serves_the_site_on_localhost(jobs, page):
         m = re.search(r"at (http://127\.0\.0\.1:\d+/)", line)
         assert m, (line, proc.stderr.read() if proc.poll() is not None else "")
         page.goto(m.group(1) + "index.html")
-        assert page.locator("#leaderboard-table tbody tr").count() == 5
+        assert page.locator("#leaderboard-table tbody tr").count() == 6
         page.locator("a.trial-link").first.click()
         assert page.locator("#status").is_visible()
         assert page.leaked == [] and page.seen and all(u.startswith(m.group(1)) for u in page.seen)

@@ -1,7 +1,8 @@
 """Contamination check: does a configuration solve public tasks more often than private ones?
 
-For each configuration (agent, model, dataset) with trials on both halves, the per-trial solve
-rates ``p1`` (public: ``split = "public"``, or taxonomy ``visibility = "public"``) and ``p2``
+For each configuration (agent, model, dataset and settings, see
+:meth:`lancebench.results.models.TrialResult.configuration`) with trials on both halves, the
+per-trial solve rates ``p1`` (public: ``split = "public"``, or taxonomy ``visibility = "public"``) and ``p2``
 (private) are compared with the pooled two-proportion z-test (e.g. Agresti, *Categorical Data
 Analysis*, 3rd ed., section 2.1.4; NIST/SEMATECH e-Handbook 7.3.3):
 
@@ -64,20 +65,17 @@ def visibility(r: TrialResult) -> str:
     return v if v in ("public", "private") else r.split
 
 
-def _config(r: TrialResult) -> tuple:
-    return (r.agent, r.model, r.dataset)
-
-
 def contamination(results: Iterable[TrialResult]) -> list[dict]:
-    """One dict per configuration with valid trials on both halves: ``agent``, ``model``,
-    ``dataset``, the :class:`TwoProportion` fields (1 = public, 2 = private), ``public_tasks``,
-    ``private_tasks``, ``warning`` (bool: public ahead with p < :data:`WARN_P`) and ``note``."""
+    """One dict per configuration (:meth:`TrialResult.configuration`) with valid trials on both
+    halves: ``agent``, ``model``, ``dataset``, ``settings``, the :class:`TwoProportion` fields
+    (1 = public, 2 = private), ``public_tasks``, ``private_tasks``, ``warning`` (bool: public
+    ahead with p < :data:`WARN_P`) and ``note``."""
     groups: dict[tuple, list[TrialResult]] = {}
     for r in results:
         if r.status != "invalid":
-            groups.setdefault(_config(r), []).append(r)
+            groups.setdefault(r.configuration(), []).append(r)
     out = []
-    for (agent, model, dataset), trials in groups.items():
+    for (agent, model, dataset, settings), trials in groups.items():
         halves = {h: [r for r in trials if visibility(r) == h] for h in ("public", "private")}
         if not halves["public"] or not halves["private"]:
             continue
@@ -85,7 +83,7 @@ def contamination(results: Iterable[TrialResult]) -> list[dict]:
         test = two_proportion_test(x["public"], len(halves["public"]), x["private"], len(halves["private"]))
         tasks = {h: len({r.task for r in t}) for h, t in halves.items()}
         repeated = len(trials) > tasks["public"] + tasks["private"]
-        out.append({"agent": agent, "model": model, "dataset": dataset, **asdict(test),
+        out.append({"agent": agent, "model": model, "dataset": dataset, "settings": settings, **asdict(test),
                     "public_tasks": tasks["public"], "private_tasks": tasks["private"],
                     "warning": test.diff > 0 and test.p_value < WARN_P,
                     "note": "several attempts per task: trials are not independent, the p-value is optimistic"
@@ -94,7 +92,8 @@ def contamination(results: Iterable[TrialResult]) -> list[dict]:
 
 
 def guided_pairs(results: Iterable[TrialResult]) -> list[dict]:
-    """Per configuration and base task with a guided variant: ``agent``, ``model``, ``task``,
+    """Per configuration (:meth:`TrialResult.configuration`) and base task with a guided variant:
+    ``agent``, ``model``, ``dataset``, ``settings``, ``task``,
     ``guided_task``, ``plain_rate`` and ``guided_rate`` (valid trials' solve rates; None when a
     side has no valid trial) and ``reading``: ``solved``, ``hard`` (solved only with guidance),
     ``unsolvable`` (unsolved even with guidance) or ``incomplete``."""
@@ -105,18 +104,20 @@ def guided_pairs(results: Iterable[TrialResult]) -> list[dict]:
             continue
         if r.taxonomy.get("guided_of"):
             base_of[r.task] = str(r.taxonomy["guided_of"])
-        rates.setdefault((r.agent, r.model, r.task), []).append(int(r.status == "resolved"))
+        rates.setdefault((*r.configuration(), r.task), []).append(int(r.status == "resolved"))
     out = []
-    configs = sorted({(a, m) for a, m, _ in rates}, key=str)
-    for agent, model in configs:
+    configs = sorted({key[:4] for key in rates}, key=str)
+    for agent, model, dataset, settings in configs:
         for guided, base in sorted(base_of.items()):
-            plain, helped = rates.get((agent, model, base)), rates.get((agent, model, guided))
+            plain = rates.get((agent, model, dataset, settings, base))
+            helped = rates.get((agent, model, dataset, settings, guided))
             if plain is None and helped is None:
                 continue
             pr = sum(plain) / len(plain) if plain else None
             gr = sum(helped) / len(helped) if helped else None
             reading = ("incomplete" if pr is None or gr is None else "solved" if pr > 0
                        else "hard" if gr > 0 else "unsolvable")
-            out.append({"agent": agent, "model": model, "task": base, "guided_task": guided,
+            out.append({"agent": agent, "model": model, "dataset": dataset, "settings": settings,
+                        "task": base, "guided_task": guided,
                         "plain_rate": pr, "guided_rate": gr, "reading": reading})
     return out

@@ -1,6 +1,6 @@
 """Analysis of recorded trials: the rules of :mod:`lancebench.analysis.rules` and the phases of
 :mod:`lancebench.analysis.phases` over each trial's ``agent/trajectory.json``, ``patch.diff`` and
-``result.json``, and their sums per configuration (agent, model, dataset)."""
+``result.json``, and their sums per configuration (:meth:`TrialResult.configuration`)."""
 
 from __future__ import annotations
 
@@ -73,23 +73,19 @@ def analyze_job(job: JobResults) -> list[TrialAnalysis]:
     return [analyze_trial(job.path / "trials" / r.trial_id, r) for r in job.results]
 
 
-def config_key(r: TrialResult) -> tuple:
-    """A configuration: (agent, model, dataset)."""
-    return (r.agent, r.model, r.dataset)
-
-
 def summarize(analyses: list[TrialAnalysis]) -> list[dict]:
-    """Per configuration: ``agent``, ``model``, ``dataset``, ``trials``, ``trials_with_findings``,
+    """Per configuration (:meth:`TrialResult.configuration`): ``agent``, ``model``, ``dataset``,
+    ``settings``, ``trials``, ``trials_with_findings``,
     ``findings`` (rule -> count of trials showing it), ``phase_steps`` (agent steps classified)
     and ``phase_shares`` (phase -> share of those steps, see :func:`phase_shares`)."""
     groups: dict[tuple, list[TrialAnalysis]] = {}
     for a in analyses:
-        groups.setdefault(config_key(a.result), []).append(a)
+        groups.setdefault(a.result.configuration(), []).append(a)
     out = []
-    for (agent, model, dataset), items in groups.items():
+    for (agent, model, dataset, settings), items in groups.items():
         rules = Counter(rule for a in items for rule in {f.rule for f in a.findings})
         labels = [p for a in items for p in a.phases.values()]
-        out.append({"agent": agent, "model": model, "dataset": dataset, "trials": len(items),
+        out.append({"agent": agent, "model": model, "dataset": dataset, "settings": settings, "trials": len(items),
                     "trials_with_findings": sum(bool(a.findings) for a in items), "findings": dict(rules),
                     "phase_steps": len(labels), "phase_shares": phase_shares(labels)})
     return out

@@ -70,6 +70,11 @@ def _classify(analyses, model: str, api_base: str | None) -> ClassifierRun:
     return run
 
 
+def _who(c: dict) -> str:
+    """``agent / model`` of a configuration record, with its settings when it has any (escaped)."""
+    return escape(" / ".join([c["agent"], c["model"] or "-"] + ([c["settings"]] if c.get("settings") else [])))
+
+
 def render(data: dict, console: Console) -> None:
     """Print findings, phase shares and the contamination check as tables that fit 80 columns."""
     findings = Table(title="Findings", show_lines=False)
@@ -85,16 +90,17 @@ def render(data: dict, console: Console) -> None:
     for name in ("agent", "model", "steps", *(p[:6] for p in PHASES)):
         phases.add_column(name, justify="left" if name in ("agent", "model") else "right", overflow="fold")
     for c in data["configurations"]:
-        phases.add_row(escape(c["agent"]), escape(c["model"] or "-"), str(c["phase_steps"]),
+        phases.add_row(escape(c["agent"] + (f" ({c['settings']})" if c["settings"] else "")),
+                       escape(c["model"] or "-"), str(c["phase_steps"]),
                        *(f"{100 * c['phase_shares'][p]:.0f}%" if c["phase_steps"] else "-" for p in PHASES))
     console.print(phases)
     for c in data["contamination"]:
-        console.print(f"{c['agent']} / {c['model'] or '-'}: public {c['x1']}/{c['n1']}, private {c['x2']}/{c['n2']}, "
+        console.print(f"{_who(c)}: public {c['x1']}/{c['n1']}, private {c['x2']}/{c['n2']}, "
                       f"difference {100 * c['diff']:+.1f} points, two-proportion p = {c['p_value']:.3g}"
                       + (" [red]WARNING: public tasks solved more often[/red]" if c["warning"] else ""),
                       highlight=False)
     for g in data["guided"]:
-        console.print(f"{g['agent']} / {g['model'] or '-'}: {g['task']}: plain {g['plain_rate']}, "
+        console.print(f"{_who(g)}: {escape(g['task'])}: plain {g['plain_rate']}, "
                       f"guided {g['guided_rate']}: {g['reading']}", highlight=False)
     for t in data["trials"]:
         if t["problem"] and "no trajectory" not in t["problem"]:

@@ -67,40 +67,30 @@ def field_getter(field: str, results: list[TrialResult]):
 
 
 def group_results(jobs: list[JobResults]) -> dict[tuple, tuple[list[TrialResult], list[str]]]:
-    """Trials of all ``jobs`` grouped by (agent, model, dataset) -> (trials, job names), in first-seen order."""
+    """Trials of all ``jobs`` grouped by configuration
+    (:meth:`lancebench.results.models.TrialResult.configuration`: agent, model, dataset and the
+    rest of the configuration, "" when not recorded) -> (trials, job names), in first-seen order:
+    two configurations are never pooled in one row."""
     groups: dict[tuple, tuple[list[TrialResult], list[str]]] = {}
     for job in jobs:
         for r in job.results:
-            trials, names = groups.setdefault((r.agent, r.model, r.dataset), ([], []))
+            trials, names = groups.setdefault(r.configuration(), ([], []))
             trials.append(r)
             if r.job not in names:
                 names.append(r.job)
     return groups
 
 
-def by_settings(trials: list[TrialResult]) -> dict[str, list[TrialResult]]:
-    """``trials`` of one (agent, model, dataset) split by the rest of their configuration
-    (:meth:`lancebench.results.models.TrialConfig.settings_label`: agent options, API base,
-    backend, limits; "" when it has none or was not recorded), in first-seen order: two
-    configurations are never pooled in one row."""
-    out: dict[str, list[TrialResult]] = {}
-    for r in trials:
-        out.setdefault(r.config.settings_label() if r.config else "", []).append(r)
-    return out
-
-
 def build_rows(jobs: list[JobResults], options: ReportOptions = ReportOptions()) -> list[dict[str, Any]]:
     """Report rows as JSON-ready dicts, one per configuration: ``agent``, ``model``, ``dataset``,
-    ``settings`` (the rest of the configuration, see :func:`by_settings`), ``jobs`` (names), with
+    ``settings`` (the rest of the configuration, see :func:`group_results`), ``jobs`` (names), with
     ``--by``: ``by`` and ``by_value`` (``"(all)"`` for the row's total, first), then every key of
     :func:`lancebench.metrics.compute_metrics` (rates, USD, tokens, intervals, notes)."""
     rows: list[dict[str, Any]] = []
     everything = [r for job in jobs for r in job.results]
     getter = field_getter(options.by, everything) if options.by else None
-    for (agent, model, dataset), (all_trials, all_names) in group_results(jobs).items():
-        for settings, trials in by_settings(all_trials).items():
-            names = [n for n in all_names if any(r.job == n for r in trials)]
-            rows += _rows(agent, model, dataset, settings, trials, names, getter, options)
+    for (agent, model, dataset, settings), (trials, names) in group_results(jobs).items():
+        rows += _rows(agent, model, dataset, settings, trials, names, getter, options)
     _flag_invalid_outliers(rows)
     return rows
 

@@ -171,15 +171,19 @@ class TrialConfig(_Strict):
         return [f"{k}: {_show(mine.get(k))} -> {_show(theirs.get(k))}"
                 for k in sorted(set(mine) | set(theirs)) if mine.get(k, _UNSET) != theirs.get(k, _UNSET)]
 
-    def settings_label(self) -> str:
-        """The settings beside agent and model, ``key=value`` joined by spaces ("" when none):
-        agent options, API base, agent timeout, judge model, and the backend when not local."""
+    def settings_parts(self) -> list[str]:
+        """The settings beside agent and model as ``key=value`` strings (empty when none): agent
+        options (sorted by key), API base, agent timeout, judge model, and the backend when not local."""
         parts = [f"{k}={_show(v)}" for k, v in sorted(self.agent_options.items())]
         parts += [f"{k}={v}" for k, v in (("api_base", self.api_base), ("timeout", self.agent_timeout_sec),
                                             ("judge", self.judge_model)) if v]
         if self.backend != "local":
             parts.append(f"backend={self.backend}")
-        return " ".join(parts)
+        return parts
+
+    def settings_label(self) -> str:
+        """:meth:`settings_parts` joined by spaces ("" when none)."""
+        return " ".join(self.settings_parts())
 
     def label(self) -> str:
         """A short human label: agent, model and :meth:`settings_label` (for tables)."""
@@ -256,6 +260,13 @@ class TrialResult(_Strict):
     judges: dict[str, JudgeRecord] = Field(default_factory=dict)
     quality: QualityVerdict | None = None
     config: TrialConfig | None = None
+
+    def configuration(self) -> tuple[str, str | None, str | None, str]:
+        """The configuration this trial counts under wherever results are grouped (report rows, the
+        HTML leaderboard, plots and task table, analysis, contamination): ``(agent, model,
+        dataset, settings)``, ``settings`` being :meth:`TrialConfig.settings_label` ("" when the
+        configuration was not recorded). Two trials are pooled exactly when these are equal."""
+        return (self.agent, self.model, self.dataset, self.config.settings_label() if self.config else "")
 
     @property
     def success(self) -> float | None:

@@ -24,6 +24,7 @@ from lancebench.report.html.plots import color, cost_per_task, earnings_chart, p
 from lancebench.report.html.tasks import page_href, task_rows, trial_href
 from lancebench.report.html.trial_page import trial_context
 from lancebench.results.load import JobResults
+from lancebench.results.models import TrialResult
 
 STATIC = "static"
 
@@ -44,12 +45,30 @@ def json_island(data: Any) -> Markup:
     return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
 
 
-def config_label(agent: str, model: str | None, dataset: str | None, *, full: bool = False) -> str:
-    """How a configuration is named on the site: ``agent · model · dataset`` (a ``script:PATH``
-    agent by the file name of its script unless ``full``)."""
+def config_label(agent: str, model: str | None, dataset: str | None, settings: str = "", *,
+                 full: bool = False) -> str:
+    """How a configuration is named on the site: ``agent · model · dataset · settings`` (no
+    settings part when ``settings`` is ""; a ``script:PATH`` agent by the file name of its script
+    unless ``full``)."""
     if agent.startswith("script:") and not full:
         agent = "script:" + Path(agent[7:]).name
-    return " · ".join(x for x in (agent, model or "no model", dataset) if x)
+    return " · ".join(x for x in (agent, model or "no model", dataset, settings) if x)
+
+
+def short_labels(groups: dict[tuple, tuple[list[TrialResult], list[str]]]) -> list[str]:
+    """One label per configuration of ``groups`` (:func:`lancebench.report.build.group_results`),
+    in order, showing what tells it apart: agent, model and dataset, and of its settings
+    (:meth:`lancebench.results.models.TrialConfig.settings_parts`) only those not shared by every
+    configuration of the same agent, model and dataset (none when it is the only one). The full
+    configuration is :func:`config_label` of the whole key."""
+    parts = {key: trials[0].config.settings_parts() if trials[0].config else [] for key, (trials, _) in groups.items()}
+    labels = []
+    for key in groups:
+        siblings = [parts[k] for k in groups if k[:3] == key[:3]]
+        common = set.intersection(*(set(p) for p in siblings)) if len(siblings) > 1 else set(parts[key])
+        agent, model, dataset = key[:3]
+        labels.append(config_label(agent, model, dataset, " ".join(p for p in parts[key] if p not in common)))
+    return labels
 
 
 def _copy_static(out: Path) -> None:
@@ -66,28 +85,35 @@ def _leaderboard(rows: list[dict], labels: list[str], summaries: dict) -> list[d
     out = []
     for i, r in enumerate(rows):
         k = str(max(r["attempts_max"], 1))
-        s = summaries.get((r["agent"], r["model"], r["dataset"]), {})
+        key = (r["agent"], r["model"], r["dataset"], r["settings"])
         tokens = (r["input_tokens"] + r["output_tokens"]) / r["tasks"] if r["tasks"] else None
-        out.append({"i": i, "label": labels[i], "full": config_label(r["agent"], r["model"], r["dataset"], full=True),
-                    "color": color(i), "r": r, "k": k, "cost_per_task": cost_per_task(r),
-                    "tokens_per_task": tokens, "findings": s.get("trials_with_findings", 0)})
+        out.append({"i": i, "label": labels[i], "full": config_label(*key, full=True), "color": color(i), "r": r,
+                    "k": k, "cost_per_task": cost_per_task(r), "tokens_per_task": tokens,
+                    "findings": summaries.get(key, {}).get("trials_with_findings", 0)})
     return out
 
 
+def _key(d: dict) -> tuple:
+    """The configuration of a report row or analysis record (see :meth:`TrialResult.configuration`)."""
+    return (d["agent"], d["model"], d["dataset"], d["settings"])
+
+
 def site_context(jobs: list[JobResults], options: ReportOptions) -> tuple[dict, dict]:
-    """(index page context, analysis by trial id) for ``jobs``."""
+    """(index page context, analysis by trial id) for ``jobs``. Leaderboard rows, plot series and
+    the task table's columns are the configurations of :func:`group_results`, in its order."""
     rows = build_rows(jobs, ReportOptions(kmax=options.kmax, confidence=options.confidence, n_boot=options.n_boot,
                                           seed=options.seed))
-    configs = list(group_results(jobs))
-    labels = [config_label(*c) for c in configs]
+    groups = group_results(jobs)
+    configs = list(groups)
+    labels = short_labels(groups)
+    label_of = dict(zip(configs, labels, strict=True))
     price_rows = build_rows(jobs, ReportOptions(by="price", kmax=options.kmax, n_boot=1, seed=options.seed))
     buckets = sorted({p["by_value"] for p in price_rows if p["by_value"] != "(all)"},
                      key=lambda b: float(b.strip("$+").split("-")[0]))
-    per_row = [[p for p in price_rows if (p["agent"], p["model"], p["dataset"]) == c and p["by_value"] != "(all)"]
-               for c in configs]
+    per_row = [[p for p in price_rows if _key(p) == c and p["by_value"] != "(all)"] for c in configs]
     analyses = analyze_jobs(jobs)
     analysis = analysis_report(analyses)
-    summaries = {(s["agent"], s["model"], s["dataset"]): s for s in analysis["configurations"]}
+    summaries = {_key(s): s for s in analysis["configurations"]}
     tasks, filters = task_rows([r for j in jobs for r in j.results], configs)
     charts = {"pareto": pareto_chart(rows, labels), "passk": passk_chart(rows, labels),
               "earnings": earnings_chart(per_row, labels, buckets)}
@@ -96,8 +122,9 @@ def site_context(jobs: list[JobResults], options: ReportOptions) -> tuple[dict, 
     ctx = {"jobs": jobs, "rows": _leaderboard(rows, labels, summaries), "labels": labels, "charts": charts,
            "chart_json": {k: json_island(v) for k, v in charts.items()}, "tasks": tasks, "filters": filters,
            "analysis": analysis, "finding_rows": finding_rows, "phases": analysis["phases"],
-           "summaries": [(labels[configs.index((s["agent"], s["model"], s["dataset"]))], s)
-                         for s in analysis["configurations"]],
+           "summaries": [(label_of[_key(s)], s) for s in analysis["configurations"]],
+           "contamination": [(label_of[_key(c)], c) for c in analysis["contamination"]],
+           "guided": [(label_of[_key(g)], g) for g in analysis["guided"]],
            "judged": any(r.get("tasteful_solve_rate") is not None for r in rows), "confidence": options.confidence,
            "n_boot": options.n_boot, "href": trial_href}
     return ctx, {a.result.trial_id + "\0" + a.result.job: a for a in analyses}
@@ -123,7 +150,7 @@ def build_site(jobs: list[JobResults], out_dir: Path, options: ReportOptions = R
                 a = by_trial[r.trial_id + "\0" + r.job]
                 dest = out_dir / trial_href(r)
                 dest.parent.mkdir(parents=True, exist_ok=True)
-                dest.write_text(page.render(root="../..", label=config_label(r.agent, r.model, r.dataset),
+                dest.write_text(page.render(root="../..", label=config_label(*r.configuration()),
                                             **trial_context(job.path / "trials" / r.trial_id, a)), encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"--html {out_dir}: cannot write the site: {exc.strerror or exc} "

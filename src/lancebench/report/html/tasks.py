@@ -32,10 +32,11 @@ def trial_href(r: TrialResult) -> str:
 
 
 def task_rows(results: list[TrialResult], configs: list[tuple]) -> tuple[list[dict], dict[str, list[str]]]:
-    """(rows, filters). A row: ``task``, ``dataset``, ``price_usd``, ``fields`` (field -> list of
-    values; taxonomy keys as ``taxonomy.KEY``), ``cells`` (one per configuration in ``configs``:
-    list of ``{"status", "mark", "href", "attempt"}``, by attempt). ``filters``: field -> sorted
-    values seen, for the filter menus."""
+    """(rows, filters). ``configs``: the configurations, as :meth:`TrialResult.configuration` keys.
+    A row: ``task``, ``dataset``, ``price_usd``, ``fields`` (field -> list of values; taxonomy keys
+    as ``taxonomy.KEY``), ``cells`` (one per configuration in ``configs``: list of ``{"status",
+    "mark", "href", "attempt"}``, by attempt). ``filters``: field -> sorted values seen, for the
+    filter menus."""
     rows: dict[tuple, dict] = {}
     index = {c: i for i, c in enumerate(configs)}
     for r in results:
@@ -46,7 +47,7 @@ def task_rows(results: list[TrialResult], configs: list[tuple]) -> tuple[list[di
             fields.update({f"taxonomy.{k}": _values(v) for k, v in sorted(r.taxonomy.items())})
             row = rows[key] = {"task": r.task, "dataset": r.dataset, "price_usd": r.price_usd, "fields": fields,
                                "cells": [[] for _ in configs]}
-        row["cells"][index[(r.agent, r.model, r.dataset)]].append(
+        row["cells"][index[r.configuration()]].append(
             {"status": r.status, "mark": MARK[r.status], "href": trial_href(r), "attempt": r.attempt,
              "reason": (r.reason or "")[:200]})
     for row in rows.values():
