@@ -15,18 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from lancebench.task.harbor import (
-    Healthcheck,
-    NetworkMode,
-    PackageInfo,
-    PhaseNetwork,
-    SolutionConfig,
-    StepConfig,
-    check_hosts,
-    parse_size_mb,
-)
+from lancebench.task.harbor import Healthcheck, PackageInfo, PhaseNetwork, SolutionConfig, StepConfig, parse_size_mb
 
 # Paths of the repository that belong to the test runner: a patch's changes there are dropped
 # before grading (docs/architecture.md, "The life of a trial", step 4). Globs match repository-relative POSIX paths;
@@ -89,14 +80,14 @@ class AgentConfig(PhaseNetwork):
     user: str | int | None = None
 
 
-class EnvironmentConfig(_Open):
+class EnvironmentConfig(PhaseNetwork):
     """Harbor ``[environment]``: build timeout (s), an optional prebuilt ``docker_image``, resource
     limits (``cpus``, ``memory_mb``, ``storage_mb``; the legacy size strings ``memory = "8G"`` and
     ``storage = "20G"`` are converted by :func:`~lancebench.task.harbor.parse_size_mb`, as Harbor
     does) applied to every sandbox, ``env`` for every command in the environment, ``workdir``,
-    ``healthcheck`` and the network baseline (``network_mode``, ``allowed_hosts``, the legacy
-    ``allow_internet``). Raises ``ValueError`` (a validation error) for a bad size string or a
-    ``memory``/``memory_mb`` conflict."""
+    ``healthcheck`` and the network baseline (``network_mode``, ``allowed_hosts`` and their checks
+    from :class:`~lancebench.task.harbor.PhaseNetwork`, the legacy ``allow_internet``). Raises
+    ``ValueError`` (a validation error) for a bad size string or a ``memory``/``memory_mb`` conflict."""
 
     build_timeout_sec: float = Field(900.0, gt=0)
     docker_image: str | None = None
@@ -112,8 +103,6 @@ class EnvironmentConfig(_Open):
     skills_dir: str | None = None
     healthcheck: Healthcheck | None = None
     workdir: str | None = None
-    network_mode: NetworkMode | None = None
-    allowed_hosts: list[str] | None = None
     allow_internet: bool | None = None
 
     @model_validator(mode="before")
@@ -140,16 +129,6 @@ class EnvironmentConfig(_Open):
             data.setdefault(f"{legacy}_mb", mb)
         return data
 
-    @field_validator("allowed_hosts")
-    @classmethod
-    def _hosts(cls, value: list[str] | None) -> list[str] | None:
-        return check_hosts(value)
-
-    @model_validator(mode="after")
-    def _mode(self):
-        if self.allowed_hosts is not None and self.network_mode != "allowlist":
-            raise ValueError('allowed_hosts needs network_mode = "allowlist"')
-        return self
 
 
 class Checkout(_Strict):
