@@ -25,6 +25,7 @@ from lancebench.results.store import read_results  # noqa: E402
 from lancebench.runner.executor import AgentRecipe  # noqa: E402
 from lancebench.runner.job import JobOptions, plan, run_job, write_job_config  # noqa: E402
 from lancebench.runner.ray_executor import RayExecutor, _pack_task, _record, _trial_task, worker_folder  # noqa: E402
+from lancebench.sandbox.fstree import remove_tree  # noqa: E402
 from lancebench.task.load import load_tasks  # noqa: E402
 from lancebench.task.model import TaskPaths  # noqa: E402
 
@@ -118,7 +119,7 @@ def test_worker_killed_mid_trial_is_rerun_not_lost(ray_cluster, tasks, tmp_path)
     calc_spec = next(t for t in todo if t.task.name == "calc")
     assert worker_folder(calc_spec).is_dir()  # what the killed worker left on its node; the pick one is gone
     assert not worker_folder(next(t for t in todo if t.task.name == "pick")).exists()
-    shutil.rmtree(worker_folder(calc_spec).parent)
+    assert remove_tree(worker_folder(calc_spec).parent) is None  # holds the killed sandbox's quota mount
 
     # the next run (in-process executor) reruns only the lost trial; every trial is recorded once
     again = JobOptions(**{**opts.__dict__, "executor": "local"})
