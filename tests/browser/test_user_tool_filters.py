@@ -1,6 +1,7 @@
 """The user tool's filter, end to end without a browser (fast): a verifier that writes, in the
 traced run, a leak of every kind next to legitimate trace files. Only the trace files reach the
-agent: no JUnit report, no reward, no symlink, no snapshot quoting the hidden test."""
+agent: no JUnit report, no reward, no symlink, no snapshot quoting the hidden test, no file that is not
+what its name claims (a PNG header alone is not an image)."""
 
 from __future__ import annotations
 
@@ -30,11 +31,13 @@ setup = "setup.sh"
 SETUP = "#!/bin/bash\nset -e\necho 'print(1)' > /app/app.py\n"
 HIDDEN_TEST = 'def test_total():\n    total = 41\n    assert total == 42, "the total must be 42 dollars exactly"\n'
 TEST_SH = r"""#!/bin/bash
+PNG_1PX=iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==
 mkdir -p /logs/verifier
 if [ -n "${LANCEBENCH_TRACE_DIR:-}" ]; then
   t=$LANCEBENCH_TRACE_DIR
   echo "step 0001 Page.goto('http://127.0.0.1:1/')" > "$t/actions.log"
-  printf '\x89PNG\r\n\x1a\n' > "$t/0001-goto.png"
+  echo "$PNG_1PX" | base64 -d > "$t/0001-goto.png"
+  printf '\x89PNG\r\n\x1a\n' > "$t/0006-click.png"
   echo "<html><body>fine</body></html>" > "$t/0001-goto.html"
   echo "<html><body>the total must be 42 dollars exactly</body></html>" > "$t/0002-click.html"
   cp /tests/test_hidden.py "$t/0003-click.html"
@@ -74,11 +77,11 @@ def test_only_trace_files_reach_the_agent(task_dir, tmp_path):
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     (trial,) = list(tmp_path.glob("*/trials/*"))
     log = (trial / "agent" / "script.log").read_text()
-    assert "exit=0" in log and "2 snapshot(s) withheld" in log, log
+    assert "exit=0" in log and "3 snapshot(s) withheld" in log, log
     files = log.split("== files\n")[1].split("== html")[0].split()
     assert files == ["0001-goto.html", "0001-goto.png", "actions.log"], log
     html = log.split("== html\n")[1]
     assert "fine" in html and "42 dollars" not in html and "def test_total" not in html
     records = [json.loads(x) for x in (trial / "agent" / "user_tool.jsonl").read_text().splitlines()]
-    assert records[0]["removed"] == ["0002-click.html", "0003-click.html"]
+    assert records[0]["removed"] == ["0002-click.html", "0003-click.html", "0006-click.png"]  # quoted; not a PNG
     assert (trial / "patch.diff").read_text() == ""

@@ -274,7 +274,8 @@ class UserToolService:
             shots = sum(f.endswith(".png") for f in files)
             doms = sum(f.endswith(".html") for f in files)
             record["outcome"] = "ok"
-            note = f" ({len(removed)} snapshot(s) withheld: they quoted the hidden test)" if removed else ""
+            note = (f" ({len(removed)} snapshot(s) withheld: they quoted the hidden test or were not what their names "
+                    "claim)") if removed else ""
             return True, (f"user-tool: the browser scenario was replayed against your current code.\n"
                           f"Output: {OUTPUT_FOLDER}/output_{n}/ (actions.log, {shots} screenshots as .png, "
                           f"{doms} page snapshots as .html){note}\n")
