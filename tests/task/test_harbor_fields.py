@@ -120,10 +120,15 @@ def test_environment_workdir_is_the_workdir(tmp_path):
 def test_validate_names_every_unsupported_field_and_only_those():
     reported = {line.split(" ")[0] for line in task_unsupported(load_task(EVERY))}
     assert reported == {
-        "artifacts", "steps[].artifacts", "steps[].agent.user",
+        "artifacts", "steps[].agent.user",
         "steps[].verifier.user", "verifier.network_mode", "verifier.allowed_hosts",
         "verifier.user", "verifier.collect", "agent.user", "environment.gpus", "environment.gpu_types",
         "environment.skills_dir", "environment.mcp_servers"}
+
+
+def test_only_artifacts_of_other_compose_services_are_unsupported():
+    (line,) = [x for x in task_unsupported(load_task(EVERY)) if x.startswith("artifacts ")]
+    assert "compose services ['db']" in line and "/app/out.txt" in line
 
 
 def test_unknown_harbor_key_is_named(tmp_path):

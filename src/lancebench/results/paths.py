@@ -10,7 +10,7 @@ from pathlib import Path
 class TrialPaths:
     """One trial's folder: ``result.json`` (written last, atomically), ``instruction.md``, ``patch.diff`` (as captured),
     ``agent/`` (agent logs, ``trajectory.json``), ``verifier/`` (one ``run-N/`` per verifier run:
-    test.sh output, JUnit, rewards)."""
+    test.sh output, JUnit, rewards), ``artifacts/`` (when the task lists artifacts)."""
 
     root: Path
 
@@ -43,6 +43,12 @@ class TrialPaths:
     @property
     def verifier(self) -> Path:
         return self.root / "verifier"
+
+    @property
+    def artifacts(self) -> Path:
+        """Harbor's artifacts of the trial (``manifest.json`` and the files collected); for a
+        multi-step task, per step under ``steps/<name>/artifacts/``."""
+        return self.root / "artifacts"
 
     @property
     def error_log(self) -> Path:

@@ -1,7 +1,8 @@
 """Multi-step tasks (Harbor's ``[[steps]]``): the steps run in order in one agent sandbox; after
 each, the work so far is captured and graded in a fresh sandbox with the step's tests laid over
 the shared ones; ``min_reward`` stops the later steps; the trial's rewards follow
-``multi_step_reward_strategy`` as Harbor 0.25 computes them (``harbor.trial.trial``):
+``multi_step_reward_strategy`` as Harbor 0.25 computes them; the artifacts of the task and of
+the step are collected after each step's capture into ``steps/<name>/artifacts/`` (``harbor.trial.trial``):
 
 - ``mean`` (the default): each key's mean over the steps that were graded, a key a step lacks
   counting 0 (steps stopped by a ``min_reward`` gate are not in the denominator);
@@ -24,7 +25,9 @@ from lancebench.grading.verifier import verify_patch
 from lancebench.results.models import Timings, TrialResult, Usage
 from lancebench.results.paths import TrialPaths
 from lancebench.runner.agent_phase import TrialInvalid, check_health, run_agent, trial_labels
+from lancebench.runner.artifacts import collect_artifacts
 from lancebench.sandbox.backend import Backend, PreparedEnvironment, task_limits
+from lancebench.task.artifacts import collection_set, declares_artifacts
 from lancebench.task.harbor import StepConfig
 from lancebench.task.model import Task
 from lancebench.task.settings import network_policy, phase_env
@@ -98,6 +101,9 @@ async def run_steps(spec, agent: Agent, backend: Backend, env: PreparedEnvironme
                 raise TrialInvalid(f"step {step.name}: {outcome.invalid_reason}")
             last = i == len(task.config.steps) - 1
             patch = await backend.capture(task, env, sandbox, spec.scratch / f"capture-{step.name}")
+            if declares_artifacts(task):
+                await collect_artifacts(sandbox, collection_set(task, step), paths.root / "steps" / step.name /
+                                        "artifacts", spec.scratch / f"artifacts-{step.name}")
             if not last:
                 await _resume(backend, sandbox)
             record = await _grade_step(spec, backend, env, patch, step, result)

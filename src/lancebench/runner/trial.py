@@ -3,7 +3,7 @@
 - prepare: :meth:`Backend.prepare` builds (or reuses) the task's environment;
 - agent: :func:`run_agent` runs the agent in a fresh sandbox (:func:`_agent_phase`);
 - capture: :func:`_capture` takes the patch (code tasks) or the answer (choice tasks) before that
-  sandbox stops;
+  sandbox stops, then the task's artifacts are collected (:mod:`lancebench.runner.artifacts`);
 - verify: :mod:`lancebench.grading.verifier` grades the work in fresh sandboxes and returns a
   :class:`~lancebench.grading.verifier.Verdict`;
 - record: :func:`_record` copies the verdict into the :class:`TrialResult` (written last);
@@ -29,9 +29,11 @@ from lancebench.results.models import Timings, TrialResult, Usage, utcnow
 from lancebench.results.store import atomic_write
 from lancebench.runner import progress
 from lancebench.runner.agent_phase import TrialInvalid, TrialSpec, check_health, run_agent, trial_labels
+from lancebench.runner.artifacts import collect_artifacts
 from lancebench.sandbox.backend import Backend, PreparedEnvironment, task_limits
 from lancebench.sandbox.base import Sandbox
 from lancebench.sandbox.fstree import remove_tree
+from lancebench.task.artifacts import collection_set, declares_artifacts
 from lancebench.task.model import Task
 from lancebench.task.settings import network_policy, phase_env
 
@@ -153,6 +155,8 @@ async def _agent_phase(spec: TrialSpec, agent: Agent, backend: Backend, env: Pre
         t0 = time.monotonic()
         progress.set_phase(spec.trial_id, "capture")
         work = await _capture(spec, backend, env, sandbox, outcome)
+        if task.kind == "code" and declares_artifacts(task):
+            await collect_artifacts(sandbox, collection_set(task), paths.artifacts, spec.scratch / "artifacts")
     finally:
         if user_tool:
             await user_tool.close()

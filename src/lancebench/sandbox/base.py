@@ -125,8 +125,10 @@ class Sandbox(Protocol):
         """Copy a host file or folder to ``dest`` inside the sandbox (parents created)."""
         ...
 
-    async def get(self, src: str, dest: Path) -> None:
-        """Copy a file or folder at ``src`` inside the sandbox to host path ``dest``."""
+    async def get(self, src: str, dest: Path, *, max_bytes: int | None = None) -> None:
+        """Copy a file or folder at ``src`` inside the sandbox to host path ``dest``; with
+        ``max_bytes``, raise :class:`~lancebench.errors.SandboxError` rather than copy more than
+        that many bytes of file contents (a folder may be copied in part; see the backend)."""
         ...
 
     async def stop(self) -> None: ...

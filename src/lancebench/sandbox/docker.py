@@ -50,6 +50,7 @@ KEEPER = ["sleep", "2147483647"]
 _GO_MODE_DIR = 1 << 31
 _GO_MODE_SYMLINK = 1 << 27
 _KILL_GRACE_SEC = 5.0
+_TAR_OVERHEAD = 1024 * 1024  # tar headers and padding beyond the files' bytes, for get(max_bytes=)
 
 _live: dict[str, DockerSandbox] = {}
 _live_lock = threading.Lock()
@@ -368,14 +369,15 @@ class DockerSandbox:
                 except docker.errors.APIError as exc:
                     raise SandboxError(f"put: docker could not copy {src} to {target} in {self.name}: {exc}") from exc
 
-    async def get(self, src: str, dest: Path) -> None:
+    async def get(self, src: str, dest: Path, *, max_bytes: int | None = None) -> None:
         """Copy ``src`` inside (file or folder) to host ``dest`` (a folder merges into an existing
         one); symbolic links inside are left out (never followed); files belong to the harness user.
-        Raises :class:`SandboxError` when ``src`` is missing or is itself a symlink."""
+        Raises :class:`SandboxError` when ``src`` is missing or is itself a symlink, or when its tar
+        stream passes ``max_bytes`` (nothing is copied then; the stream is not read further)."""
         self._require()
-        await asyncio.to_thread(self._get_sync, self._abs(src), Path(dest))
+        await asyncio.to_thread(self._get_sync, self._abs(src), Path(dest), max_bytes)
 
-    def _get_sync(self, src: PurePosixPath, dest: Path) -> None:
+    def _get_sync(self, src: PurePosixPath, dest: Path, max_bytes: int | None = None) -> None:
         docker = engine._import_docker()
         api = engine.client().api
         try:
@@ -399,6 +401,9 @@ class DockerSandbox:
                 try:
                     for chunk in chunks:
                         buf.write(chunk)
+                        if max_bytes is not None and buf.tell() > max_bytes + _TAR_OVERHEAD:
+                            getattr(chunks, "close", lambda: None)()
+                            raise SandboxError(f"{src} is larger than {max_bytes} bytes")
                 except docker.errors.APIError as exc:
                     raise SandboxError(f"get: the copy of {src} out of {self.name} broke: {exc}") from exc
                 buf.seek(0)

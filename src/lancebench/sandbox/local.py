@@ -25,7 +25,7 @@ from pathlib import Path, PurePosixPath
 from lancebench.errors import SandboxError
 from lancebench.sandbox.base import ExecResult, Mount, SandboxSpec
 from lancebench.sandbox.cgroups import CgroupSet
-from lancebench.sandbox.fstree import chown_tree, copy_file, copy_tree, remove_tree, write_notes
+from lancebench.sandbox.fstree import CopyBounds, chown_tree, copy_file, copy_tree, remove_tree, write_notes
 from lancebench.sandbox.output import CappedBuffer, drain
 
 INSIDE_UID = 1000
@@ -314,21 +314,25 @@ class LocalSandbox:
             os.lchown(parent, self.uid, self.uid)
             parent = parent.parent
 
-    async def get(self, src: str, dest: Path) -> None:
+    async def get(self, src: str, dest: Path, *, max_bytes: int | None = None) -> None:
         """Copy ``src`` inside to host ``dest``. Symbolic links inside a folder are left out (never followed);
         special files (FIFOs, sockets, devices), which could block the harness, are skipped; a
-        folder is copied within :class:`CopyBounds` (what is past them is left out and listed in
-        ``<dest>.copy-notes.txt``). Raises :class:`SandboxError` when ``src`` is
-        missing, a symlink or a special file."""
+        folder is copied within :class:`CopyBounds` (``max_bytes`` of file contents when given;
+        what is past them is left out and listed in ``<dest>.copy-notes.txt``). Raises
+        :class:`SandboxError` when ``src`` is missing, a symlink or a special file, or is a file
+        larger than ``max_bytes``."""
         source = self.host_path(src)
         if source.is_symlink() or not (source.is_dir() or source.is_file()):
             raise SandboxError(f"{src} is missing, a symlink or not a regular file in the sandbox")
         dest.parent.mkdir(parents=True, exist_ok=True)
         try:
             if source.is_dir():
-                notes = copy_tree(source, dest)
+                bounds = CopyBounds() if max_bytes is None else CopyBounds(max_bytes=max_bytes)
+                notes = copy_tree(source, dest, bounds)
                 write_notes(dest, notes)
             else:
+                if max_bytes is not None and source.lstat().st_size > max_bytes:
+                    raise SandboxError(f"{src} is larger than {max_bytes} bytes")
                 copy_file(source, dest)
         except OSError as exc:
             raise SandboxError(f"could not copy {src} out of the sandbox: {exc}") from exc

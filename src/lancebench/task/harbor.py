@@ -9,6 +9,7 @@ Harbor-only fields are kept as they are.
 from __future__ import annotations
 
 import re
+from pathlib import PurePosixPath
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -93,6 +94,59 @@ class Healthcheck(HarborTable):
     retries: int = Field(3, ge=1)
 
 
+_SERVICE = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9_.-]*$")
+MAIN_SERVICE = "main"
+
+
+class ArtifactConfig(HarborTable):
+    """One table entry of ``artifacts = [...]`` (a string entry is its ``source`` alone).
+
+    ``source`` is a path in the environment (relative: to the workdir); ``destination`` a path
+    relative to the trial's ``artifacts/`` (default: ``source`` without its leading ``/``);
+    ``exclude`` patterns left out of a folder (GNU tar ``--exclude`` semantics); ``service`` the
+    compose service (``main`` or unset: the agent's environment; lancebench has no other).
+    Checked as Harbor 0.25 checks them (``harbor.models.task.config.ArtifactConfig``): no ``..``
+    in either path, a relative destination with forward slashes that is not ``manifest.json``,
+    an absolute source for another service. Raises ``ValueError`` (a validation error)."""
+
+    source: str = Field(min_length=1)
+    destination: str | None = None
+    exclude: list[str] = Field(default_factory=list)
+    service: str | None = None
+
+    @field_validator("source")
+    @classmethod
+    def _source(cls, value: str) -> str:
+        if ".." in PurePosixPath(value).parts:
+            raise ValueError(f"artifact source {value!r} must not contain '..'")
+        return value
+
+    @field_validator("destination")
+    @classmethod
+    def _destination(cls, value: str | None) -> str | None:
+        if not value:
+            return None
+        path = PurePosixPath(value)
+        if "\\" in value or path.is_absolute() or ".." in path.parts:
+            raise ValueError(f"artifact destination {value!r} must be a relative path with '/' and no '..'")
+        if value.rstrip("/") == "manifest.json":
+            raise ValueError("artifact destination 'manifest.json' is reserved for the collection manifest")
+        return value
+
+    @field_validator("service")
+    @classmethod
+    def _service(cls, value: str | None) -> str | None:
+        if value is not None and not _SERVICE.match(value.strip()):
+            raise ValueError(f"artifact service {value!r} is not a compose service name")
+        return value.strip() if value is not None else None
+
+    @model_validator(mode="after")
+    def _sidecar_source(self):
+        if self.service not in (None, MAIN_SERVICE) and not self.source.startswith("/"):
+            raise ValueError(f"artifact source {self.source!r} of service {self.service!r} must be absolute")
+        return self
+
+
 class SolutionConfig(HarborTable):
     """``[solution]``: ``env`` for ``solution/solve.sh`` (``${VAR}`` filled from the host)."""
 
@@ -138,4 +192,4 @@ class StepConfig(HarborTable):
     verifier: StepVerifier = Field(default_factory=StepVerifier)
     min_reward: float | dict[str, float] | None = None
     healthcheck: Healthcheck | None = None
-    artifacts: list[str | dict[str, Any]] = Field(default_factory=list)
+    artifacts: list[str | ArtifactConfig] = Field(default_factory=list)

@@ -17,7 +17,15 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from lancebench.task.harbor import Healthcheck, PackageInfo, PhaseNetwork, SolutionConfig, StepConfig, parse_size_mb
+from lancebench.task.harbor import (
+    ArtifactConfig,
+    Healthcheck,
+    PackageInfo,
+    PhaseNetwork,
+    SolutionConfig,
+    StepConfig,
+    parse_size_mb,
+)
 
 # Paths of the repository that belong to the test runner: a patch's changes there are dropped
 # before grading (docs/architecture.md, "The life of a trial", step 4). Globs match repository-relative POSIX paths;
@@ -243,7 +251,7 @@ class TaskConfig(_Open):
     solution: SolutionConfig = Field(default_factory=SolutionConfig)
     multi_step_reward_strategy: Literal["mean", "final"] | None = None
     steps: list[StepConfig] | None = None
-    artifacts: list[str | dict] = Field(default_factory=list)
+    artifacts: list[str | ArtifactConfig] = Field(default_factory=list)
     lancebench: LancebenchConfig = Field(default_factory=LancebenchConfig)
 
     @model_validator(mode="before")

@@ -29,7 +29,19 @@ _NETWORK = _only((None, "no-network", "public"),
                  "network_mode allowlist is not supported yet (use public or no-network)")
 _HOSTS = _never("allowed_hosts needs network_mode allowlist, which is not supported yet")
 _USER = _never("lancebench runs the agent as an unprivileged user and the verifier as the image's user")
-_ARTIFACTS = _never("artifacts are not collected by lancebench (the trial keeps the patch and the logs)")
+
+
+def _artifacts(value: Any) -> str | None:
+    """Artifacts are collected from the agent's environment; one from another compose service
+    cannot be (lancebench runs one container)."""
+    others = sorted({str(e.get("service")) for e in value or [] if isinstance(e, dict)
+                     and e.get("service") not in (None, "main")})
+    if others:
+        return f"artifacts from compose services {others} are not collected (lancebench runs one container, main)"
+    return None
+
+
+_ARTIFACTS = _artifacts
 
 HARBOR_FIELDS: dict[str, Check | None] = {
     "version": None, "schema_version": None, "source": None, "metadata": None, "lancebench": None,

@@ -1,0 +1,190 @@
+"""Harbor artifacts (issue 14): the files a task lists are collected from the agent's environment
+after its work is captured, into ``<trial>/artifacts/`` (``steps/<name>/artifacts/`` per step)
+with Harbor's ``manifest.json``; the same files appear as under Harbor 0.25. What the environment
+holds is hostile: links are never followed, special files skipped, sizes bounded, odd names kept
+safe, a missing artifact recorded, never an error of the trial."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+from docker_support import BASE, docker_skip_reason
+from harbor_support import FIXTURES, copy_fixture, harbor_skip_reason, run_harbor, run_lancebench
+
+from lancebench.errors import TaskErrors
+from lancebench.runner.artifacts import collect_artifacts, tar_excluded
+from lancebench.sandbox.base import SandboxSpec
+from lancebench.sandbox.fstree import remove_tree, walk
+from lancebench.task import load_task
+from lancebench.task.harbor import ArtifactConfig
+
+TASK = FIXTURES / "artifacts"
+_DOCKER = docker_skip_reason()
+needs_docker = pytest.mark.skipif(_DOCKER is not None, reason=str(_DOCKER))
+
+# what the fixture's solve.sh leaves, as the task lists it (the link in /app/reports, the .tmp
+# file in /app/logs and /app/missing.txt are not collected)
+EXPECTED = {"logs/artifacts/note.txt": b"published\n", "app/out.txt": b"done\n", "reports/a.txt": b"a\n",
+            "reports/sub/b.txt": b"b\n", "app/logs/keep.log": b"keep\n"}
+
+
+def files_under(root: Path) -> dict[str, bytes]:
+    """Relative path -> bytes of every regular file below ``root``, manifest.json aside."""
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p, st, _ in walk(root)
+            if stat.S_ISREG(st.st_mode) and p.relative_to(root).as_posix() != "manifest.json"}
+
+
+def manifest_rows(root: Path) -> list[tuple]:
+    return [(e["source"], e["destination"], e["type"], e["status"], e["exclude"])
+            for e in json.loads((root / "manifest.json").read_text())]
+
+
+def trial_dir(jobs: Path, result: dict) -> Path:
+    (job,) = [d for d in jobs.iterdir() if d.is_dir()]
+    return job / "trials" / result["trial_id"]
+
+
+@needs_docker
+def test_listed_artifacts_land_in_the_trial_folder_with_harbors_manifest(tmp_path):
+    (r,) = run_lancebench(TASK, "oracle", tmp_path / "jobs")
+    assert r["status"] == "resolved", r
+    art = trial_dir(tmp_path / "jobs", r) / "artifacts"
+    assert files_under(art) == EXPECTED
+    assert manifest_rows(art) == [
+        ("/logs/artifacts", "artifacts/logs/artifacts", "directory", "ok", []),
+        ("/app/out.txt", "artifacts/app/out.txt", "file", "ok", []),
+        ("/app/reports", "artifacts/reports", "directory", "ok", []),
+        ("/app/logs", "artifacts/app/logs", "directory", "ok", ["*.tmp"]),
+        ("/app/missing.txt", "artifacts/app/missing.txt", "file", "failed", [])]
+    assert not any(stat.S_ISLNK(st.st_mode) for _p, st, _ in walk(art))  # the link to /etc/passwd is left out
+
+
+@needs_docker
+def test_nop_records_every_artifact_missing_and_still_grades(tmp_path):
+    (r,) = run_lancebench(TASK, "nop", tmp_path / "jobs")
+    assert (r["status"], r["rewards"]) == ("unresolved", {"reward": 0.0}), r
+    art = trial_dir(tmp_path / "jobs", r) / "artifacts"
+    assert files_under(art) == {}
+    assert [row[3] for row in manifest_rows(art)] == ["empty", "failed", "failed", "failed", "failed"]
+
+
+@needs_docker
+@pytest.mark.skipif(harbor_skip_reason() is not None, reason=str(harbor_skip_reason()))
+def test_harbor_collects_the_same_files(tmp_path):
+    (h,) = run_harbor(TASK, "oracle", tmp_path / "hjobs")
+    (r,) = run_lancebench(TASK, "oracle", tmp_path / "jobs")
+    (hjob,) = [d for d in (tmp_path / "hjobs").iterdir() if d.is_dir()]
+    harbor_art = hjob / h["trial_name"] / "artifacts"
+    ours = trial_dir(tmp_path / "jobs", r) / "artifacts"
+    assert files_under(harbor_art) == files_under(ours) == EXPECTED
+    assert manifest_rows(harbor_art) == manifest_rows(ours)
+
+
+@needs_docker
+def test_each_step_collects_the_tasks_and_its_own_artifacts(shared, tmp_path):
+    task = copy_fixture("two-step", shared)
+    toml = task / "task.toml"
+    text = toml.read_text().replace('schema_version = "1.4"', 'schema_version = "1.4"\nartifacts = ["/app/a.txt"]')
+    toml.write_text(text.replace('name = "two"', 'name = "two"\nartifacts = ["/app/b.txt"]'))
+    (r,) = run_lancebench(task, "oracle", tmp_path / "jobs")
+    steps = trial_dir(tmp_path / "jobs", r) / "steps"
+    assert files_under(steps / "one" / "artifacts") == {"app/a.txt": b"done\n"}
+    assert files_under(steps / "two" / "artifacts") == {"app/a.txt": b"done\n", "app/b.txt": b"done\n"}
+    assert not (trial_dir(tmp_path / "jobs", r) / "artifacts").exists()  # as in Harbor: per step only
+
+
+# the agent's side of the hostile case: links out, a FIFO, a file over the bound, odd names
+PLANT = r"""
+set -e
+cd /app
+mkdir -p logs
+ln -s /etc/passwd link.txt
+ln -s /etc linkdir
+echo small > logs/small.txt
+head -c 300000 /dev/zero > logs/big.bin
+head -c 300000 /dev/zero > big.bin
+mkfifo logs/pipe
+ln -s /etc/shadow logs/shadow
+printf nl > 'logs/new
+line.txt'
+printf ff > $'logs/\xff\xfe.txt'
+printf dash > logs/-rf
+(mkdir -p /logs && ln -s /etc /logs/artifacts) 2>/dev/null || true
+"""
+
+
+def _hostile_entries() -> list[ArtifactConfig]:
+    return [ArtifactConfig(source="/logs/artifacts"), ArtifactConfig(source="/app/link.txt"),
+            ArtifactConfig(source="/app/linkdir"), ArtifactConfig(source="/app/logs"),
+            ArtifactConfig(source="/app/big.bin"), ArtifactConfig(source="/app/logs/small.txt")]
+
+
+async def _plant_and_collect(box, dest: Path, scratch: Path) -> list[dict]:
+    await box.start()
+    try:
+        res = await box.exec(PLANT)
+        assert res.ok, res.output
+        return await collect_artifacts(box, _hostile_entries(), dest, scratch, max_bytes=100_000)
+    finally:
+        await box.stop()
+
+
+def _box(backend: str, shared: Path):
+    if backend == "local":
+        from lancebench.sandbox.local import LocalSandbox
+        return LocalSandbox(SandboxSpec(workdir="/app", workspace=shared / "ws"), root=shared / "root")
+    if _DOCKER is not None:
+        pytest.skip(_DOCKER)
+    from lancebench.sandbox.docker import DockerSandbox
+    return DockerSandbox(SandboxSpec(workdir="/app", image=BASE, labels={"job": "pytest-artifacts", "trial": "t"}))
+
+
+@pytest.mark.parametrize("backend", ["local", "docker"])
+def test_hostile_environment_links_fifos_sizes_and_odd_names(backend, shared):
+    dest = shared / "trial" / "artifacts"
+    try:
+        manifest = asyncio.run(_plant_and_collect(_box(backend, shared), dest, shared / "scratch"))
+    finally:
+        remove_tree(shared / "root")
+    status = {e["source"]: e["status"] for e in manifest}
+    assert status == {"/logs/artifacts": "empty", "/app/link.txt": "failed", "/app/linkdir": "failed",
+                      "/app/logs": "ok", "/app/big.bin": "failed", "/app/logs/small.txt": "skipped"}
+    # inside /app/logs: the links, the FIFO and the file past the bound are left out and said so
+    assert {os.fsdecode(p.relative_to(dest)) for p, st, _ in walk(dest) if stat.S_ISREG(st.st_mode)} == {
+        "manifest.json", "app/logs/small.txt", "app/logs/new\nline.txt", os.fsdecode(b"app/logs/\xff\xfe.txt"),
+        "app/logs/-rf"}
+    assert not any(stat.S_ISLNK(st.st_mode) or stat.S_ISFIFO(st.st_mode) for _p, st, _ in walk(shared / "trial"))
+    notes = " ".join(next(e for e in manifest if e["source"] == "/app/logs")["notes"])
+    assert "big.bin" in notes and "shadow" in notes
+    assert "larger than" in next(e for e in manifest if e["source"] == "/app/big.bin")["reason"]
+    assert not (shared / "scratch").exists() or not any((shared / "scratch").iterdir())
+
+
+@pytest.mark.parametrize("rel,pattern,hit", [("a.tmp", "*.tmp", True), ("sub/a.tmp", "*.tmp", True),
+                                             ("sub/a.txt", "*.tmp", False), ("x/sub/y", "sub/y", True),
+                                             ("sub", "sub", True), ("subway/y", "sub", False)])
+def test_exclude_patterns_follow_gnu_tar(rel, pattern, hit):
+    # GNU tar --exclude defaults: unanchored (any tail at a component), '*' matches '/'
+    assert tar_excluded(rel, pattern) is hit
+
+
+@pytest.mark.parametrize("entry,word", [('{ source = "/app/../etc/passwd" }', "'..'"),
+                                        ('{ source = "/app/x", destination = "../x" }', "relative path"),
+                                        ('{ source = "/app/x", destination = "/abs" }', "relative path"),
+                                        ('{ source = "/app/x", destination = "manifest.json" }', "reserved"),
+                                        ('{ source = "rel", service = "db" }', "must be absolute")])
+def test_bad_artifact_entries_are_load_errors_naming_the_file(tmp_path, entry, word):
+    import shutil
+    d = tmp_path / "t"
+    shutil.copytree(TASK, d)
+    toml = d / "task.toml"
+    text = toml.read_text()
+    toml.write_text(text.replace('  "/app/missing.txt",\n', f"  {entry},\n"))
+    with pytest.raises(TaskErrors) as exc:
+        load_task(d)
+    assert str(toml) in str(exc.value) and word in str(exc.value) and "artifacts" in str(exc.value)
