@@ -27,10 +27,11 @@ TASK = FIXTURES / "artifacts"
 _DOCKER = docker_skip_reason()
 needs_docker = pytest.mark.skipif(_DOCKER is not None, reason=str(_DOCKER))
 
-# what the fixture's solve.sh leaves, as the task lists it (the link in /app/reports, the .tmp
-# file in /app/logs and /app/missing.txt are not collected)
+# what the fixture's solve.sh and its collect hook leave, as the task lists it (the link in
+# /app/reports, the .tmp file in /app/logs and /app/missing.txt are not collected)
 EXPECTED = {"logs/artifacts/note.txt": b"published\n", "app/out.txt": b"done\n", "reports/a.txt": b"a\n",
-            "reports/sub/b.txt": b"b\n", "app/logs/keep.log": b"keep\n"}
+            "reports/sub/b.txt": b"b\n", "app/logs/keep.log": b"keep\n",
+            "logs/artifacts/listing.txt": b"base.txt\nlogs\nout.txt\nreports\n", "app/hooked.txt": b"hooked\n"}
 
 
 def files_under(root: Path) -> dict[str, bytes]:
@@ -60,8 +61,14 @@ def test_listed_artifacts_land_in_the_trial_folder_with_harbors_manifest(tmp_pat
         ("/app/out.txt", "artifacts/app/out.txt", "file", "ok", []),
         ("/app/reports", "artifacts/reports", "directory", "ok", []),
         ("/app/logs", "artifacts/app/logs", "directory", "ok", ["*.tmp"]),
-        ("/app/missing.txt", "artifacts/app/missing.txt", "file", "failed", [])]
+        ("/app/missing.txt", "artifacts/app/missing.txt", "file", "failed", []),
+        ("/app/hooked.txt", "artifacts/app/hooked.txt", "file", "ok", [])]
     assert not any(stat.S_ISLNK(st.st_mode) for _p, st, _ in walk(art))  # the link to /etc/passwd is left out
+    # the hook ran after the capture: its file is an artifact, never the agent's work
+    (hook,) = json.loads((art.parent / "collect-hooks.json").read_text())
+    assert (hook["exit_code"], hook["timed_out"]) == (0, False), hook
+    patch = (art.parent / "patch.diff").read_text()
+    assert "out.txt" in patch and "hooked.txt" not in patch
 
 
 @needs_docker
@@ -69,8 +76,8 @@ def test_nop_records_every_artifact_missing_and_still_grades(tmp_path):
     (r,) = run_lancebench(TASK, "nop", tmp_path / "jobs")
     assert (r["status"], r["rewards"]) == ("unresolved", {"reward": 0.0}), r
     art = trial_dir(tmp_path / "jobs", r) / "artifacts"
-    assert files_under(art) == {}
-    assert [row[3] for row in manifest_rows(art)] == ["empty", "failed", "failed", "failed", "failed"]
+    assert files_under(art) == {"logs/artifacts/listing.txt": b"base.txt\n", "app/hooked.txt": b"hooked\n"}
+    assert [row[3] for row in manifest_rows(art)] == ["ok", "failed", "failed", "failed", "failed", "ok"]
 
 
 @needs_docker
@@ -188,3 +195,44 @@ def test_bad_artifact_entries_are_load_errors_naming_the_file(tmp_path, entry, w
     with pytest.raises(TaskErrors) as exc:
         load_task(d)
     assert str(toml) in str(exc.value) and word in str(exc.value) and "artifacts" in str(exc.value)
+
+
+def test_collect_hooks_are_best_effort_bounded_and_recorded(shared):
+    from lancebench.runner.artifacts import run_hooks
+    from lancebench.sandbox.local import LocalSandbox
+    from lancebench.task.harbor import CollectHook
+    hooks = [CollectHook(command="echo $GREETING; exit 3"), CollectHook(command="sleep 30", timeout_sec=0.5),
+             CollectHook(command="touch /app/x", service="db"), CollectHook(command="echo after")]
+
+    async def go():
+        box = LocalSandbox(SandboxSpec(workdir="/app", workspace=shared / "ws"), root=shared / "root")
+        await box.start()
+        try:
+            return await run_hooks(box, hooks, {"GREETING": "hi"})
+        finally:
+            await box.stop()
+    try:
+        failed, slow, other, after = asyncio.run(go())
+    finally:
+        remove_tree(shared / "root")
+    assert (failed["exit_code"], failed["output"].strip()) == (3, "hi")
+    assert (slow["exit_code"], slow["timed_out"]) == (None, True)
+    assert "one container" in other["skipped"] and not (shared / "ws" / "x").exists()
+    assert (after["exit_code"], after["output"]) == (0, "after\n")  # a failing hook stops nothing
+
+
+@needs_docker
+def test_a_hook_runs_as_its_user_on_docker(shared):
+    from lancebench.runner.artifacts import run_hooks
+    from lancebench.task.harbor import CollectHook
+
+    async def go():
+        box = _box("docker", shared)
+        await box.start()
+        try:
+            return await run_hooks(box, [CollectHook(command="id -un", user="nobody"), CollectHook(command="id -un")],
+                                   {})
+        finally:
+            await box.stop()
+    nobody, default = asyncio.run(go())
+    assert (nobody["output"].strip(), default["output"].strip()) == ("nobody", "root")

@@ -126,9 +126,12 @@ def test_validate_names_every_unsupported_field_and_only_those():
         "environment.skills_dir", "environment.mcp_servers"}
 
 
-def test_only_artifacts_of_other_compose_services_are_unsupported():
-    (line,) = [x for x in task_unsupported(load_task(EVERY)) if x.startswith("artifacts ")]
-    assert "compose services ['db']" in line and "/app/out.txt" in line
+def test_only_artifacts_and_hooks_of_other_compose_services_are_unsupported():
+    lines = task_unsupported(load_task(EVERY))
+    (artifacts,) = [x for x in lines if x.startswith("artifacts ")]
+    assert "compose services ['db']" in artifacts and "/app/out.txt" in artifacts
+    (hooks,) = [x for x in lines if x.startswith("verifier.collect ")]
+    assert "compose services ['db']" in hooks and "are not run" in hooks
 
 
 def test_unknown_harbor_key_is_named(tmp_path):

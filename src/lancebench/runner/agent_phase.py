@@ -85,3 +85,11 @@ def usage_from_trajectory(path: Path) -> Usage:
         return read_trajectory(path).usage() if path.is_file() else Usage()
     except (LancebenchError, ValueError, OSError):
         return Usage()
+
+
+async def resume_sandbox(backend: object, sandbox: Sandbox) -> None:
+    """Make the agent's sandbox usable again after a capture ended its processes (docker: the
+    container is started again, its files stay; local: nothing to do)."""
+    resume = getattr(backend, "resume", None)
+    if resume is not None:
+        await resume(sandbox)

@@ -1,9 +1,13 @@
-"""Collecting a trial's artifacts (Harbor's ``artifacts = [...]`` and ``[[steps]].artifacts``).
+"""Collecting a trial's artifacts (Harbor's ``artifacts = [...]`` and ``[[steps]].artifacts``)
+after its collect hooks (``[[verifier.collect]]``, a step's too) have run.
 
 When: after the agent's work is captured (every process of the agent's sandbox has ended, so
-nothing can change a file while it is copied) and before the sandbox is removed; for a
-multi-step task after each step's capture. Where from: the agent's sandbox (Harbor's ``main``
-service; lancebench runs no other). Where to: ``<trial>/artifacts/`` (``steps/<name>/artifacts/``
+nothing can change a file while it is copied, and what a hook writes never enters the patch)
+and before the sandbox is removed; for a multi-step task after each step's capture. Harbor runs
+the hooks and collects in the same place of its flow: after the agent, before the verifier.
+Where from: the agent's sandbox (Harbor's ``main`` service; lancebench runs no other); a hook
+runs with the agent phase's environment variables (never the verifier's), as its ``user`` on
+docker (the local sandbox has one user). Where to: ``<trial>/artifacts/`` (``steps/<name>/artifacts/``
 per step), each entry at :func:`lancebench.task.artifacts.host_relpath`, and ``manifest.json``
 beside them in Harbor 0.25's format (``source``, ``destination``, ``type``, ``status`` one of
 ``ok``/``failed``/``empty``/``skipped``, ``service``, ``exclude``) plus ``reason`` and ``notes``
@@ -25,13 +29,53 @@ from pathlib import Path, PurePosixPath
 
 from lancebench.errors import SandboxError
 from lancebench.results.store import atomic_write
+from lancebench.runner.agent_phase import resume_sandbox
 from lancebench.sandbox.base import Sandbox
 from lancebench.sandbox.fstree import CopyBounds, copy_file, copy_tree, notes_path, remove_tree, walk
-from lancebench.task.artifacts import CONVENTION_SOURCE, host_relpath, is_main, overlaps
-from lancebench.task.harbor import ArtifactConfig
+from lancebench.task.artifacts import CONVENTION_SOURCE, collection_set, hooks_for, host_relpath, is_main, overlaps
+from lancebench.task.harbor import MAIN_SERVICE, ArtifactConfig, CollectHook, StepConfig
+from lancebench.task.model import Task
+from lancebench.task.settings import phase_env
 
 MAX_BYTES = 256 * 1024 * 1024  # file contents copied by one collection pass, all entries together
 _MAX_NOTES = 50
+_HOOK_OUTPUT = 2000  # characters of a hook's output kept in collect-hooks.json (the tail)
+
+
+async def collect(task: Task, step: StepConfig | None, sandbox: Sandbox, backend: object, root: Path,
+                  scratch: Path) -> list[dict]:
+    """One collection pass of a trial (``step`` None) or of a step, into ``root`` (the trial's or
+    the step's folder): the collect hooks (:func:`run_hooks`, their outcomes in
+    ``root/collect-hooks.json``), then the artifacts (:func:`collect_artifacts` into
+    ``root/artifacts``). The agent's work has been captured; a backend whose capture stopped the
+    sandbox (docker) starts it again for the hooks (its files stay). Returns the manifest."""
+    hooks = hooks_for(task, step)
+    if hooks:
+        await resume_sandbox(backend, sandbox)
+        outcomes = await run_hooks(sandbox, hooks, phase_env(task, "agent"))
+        atomic_write(root / "collect-hooks.json", json.dumps(outcomes, indent=2))
+    return await collect_artifacts(sandbox, collection_set(task, step), root / "artifacts", scratch)
+
+
+async def run_hooks(sandbox: Sandbox, hooks: list[CollectHook], env: dict[str, str]) -> list[dict]:
+    """Run each hook in ``sandbox`` with ``env``, best effort as in Harbor (a failure is recorded,
+    never raised); a hook of another compose service is skipped. Returns one record per hook:
+    ``command``, ``service``, ``user``, ``exit_code`` (None: timed out or not started),
+    ``timed_out``, ``output`` (its tail), ``skipped`` (why not run) or ``error``."""
+    records = []
+    for hook in hooks:
+        record: dict = {"command": hook.command, "service": hook.service, "user": hook.user}
+        if hook.service != MAIN_SERVICE:
+            record["skipped"] = f"service {hook.service!r}: lancebench runs the task in one container (main)"
+        else:
+            try:
+                res = await sandbox.exec(hook.command, env=env, timeout=hook.timeout_sec,
+                                         user=None if hook.user is None else str(hook.user))
+                record.update(exit_code=res.exit_code, timed_out=res.timed_out, output=res.output[-_HOOK_OUTPUT:])
+            except SandboxError as exc:
+                record["error"] = str(exc)[:_HOOK_OUTPUT]
+        records.append(record)
+    return records
 
 
 async def collect_artifacts(sandbox: Sandbox, entries: list[ArtifactConfig], dest: Path, scratch: Path, *,

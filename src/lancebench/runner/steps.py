@@ -24,10 +24,10 @@ from lancebench.grading.outcome import main_reward
 from lancebench.grading.verifier import verify_patch
 from lancebench.results.models import Timings, TrialResult, Usage
 from lancebench.results.paths import TrialPaths
-from lancebench.runner.agent_phase import TrialInvalid, check_health, run_agent, trial_labels
-from lancebench.runner.artifacts import collect_artifacts
+from lancebench.runner.agent_phase import TrialInvalid, check_health, resume_sandbox, run_agent, trial_labels
+from lancebench.runner.artifacts import collect
 from lancebench.sandbox.backend import Backend, PreparedEnvironment, task_limits
-from lancebench.task.artifacts import collection_set, declares_artifacts
+from lancebench.task.artifacts import declares_artifacts
 from lancebench.task.harbor import StepConfig
 from lancebench.task.model import Task
 from lancebench.task.settings import network_policy, phase_env
@@ -102,10 +102,10 @@ async def run_steps(spec, agent: Agent, backend: Backend, env: PreparedEnvironme
             last = i == len(task.config.steps) - 1
             patch = await backend.capture(task, env, sandbox, spec.scratch / f"capture-{step.name}")
             if declares_artifacts(task):
-                await collect_artifacts(sandbox, collection_set(task, step), paths.root / "steps" / step.name /
-                                        "artifacts", spec.scratch / f"artifacts-{step.name}")
+                await collect(task, step, sandbox, backend, paths.root / "steps" / step.name,
+                              spec.scratch / f"artifacts-{step.name}")
             if not last:
-                await _resume(backend, sandbox)
+                await resume_sandbox(backend, sandbox)
             record = await _grade_step(spec, backend, env, patch, step, result)
             record["agent_exit"] = outcome.exit
             result.steps.append(record)
@@ -142,10 +142,3 @@ async def _grade_step(spec, backend: Backend, env: PreparedEnvironment, patch: s
     result.patch_applied = verdict.patch_applied
     return {"name": step.name, "status": verdict.status, "rewards": dict(verdict.rewards), "reason": verdict.reason}
 
-
-async def _resume(backend: Backend, sandbox) -> None:
-    """Make the agent sandbox usable again after a capture ended its processes (docker: the
-    container is started again; its files stay)."""
-    resume = getattr(backend, "resume", None)
-    if resume is not None:
-        await resume(sandbox)

@@ -29,11 +29,11 @@ from lancebench.results.models import Timings, TrialResult, Usage, utcnow
 from lancebench.results.store import atomic_write
 from lancebench.runner import progress
 from lancebench.runner.agent_phase import TrialInvalid, TrialSpec, check_health, run_agent, trial_labels
-from lancebench.runner.artifacts import collect_artifacts
+from lancebench.runner.artifacts import collect
 from lancebench.sandbox.backend import Backend, PreparedEnvironment, task_limits
 from lancebench.sandbox.base import Sandbox
 from lancebench.sandbox.fstree import remove_tree
-from lancebench.task.artifacts import collection_set, declares_artifacts
+from lancebench.task.artifacts import declares_artifacts
 from lancebench.task.model import Task
 from lancebench.task.settings import network_policy, phase_env
 
@@ -156,7 +156,7 @@ async def _agent_phase(spec: TrialSpec, agent: Agent, backend: Backend, env: Pre
         progress.set_phase(spec.trial_id, "capture")
         work = await _capture(spec, backend, env, sandbox, outcome)
         if task.kind == "code" and declares_artifacts(task):
-            await collect_artifacts(sandbox, collection_set(task), paths.artifacts, spec.scratch / "artifacts")
+            await collect(task, None, sandbox, backend, paths.root, spec.scratch / "artifacts")
     finally:
         if user_tool:
             await user_tool.close()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
-from lancebench.task.harbor import MAIN_SERVICE, ArtifactConfig, StepConfig
+from lancebench.task.harbor import MAIN_SERVICE, ArtifactConfig, CollectHook, StepConfig
 from lancebench.task.model import Task
 
 #: Harbor's conventional folder where an agent publishes files (``EnvironmentPaths.artifacts_dir``).
@@ -29,8 +29,17 @@ def is_main(entry: ArtifactConfig) -> bool:
 
 
 def declares_artifacts(task: Task) -> bool:
-    """The task (or one of its steps) lists artifacts: only then does a trial collect any."""
-    return bool(task.config.artifacts) or any(s.artifacts for s in task.config.steps or [])
+    """The task (or one of its steps) lists artifacts or collect hooks: only then does a trial
+    collect any (Harbor's publish folder alone is not collected for a task that lists none)."""
+    steps = task.config.steps or []
+    return bool(task.config.artifacts or task.config.verifier.collect) or any(
+        s.artifacts or s.verifier.collect for s in steps)
+
+
+def hooks_for(task: Task, step: StepConfig | None = None) -> list[CollectHook]:
+    """The collect hooks of one collection pass: the task's ``[[verifier.collect]]``, then the
+    step's, in order (Harbor's ``Trial._collect_hooks_for``)."""
+    return [*task.config.verifier.collect, *(step.verifier.collect if step is not None else [])]
 
 
 def collection_set(task: Task, step: StepConfig | None = None) -> list[ArtifactConfig]:

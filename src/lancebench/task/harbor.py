@@ -147,6 +147,25 @@ class ArtifactConfig(HarborTable):
         return self
 
 
+class CollectHook(HarborTable):
+    """One ``[[verifier.collect]]`` (or a step's): ``command`` run in ``service`` (``main``: the
+    agent's environment, the only one lancebench has) after the agent's work is captured and
+    before the artifacts are collected, bounded by ``timeout_sec`` (seconds), as ``user`` (the
+    environment's default when unset). Its failure never changes the trial."""
+
+    command: str
+    service: str = MAIN_SERVICE
+    timeout_sec: float = Field(60.0, gt=0)
+    user: str | int | None = None
+
+    @field_validator("service")
+    @classmethod
+    def _service(cls, value: str) -> str:
+        if not _SERVICE.match(value.strip()):
+            raise ValueError(f"collect hook service {value!r} is not a compose service name")
+        return value.strip()
+
+
 class SolutionConfig(HarborTable):
     """``[solution]``: ``env`` for ``solution/solve.sh`` (``${VAR}`` filled from the host)."""
 
@@ -179,7 +198,7 @@ class StepVerifier(PhaseNetwork):
     user: str | int | None = None
     environment_mode: Literal["shared", "separate"] | None = None
     environment: dict[str, Any] | None = None
-    collect: list[dict[str, Any]] = Field(default_factory=list)
+    collect: list[CollectHook] = Field(default_factory=list)
 
 
 class StepConfig(HarborTable):

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from lancebench.task.harbor import (
     ArtifactConfig,
+    CollectHook,
     Healthcheck,
     PackageInfo,
     PhaseNetwork,
@@ -69,15 +70,16 @@ class _Open(BaseModel):
 class VerifierConfig(PhaseNetwork):
     """Harbor ``[verifier]``: ``timeout_sec`` (seconds) for ``tests/test.sh``; ``env`` passed to it
     (``${VAR}`` / ``${VAR:-default}`` filled from the host); an explicit ``network_mode`` for the
-    grading sandbox. ``user``, ``environment_mode``, ``environment`` and ``collect`` are Harbor's
-    and not acted on (``tasks validate`` names them)."""
+    grading sandbox; ``collect`` hooks run before the artifacts are collected
+    (:mod:`lancebench.runner.artifacts`). ``user``, ``environment_mode`` and ``environment`` are
+    Harbor's (``tasks validate`` names what is not acted on)."""
 
     timeout_sec: float = Field(600.0, gt=0)
     env: dict[str, str] = Field(default_factory=dict)
     user: str | int | None = None
     environment_mode: Literal["shared", "separate"] | None = None
     environment: dict | None = None
-    collect: list[dict] = Field(default_factory=list)
+    collect: list[CollectHook] = Field(default_factory=list)
 
 
 class AgentConfig(PhaseNetwork):

@@ -43,6 +43,15 @@ def _artifacts(value: Any) -> str | None:
 
 _ARTIFACTS = _artifacts
 
+
+def _collect(value: Any) -> str | None:
+    """Collect hooks run in the agent's environment; one for another compose service cannot."""
+    others = sorted({str(h.get("service")) for h in value or [] if isinstance(h, dict)
+                     and h.get("service", "main") != "main"})
+    if others:
+        return f"collect hooks in compose services {others} are not run (lancebench runs one container, main)"
+    return None
+
 HARBOR_FIELDS: dict[str, Check | None] = {
     "version": None, "schema_version": None, "source": None, "metadata": None, "lancebench": None,
     "task": None, "task.name": None, "task.version": None, "task.description": None, "task.authors": None,
@@ -52,7 +61,7 @@ HARBOR_FIELDS: dict[str, Check | None] = {
     "verifier.environment_mode": _only((None, "separate"),
                                        "'shared' is not supported: lancebench always grades in a fresh sandbox"),
     "verifier.environment": _never("a separate verifier environment is not supported (grading uses the task's)"),
-    "verifier.collect": _never("collect hooks are not supported"),
+    "verifier.collect": _collect,
     "agent": None, "agent.timeout_sec": None, "agent.network_mode": _NETWORK, "agent.allowed_hosts": _HOSTS,
     "agent.user": _USER,
     "environment": None, "environment.build_timeout_sec": None, "environment.docker_image": None,
@@ -78,7 +87,7 @@ HARBOR_FIELDS: dict[str, Check | None] = {
     "steps[].verifier.network_mode": _NETWORK, "steps[].verifier.allowed_hosts": _HOSTS, "steps[].verifier.user": _USER,
     "steps[].verifier.environment_mode": _only((None, "separate"), "'shared' is not supported"),
     "steps[].verifier.environment": _never("a separate verifier environment is not supported"),
-    "steps[].verifier.collect": _never("collect hooks are not supported"),
+    "steps[].verifier.collect": _collect,
 }
 
 # tables whose keys are free-form (not fields): their inside is not checked here
