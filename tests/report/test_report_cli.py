@@ -172,3 +172,24 @@ def test_by_variant_falls_back_to_kind_and_missing_values_are_named(cli, tmp_pat
     rows = json.loads(cli(job, "--format", "json", "--by", "split", "--bootstrap", "20").stdout)["rows"]
     assert [(r["by_value"], r["pass_at_1"]) for r in rows] == [("(all)", pytest.approx(2 / 3)),
                                                                ("private", 1.0), ("public", 0.5)]
+
+
+def test_show_groups_like_report_two_datasets_one_job(cli, tmp_path, trial, job_writer):
+    # regression: show grouped by TrialConfig.label() (no dataset) and pooled two datasets that
+    # report and the HTML keep apart (TrialResult.configuration())
+    from lancebench.commands.show import show
+    from lancebench.results.models import TrialConfig
+    config = TrialConfig(agent="mini", model="m1")
+    rs = [trial("t1", "resolved", dataset="mini", config=config, job="jd"),
+          trial("t2", "unresolved", dataset="mini", config=config, job="jd"),
+          trial("s1", "resolved", dataset="swelancer", config=config, job="jd")]
+    job = job_writer(tmp_path, "jd", rs)
+    app = typer.Typer(pretty_exceptions_enable=False)
+    app.command()(show)
+    res = CliRunner().invoke(app, [str(job), "--json"])
+    assert res.exit_code == 0, res.output
+    shown = {c["config"]: (c["summary"]["trials"], c["summary"]["resolved"])
+             for c in json.loads(res.stdout)["configurations"]}
+    assert shown == {"mini m1 on mini": (2, 1), "mini m1 on swelancer": (1, 1)}
+    report = json.loads(cli(job, "--format", "json", "--bootstrap", "50").stdout)
+    assert sorted((r["dataset"], r["trials"]) for r in report["rows"]) == [("mini", 2), ("swelancer", 1)]

@@ -99,12 +99,27 @@ def _one_summary(results: list[TrialResult]) -> dict:
     return summary
 
 
+def config_label(r: TrialResult) -> str:
+    """How ``show`` names the configuration of ``r``: :meth:`TrialConfig.label` (or
+    :data:`UNRECORDED`), and the dataset when there is one."""
+    base = r.config.label() if r.config else UNRECORDED
+    return f"{base} on {r.dataset}" if r.dataset else base
+
+
 def by_config(results: list[TrialResult]) -> dict[str, list[TrialResult]]:
-    """Trials grouped by configuration label (first-seen order); results without a recorded
-    configuration form one group labelled :data:`UNRECORDED`."""
-    groups: dict[str, list[TrialResult]] = {}
+    """Trials grouped by :meth:`TrialResult.configuration` (agent, model, dataset, settings: the
+    key ``report`` and the HTML report pool by), first-seen order, each group named by
+    :func:`config_label`; results without a recorded configuration are grouped by agent, model
+    and dataset, labelled with :data:`UNRECORDED`."""
+    keyed: dict[tuple, list[TrialResult]] = {}
     for r in results:
-        groups.setdefault(r.config.label() if r.config else UNRECORDED, []).append(r)
+        keyed.setdefault(r.configuration(), []).append(r)
+    groups: dict[str, list[TrialResult]] = {}
+    for rs in keyed.values():
+        label = config_label(rs[0])
+        if label in groups:  # unrecorded results of different agents or models
+            label = f"{label} ({rs[0].agent}{' ' + rs[0].model if rs[0].model else ''})"
+        groups[label] = rs
     return groups
 
 
