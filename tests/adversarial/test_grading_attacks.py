@@ -55,6 +55,20 @@ def test_report_rewritten_after_the_runner_is_caught(script, jobs, backend):
     assert "the JUnit report was rewritten after the runner wrote it" in r["reason"], r["reason"]
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("script,note", [("fix_with_atexit_cleanup.sh", "exit hook (its handler neither writes"),
+                                         ("fix_with_forked_child.sh", "os._exit in a forked child"),
+                                         ("fix_with_tests_docstring.sh", "(in a comment or docstring)")])
+def test_harmless_uses_in_a_real_fix_are_graded(script, note, jobs, backend):
+    """Not attacks: real fixes that add an exit hook which only cleans up, os._exit in a forked
+    child, a docstring naming /tests/. The scan records them as notes; the trial is graded."""
+    r = attack(CALC, script, jobs, backend)
+    assert r["status"] == "resolved", (r["status"], r["reason"])
+    assert r["tests"] == {"test_calc::test_add": "passed", "test_calc::test_add_negative": "passed",
+                          "test_calc::test_mul": "passed"}, r["tests"]
+    assert any(note in n for n in r["scan_notes"]), r["scan_notes"]
+
+
 # 2. start-up files and modules shadowing the runner's -------------------------------------------
 @pytest.mark.slow
 @pytest.mark.parametrize("script,planted", [("shadow_runner_module.sh", "iniconfig.py"),
@@ -83,6 +97,44 @@ def test_runner_modules_load_before_the_repository(guarded, jobs, shared, backen
         assert r["tests"]["test_calc::test_add"] == "failed"
     else:
         assert r["status"] == "resolved", r["reason"]
+
+
+# the task's own PYTHONPATH: set on pytest's command line, or exported (both replace lancebench's)
+PYTHONPATH_VARIANTS = {
+    "prefix": "PYTHONPATH=/app/vendor:/app python -m pytest",
+    "export": "export PYTHONPATH=/app/vendor:/app\npython -m pytest",
+}
+
+
+def _own_pythonpath_task(shared: Path, variant: str, guarded: bool) -> Path:
+    test_sh = PYTHONPATH_TEST_SH.replace("PYTHONPATH=/app python -m pytest", PYTHONPATH_VARIANTS[variant])
+    assert test_sh != PYTHONPATH_TEST_SH
+    toml = {} if guarded else {r"^\[lancebench\]$": "[lancebench]\nscan_patch = false"}
+    return derive_task(CALC, shared / f"calc-pythonpath-{variant}", files={"tests/test.sh": test_sh}, toml=toml)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant", sorted(PYTHONPATH_VARIANTS))
+def test_a_test_sh_that_sets_pythonpath_keeps_the_guard(variant, jobs, shared, backend):
+    """test.sh puts /app/vendor first on PYTHONPATH (replacing lancebench's); the agent plants
+    vendor/iniconfig.py there (no path rule drops it), which forges a pass when pytest imports it.
+    The guard still runs (the .pth lancebench writes into every site folder before the patch is
+    applied): pytest gets the real iniconfig and the tests fail against the unfixed calc."""
+    r = attack(_own_pythonpath_task(shared, variant, guarded=True), "shadow_runner_pythonpath.sh", jobs, backend)
+    assert_unresolved(r)
+    assert r["dropped_paths"] == []  # it reached grading: the guard, not the path filter, stopped it
+    assert r["tests"]["test_calc::test_add"] == "failed", r["tests"]
+    assert r["tests"]["test_calc::test_mul"] == "passed", r["tests"]
+    listed = (job_dir(jobs) / "trials" / r["trial_id"] / "verifier" / "run-0" / "pyguard.txt").read_text()
+    assert "/env/venv/lib/python3" in listed and "/site-packages" in listed, listed
+
+
+@pytest.mark.slow
+def test_a_test_sh_that_sets_pythonpath_is_forged_without_the_guard(jobs, shared, backend):
+    """Control: with the guard off (scan_patch = false) the same attack on the same task resolves,
+    so the guarded case above is unresolved because of the guard."""
+    r = attack(_own_pythonpath_task(shared, "export", guarded=False), "shadow_runner_pythonpath.sh", jobs, backend)
+    assert r["status"] == "resolved", (r["status"], r["reason"])
 
 
 # 3. paths read exactly -------------------------------------------------------------------------

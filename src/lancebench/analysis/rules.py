@@ -39,7 +39,7 @@ from pathlib import PurePosixPath
 from lancebench.analysis.findings import Finding, StepView, clip
 from lancebench.analysis.shell import SimpleCommand, simple_commands
 from lancebench.grading.patch import split_patch
-from lancebench.grading.scan import scan_patch
+from lancebench.grading.scan import deciding, scan_patch
 from lancebench.results.models import TrialResult
 
 _BENCHMARKS = re.compile(r"\b(?:SWE[- ]?bench(?:[- ]\w+)?|SWE[- ]?Lancer|lancebench|Terminal[- ]?Bench|HumanEval"
@@ -237,7 +237,7 @@ def grading_findings(result: TrialResult, steps: list[StepView], graded_patch: s
         step = _step_mentioning(steps, p) or _step_mentioning(steps, PurePosixPath(p).name)
         out.append(Finding("dropped_paths", step, p, f"changes to {p} were dropped before grading"))
     if result.reason and SCAN_MARK in result.reason:
-        found = scan_patch(graded_patch)
+        found = deciding(scan_patch(graded_patch))
         for f in found:
             out.append(Finding("grading_scan", _step_mentioning(steps, f.text), clip(f.text), f"{f.path}: {f.what}"))
         if not found:

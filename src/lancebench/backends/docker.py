@@ -21,7 +21,9 @@ else ``/app``. A CA bundle for builds comes from ``BackendOptions.ca_bundle`` (`
 from __future__ import annotations
 
 import asyncio
+import io
 import os
+import tarfile
 import tempfile
 import threading
 import time
@@ -34,6 +36,7 @@ from lancebench.backends.docker_hosttools import apply_on_host, capture_on_host,
 from lancebench.backends.options import BackendOptions
 from lancebench.environment.cache import sub
 from lancebench.errors import EnvironmentBuildError, SandboxError
+from lancebench.grading.pyguard import FIND_SITE_FOLDERS, PTH_NAME, PTH_TEXT
 from lancebench.sandbox import docker_engine as engine
 from lancebench.sandbox.backend import PreparedEnvironment, task_limits
 from lancebench.sandbox.base import CapturedPatch, Mount, SandboxSpec
@@ -161,6 +164,17 @@ class DockerBackend:
         except engine._import_docker().errors.APIError as exc:
             raise SandboxError(f"could not start the agent container again for the next step: {exc}") from exc
 
+    async def guard_python(self, task: Task, env: PreparedEnvironment, sandbox) -> list[str]:
+        """Write the verifier's Python guard (``grading.pyguard.PTH_NAME``) into every site folder
+        the grading container's user can see (``find``, as that user: the one ``tests/test.sh``
+        runs as), before the patch is applied. The files are written by the engine, owned by root,
+        mode 0444. Returns the folders written (none when the image has no ``find``)."""
+        res = await sandbox.exec(["sh", "-c", FIND_SITE_FOLDERS], timeout=300)
+        folders = sorted({p for p in res.stdout.split("\0") if p.startswith("/") and "\n" not in p})
+        if folders:
+            await asyncio.to_thread(_put_pth, sandbox._require(), folders)
+        return folders
+
     async def apply_patch(self, task: Task, env: PreparedEnvironment, sandbox, patch: str,
                           scratch: Path) -> tuple[bool, str] | None:
         """Apply ``patch`` into a started grading sandbox when the image has no git (on the host:
@@ -170,6 +184,21 @@ class DockerBackend:
         if handle.pristine is None:
             return None
         return await apply_on_host(task, env.workdir, handle.pristine, sandbox, patch, scratch)
+
+
+def _put_pth(cid: str, folders: list[str]) -> None:
+    """Write the guard's ``.pth`` into each of ``folders`` of container ``cid`` (one archive)."""
+    data = PTH_TEXT.encode()
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        for folder in folders:
+            info = tarfile.TarInfo(f"{folder.strip('/')}/{PTH_NAME}")
+            info.size, info.mode, info.mtime = len(data), 0o444, int(time.time())
+            tar.addfile(info, io.BytesIO(data))
+    try:
+        engine.client().api.put_archive(cid, "/", buf.getvalue())
+    except engine._import_docker().errors.APIError as exc:
+        raise SandboxError(f"could not write the verifier's Python guard into the grading container: {exc}") from exc
 
 
 def _kill_container(cid: str) -> None:

@@ -13,6 +13,7 @@ from lancebench.backends.capture import run_capture
 from lancebench.backends.local_environment import LocalEnvironment, build_local_environment
 from lancebench.backends.options import BackendOptions
 from lancebench.errors import SandboxError
+from lancebench.grading.pyguard import find_site_folders, write_pth
 from lancebench.sandbox.backend import PreparedEnvironment, task_limits
 from lancebench.sandbox.base import CapturedPatch, Mount, Sandbox, SandboxSpec
 from lancebench.sandbox.cgroups import CgroupSet
@@ -60,6 +61,21 @@ class LocalBackend:
                            mounts=(Mount(built.env, "/env", False), *mounts), network=network,
                            allow_hosts=tuple(task.lb.allow_hosts), limits=task_limits(task), labels=labels or {})
         return LocalSandbox(spec, root=scratch / "root")
+
+    async def guard_python(self, task: Task, env: PreparedEnvironment, sandbox: Sandbox) -> list[str]:
+        """Write the verifier's Python guard (``grading.pyguard.PTH_NAME``) into every site folder of
+        a fresh grading ``sandbox`` before anything of the agent's is in it: the environment's
+        (``/env``, the cached folder, read-only inside) and the workspace's (a ``.venv`` in the
+        repository). Returns the folders written, as paths inside. The host's ``/usr`` is not
+        written: its interpreters get the guard through ``PYTHONPATH`` only."""
+        assert isinstance(sandbox, LocalSandbox)
+        built = cast(LocalEnvironment, env.handle)
+        done = []
+        for host_root, inside in ((built.env, "/env"), (sandbox.workspace, env.workdir)):
+            for folder in find_site_folders(host_root):
+                if write_pth(folder):
+                    done.append(f"{inside.rstrip('/')}/{folder.relative_to(host_root)}")
+        return done
 
     async def capture(self, task: Task, env: PreparedEnvironment, sandbox: Sandbox, scratch: Path) -> CapturedPatch:
         """Diff the agent's workspace against the pristine base repository (the cached ``.git``,

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 import shutil
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -32,9 +32,10 @@ from lancebench.grading.choice import grade_choice
 from lancebench.grading.junit import JUnitReport
 from lancebench.grading.outcome import RunOutcome, combine_runs, judge_run
 from lancebench.grading.patch import filter_patch
+from lancebench.grading.pyguard import PYBOOT_INSIDE, write_pyboot
 from lancebench.grading.redact import redact_files
 from lancebench.grading.rewards import RewardError, RewardExcluded, read_rewards
-from lancebench.grading.scan import scan_patch, scan_reason
+from lancebench.grading.scan import deciding, scan_patch, scan_reason
 from lancebench.grading.witness import ReportWitness, merge_writes
 from lancebench.results.paths import TrialPaths
 from lancebench.results.store import atomic_write
@@ -60,6 +61,8 @@ class Verdict:
     - ``patch_applied``: whether the graded patch applied (None: empty patch, or a choice task).
     - ``runs``: each verifier run's outcome, in order (the base run, if any, is not among them).
     - ``choice``: the proposal id chosen (choice tasks).
+    - ``scan_notes``: the static scan's findings that do not decide (``grading.scan``: harmless
+      uses such as an exit hook that only cleans up), recorded with the trial.
     """
 
     status: Literal["resolved", "unresolved", "invalid"]
@@ -70,6 +73,7 @@ class Verdict:
     patch_applied: bool | None = None
     runs: tuple[RunOutcome, ...] = ()
     choice: int | None = None
+    scan_notes: tuple[str, ...] = ()
 
 
 def patch_not_applied(reason: str | None) -> Verdict:
@@ -101,9 +105,17 @@ async def verify_patch(task: Task, backend: Backend, env: PreparedEnvironment, p
     if dropped:  # what was graded, beside patch.diff (what was captured)
         atomic_write(paths.graded_patch, kept, errors="surrogateescape")
     findings = scan_patch(kept) if task.lb.scan_patch else []
-    if findings:
-        return Verdict(status="unresolved", reason=scan_reason(findings), rewards={"reward": 0.0},
-                       dropped_paths=tuple(dropped))
+    notes = tuple(str(f) for f in findings if not f.decides)
+    if deciding(findings):
+        return Verdict(status="unresolved", reason=scan_reason(deciding(findings)), rewards={"reward": 0.0},
+                       dropped_paths=tuple(dropped), scan_notes=notes)
+    verdict = await _grade_runs(task, backend, env, kept, tuple(dropped), scratch, paths, labels, step)
+    return replace(verdict, scan_notes=notes)
+
+
+async def _grade_runs(task: Task, backend: Backend, env: PreparedEnvironment, kept: str, dropped: tuple[str, ...],
+                      scratch: Path, paths: TrialPaths, labels: dict[str, str] | None, step: str | None) -> Verdict:
+    """Grade the filtered patch ``kept`` over the task's ``test_runs`` (the rules of the module docstring)."""
     runs: list[RunOutcome] = []
     applied: bool | None = None
     for i in range(task.lb.test_runs):
@@ -188,8 +200,7 @@ async def grade_once(task: Task, backend: Backend, env: PreparedEnvironment, pat
         if source is not None and source.is_dir():
             shutil.copytree(source, tests, dirs_exist_ok=True)
     pyboot = scratch / "pyboot"  # a copy: the harness's install may sit where the sandbox user cannot read
-    pyboot.mkdir()
-    shutil.copy(PYBOOT, pyboot / "sitecustomize.py")
+    write_pyboot(pyboot, on=task.lb.scan_patch, workdir=env.workdir, plugins=pytest_plugins(task, step))
     sandbox = backend.open(task, env, scratch / "sandbox",
                            mounts=(Mount(tests, "/tests", False), Mount(logs, "/logs/verifier", True),
                                    Mount(pyboot, PYBOOT_INSIDE, False)),
@@ -198,6 +209,7 @@ async def grade_once(task: Task, backend: Backend, env: PreparedEnvironment, pat
     witness.start()
     await sandbox.start()
     try:
+        await _guard_python(backend, task, env, sandbox, out_dir)
         applied = await _apply(backend, task, env, sandbox, patch, scratch, out_dir) if patch.strip() else None
         if applied is False:
             return False, RunOutcome(reason="the patch did not apply")
@@ -262,23 +274,37 @@ async def _run_tests(sandbox: Sandbox, task: Task, env: PreparedEnvironment, out
     return res
 
 
-PYBOOT_INSIDE = "/lancebench/pyboot"
-PYBOOT = Path(__file__).resolve().parent / "tools" / "sitecustomize.py"
+async def _guard_python(backend: Backend, task: Task, env: PreparedEnvironment, sandbox: Sandbox,
+                        out_dir: Path) -> None:
+    """Put the verifier's Python guard into every site folder of the fresh grading ``sandbox``
+    (the backend's ``guard_python``, see :mod:`lancebench.grading.pyguard`), unless the task opts
+    out (``scan_patch = false``); the folders written are listed in ``out_dir/pyguard.txt``."""
+    own = getattr(backend, "guard_python", None)
+    if own is None or not task.lb.scan_patch:
+        return
+    folders = await own(task, env, sandbox)
+    (out_dir / "pyguard.txt").write_text("".join(f"{f}\n" for f in folders) or "no site folder found\n")
+
+
+def pytest_plugins(task: Task, step: str | None = None) -> list[str]:
+    """The pytest plugins (module names) the verifier loads: ``PYTEST_PLUGINS`` of the verifier's
+    environment, then ``[lancebench] pytest_plugins``."""
+    env = phase_env(task, "verifier", step=step)
+    return [p.strip() for p in env.get("PYTEST_PLUGINS", "").split(",") if p.strip()] + list(task.lb.pytest_plugins)
 
 
 def verifier_env(task: Task, step: str | None = None) -> dict[str, str]:
     """The environment of ``tests/test.sh``: task.toml's ``[environment]`` and ``[verifier] env``
     (host templates filled, :func:`lancebench.task.settings.phase_env`), pytest's plugin
     auto-loading off (an installed or planted entry point cannot join the run) and the plugins the
-    task names (``[lancebench] pytest_plugins``) loaded instead, no bytecode written, and
-    lancebench's ``sitecustomize`` (``grading/tools/sitecustomize.py``, mounted at
-    :data:`PYBOOT_INSIDE`) first on ``PYTHONPATH``: a test runner's modules are imported before
-    the repository can shadow them. A ``test.sh`` that sets ``PYTHONPATH`` itself replaces it."""
+    task names (:func:`pytest_plugins`) loaded instead, no bytecode written, and lancebench's
+    guard (``grading/tools/sitecustomize.py``, mounted at :data:`PYBOOT_INSIDE`) first on
+    ``PYTHONPATH``. A ``test.sh`` that sets ``PYTHONPATH`` itself replaces that; the guard then
+    still runs from the ``.pth`` file in every site folder (:mod:`lancebench.grading.pyguard`)."""
     env = phase_env(task, "verifier", step=step)
-    plugins = [p for p in env.get("PYTEST_PLUGINS", "").split(",") if p.strip()] + list(task.lb.pytest_plugins)
+    plugins = pytest_plugins(task, step)
     env |= {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONDONTWRITEBYTECODE": "1",
-            "PYTHONPATH": PYBOOT_INSIDE + (f":{env['PYTHONPATH']}" if env.get("PYTHONPATH") else ""),
-            "LANCEBENCH_RUNNER_GUARD": "1" if task.lb.scan_patch else "0"}
+            "PYTHONPATH": PYBOOT_INSIDE + (f":{env['PYTHONPATH']}" if env.get("PYTHONPATH") else "")}
     if plugins:
         env["PYTEST_PLUGINS"] = ",".join(plugins)
     return env

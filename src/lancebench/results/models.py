@@ -222,6 +222,8 @@ class TrialResult(_Strict):
       ``rewards``, ``reason``, ``agent_exit``); empty for a single-step task.
     - ``patch_applied``: whether the captured patch applied in the grading sandbox (None: no patch).
     - ``dropped_paths``: protected files whose changes were removed from the patch before grading.
+    - ``scan_notes``: the static scan's findings that did not decide the verdict (harmless uses of
+      names it watches, ``grading.scan``), as ``path: what: 'line'``.
     - ``tests``: test id -> ``passed`` | ``failed`` | ``error`` | ``skipped`` | ``missing`` (JUnit).
     - ``choice``: the proposal id the agent chose (choice tasks).
     - ``price_usd``: the task's price (USD); ``usage``: tokens and USD; ``timings``: seconds.
@@ -249,6 +251,7 @@ class TrialResult(_Strict):
     steps: list[dict] = Field(default_factory=list)
     patch_applied: bool | None = None
     dropped_paths: list[str] = Field(default_factory=list)
+    scan_notes: list[str] = Field(default_factory=list)
     tests: dict[str, str] = Field(default_factory=dict)
     choice: int | None = None
     agent_exit: str | None = None

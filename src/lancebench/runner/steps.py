@@ -139,6 +139,7 @@ async def _grade_step(spec, backend: Backend, env: PreparedEnvironment, patch: s
     if verdict.status == "invalid":
         raise TrialInvalid(verdict.reason)
     result.dropped_paths = sorted(set(result.dropped_paths) | set(verdict.dropped_paths))
+    result.scan_notes = sorted(set(result.scan_notes) | set(verdict.scan_notes))
     result.patch_applied = verdict.patch_applied
     return {"name": step.name, "status": verdict.status, "rewards": dict(verdict.rewards), "reason": verdict.reason}
 

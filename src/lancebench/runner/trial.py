@@ -222,6 +222,7 @@ def _record(result: TrialResult, verdict: Verdict) -> None:
     result.rewards = dict(verdict.rewards)
     result.tests = dict(verdict.tests)
     result.dropped_paths = list(verdict.dropped_paths)
+    result.scan_notes = list(verdict.scan_notes)
     result.patch_applied = verdict.patch_applied
     result.choice = verdict.choice
 

@@ -39,7 +39,7 @@ DEFAULT_PROTECTED: tuple[str, ...] = (
     "**/pyproject.toml", "**/noxfile.py", "**/.coveragerc",
     # what Python loads at start-up, in every form: module, package, bytecode, compiled extension
     "**/sitecustomize*", "**/sitecustomize/**", "**/usercustomize*", "**/usercustomize/**",
-    "**/*.pth", "**/*.pyc", "**/*.pyo", "**/__pycache__/**",
+    "**/*.pth", "**/*.pyc", "**/*.pyo", "**/__pycache__/**", "**/site-packages/**", "**/dist-packages/**",
     # package metadata: entry points register pytest plugins
     "**/*.dist-info/**", "**/*.egg-info/**", "**/*.egg-link", "**/entry_points.txt",
     # modules that would shadow the test runner itself under `python -m pytest`
@@ -53,7 +53,7 @@ DEFAULT_PROTECTED: tuple[str, ...] = (
 STARTUP_HOOKS: tuple[str, ...] = (
     "**/conftest.py", "**/pytest.ini", "**/.pytest.ini", "**/pytest.toml", "**/.pytest.toml",
     "**/sitecustomize*", "**/sitecustomize/**", "**/usercustomize*", "**/usercustomize/**",
-    "**/*.pth", "**/*.pyc", "**/*.pyo", "**/__pycache__/**",
+    "**/*.pth", "**/*.pyc", "**/*.pyo", "**/__pycache__/**", "**/site-packages/**", "**/dist-packages/**",
     "**/*.dist-info/**", "**/*.egg-info/**", "**/*.egg-link", "**/entry_points.txt",
     "pytest.py", "py.py", "_pytest/**", "pytest/**", "pluggy/**",
 )

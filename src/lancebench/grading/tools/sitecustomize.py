@@ -1,40 +1,113 @@
-"""lancebench's start-up module for the verifier's Python (on ``PYTHONPATH`` during grading).
+"""lancebench's guard for the verifier's Python: a test runner's modules come from the environment,
+never from the repository under test, whatever ``tests/test.sh`` does with ``PYTHONPATH``.
 
-``python -m pytest`` (and ``-c``) puts the working directory, the repository, first on
-``sys.path`` *after* this module runs. So when the process is a test runner, the modules the
-runner and its named plugins import are imported here first, from the environment: a module of
-the repository with the same name (``iniconfig.py``, ``pluggy/``, ``unittest.py``) can no longer
+It reaches every interpreter of the grading sandbox two ways (``grading/pyguard.py``):
+
+- ``00-lancebench-guard.pth``, which lancebench writes into every ``site-packages`` and
+  ``dist-packages`` folder of the fresh grading sandbox before the patch is applied, runs this
+  file (mounted read-only at ``/lancebench/pyboot``) at start-up whatever the environment says.
+  From there it only installs a one-shot import hook: the guard itself runs when start-up looks
+  for ``sitecustomize``, its last step, when every site folder and ``.pth`` path is on ``sys.path``;
+- as ``sitecustomize`` itself, first on the ``PYTHONPATH`` lancebench gives ``tests/test.sh`` (for
+  an interpreter whose site folders lancebench could not write: the host's ``/usr`` on the local
+  backend).
+
+When the process is a test runner (a ``pytest``, ``py.test``, ``unittest``, ``nose2`` or
+``xmlrunner`` word in its command line: ``python -m pytest``, ``pytest``, ``coverage run -m pytest``),
+the guard imports the modules the runner and its named plugins use (``guard.cfg``: ``modules``)
+with ``sys.path`` cut down to what the patch cannot write: no relative entry (the working
+directory), nothing under the repository (``workdir``) except site folders, whether it came from
+``PYTHONPATH``, a ``.pth`` file or ``python -m``. Then ``sys.path`` is restored: a module of the
+repository with the same name (``iniconfig.py``, ``pluggy/``, ``unittest.py``) can no longer
 replace them, while the repository still comes first for everything else (its own package wins
-over an installed copy, as before). Off when ``LANCEBENCH_RUNNER_GUARD`` is not ``1`` (a task on
-a test tool's own repository: ``[lancebench] scan_patch = false``). Never raises.
+over an installed copy, as before). Off when ``guard.cfg`` has ``on=0`` (``[lancebench]
+scan_patch = false``: a task on a test tool's own repository). Before that it imports nothing by
+name (``os`` and ``sys`` are loaded by then), and it never raises.
 """
 
 import os
 import sys
 
+CONFIG = "/lancebench/pyboot/guard.cfg"
 RUNNERS = ("pytest", "py.test", "unittest", "nose2", "xmlrunner")
-FIRST = ("pytest", "_pytest.junitxml", "_pytest.unittest", "_pytest.doctest", "_pytest.reports", "pluggy",
-         "iniconfig", "packaging.version", "unittest", "doctest", "xml.etree.ElementTree", "json", "pdb")
+SITE_FOLDERS = ("site-packages", "dist-packages")
+
+
+def _config():
+    try:
+        with open(CONFIG, "rb") as fh:
+            text = fh.read().decode("utf-8")
+    except Exception:  # noqa: BLE001 - no configuration: no guard
+        return {}
+    return dict(line.split("=", 1) for line in text.splitlines() if "=" in line)
 
 
 def _is_runner(argv):
     for i, arg in enumerate(argv[1:], 1):
-        if arg == "-m":
-            return i + 1 < len(argv) and argv[i + 1].split(".")[0] in RUNNERS
-        if not arg.startswith("-"):
-            return os.path.basename(arg) in RUNNERS
+        name = os.path.basename(arg)
+        if name.endswith(".py"):
+            name = name[:-3]
+        if name in RUNNERS or (argv[i - 1] == "-m" and arg.split(".")[0] in RUNNERS):
+            return True
     return False
 
 
-def _guard():
-    if os.environ.get("LANCEBENCH_RUNNER_GUARD") != "1" or not _is_runner(list(getattr(sys, "orig_argv", []))):
+def _trusted(entry, workdir):
+    """May ``entry`` of ``sys.path`` serve the runner's modules (can the patch not write there)?"""
+    if not entry or not os.path.isabs(entry):
+        return False
+    entry = os.path.normpath(entry)
+    if entry == workdir or entry.startswith(workdir.rstrip(os.sep) + os.sep):
+        return any(part in SITE_FOLDERS for part in entry.split(os.sep))
+    return True
+
+
+def _guard(cfg):
+    if getattr(sys, "_lancebench_guarded", False):
         return
-    plugins = [p.strip() for p in os.environ.get("PYTEST_PLUGINS", "").split(",") if p.strip()]
-    for name in FIRST + tuple(plugins):
-        try:
-            __import__(name)
-        except Exception:  # noqa: BLE001 - a module the environment lacks is simply not guarded
-            pass
+    sys._lancebench_guarded = True
+    argv = list(getattr(sys, "orig_argv", None) or sys.argv)
+    if cfg.get("on") != "1" or not _is_runner(argv):
+        return
+    workdir = os.path.normpath(cfg.get("workdir") or "/nonexistent")
+    saved = sys.path[:]
+    sys.path[:] = [entry for entry in saved if _trusted(entry, workdir)]
+    try:
+        for name in cfg.get("modules", "").split(","):
+            if name.strip():
+                try:
+                    __import__(name.strip())
+                except BaseException:  # noqa: BLE001 - a module the environment lacks is simply not guarded
+                    pass
+    finally:
+        sys.path[:] = saved
 
 
-_guard()
+class _AtSitecustomize:
+    """A one-shot finder: runs the guard when start-up looks for ``sitecustomize``, finds nothing."""
+
+    def __init__(self, cfg):
+        self.cfg = cfg
+
+    def find_spec(self, name, path=None, target=None):
+        if name == "sitecustomize":
+            try:
+                sys.meta_path.remove(self)
+            except ValueError:
+                pass
+            _guard(self.cfg)
+        return None
+
+
+def _main():
+    try:
+        cfg = _config()
+        if __name__ == "sitecustomize":
+            _guard(cfg)
+        elif not getattr(sys, "_lancebench_guarded", False):
+            sys.meta_path.insert(0, _AtSitecustomize(cfg))
+    except BaseException:  # noqa: BLE001 - start-up must never fail because of the guard
+        pass
+
+
+_main()
