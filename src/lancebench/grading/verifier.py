@@ -23,6 +23,7 @@ The runner records the verdict; nothing here writes a ``TrialResult``. Rules:
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -43,7 +44,7 @@ from lancebench.sandbox.backend import Backend, PreparedEnvironment
 from lancebench.sandbox.base import ExecResult, Mount, Sandbox
 from lancebench.sandbox.fstree import notes_path, remove_tree
 from lancebench.task.model import Task
-from lancebench.task.settings import network_policy, phase_env, secret_values
+from lancebench.task.settings import network_policy, phase_env, phase_user, secret_values
 
 PATCH_IN_SANDBOX = "/tmp/lancebench/patch.diff"
 APPLY_TIMEOUT_SEC = 300
@@ -193,6 +194,8 @@ async def grade_once(task: Task, backend: Backend, env: PreparedEnvironment, pat
     remove_tree(scratch)
     logs = scratch / "logs"
     logs.mkdir(parents=True)
+    if phase_user(task, "verifier", step=step) is not None:
+        os.chmod(logs, 0o777)  # a [verifier] user other than the image's writes its rewards there (docker)
     out_dir.mkdir(parents=True, exist_ok=True)
     tests = scratch / "tests"  # a copy: the task folder may sit where the sandbox user cannot read
     tests.mkdir()
@@ -266,7 +269,7 @@ async def _run_tests(sandbox: Sandbox, task: Task, env: PreparedEnvironment, out
     step_cfg = next((s for s in task.config.steps or [] if s.name == step), None)
     timeout = (step_cfg.verifier.timeout_sec if step_cfg else None) or task.config.verifier.timeout_sec
     res = await sandbox.exec(["bash", "/tests/test.sh"], cwd=env.workdir, env=verifier_env(task, step),
-                             timeout=timeout)
+                             timeout=timeout, user=phase_user(task, "verifier", step=step))
     (out_dir / "test.log").write_text(f"exit code: {res.exit_code} timed out: {res.timed_out} "
                                       f"({res.duration_sec:.1f}s)\n--- stdout\n{res.stdout}"
                                       f"\n--- stderr\n{res.stderr}")

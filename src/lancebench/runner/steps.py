@@ -26,11 +26,12 @@ from lancebench.results.models import Timings, TrialResult, Usage
 from lancebench.results.paths import TrialPaths
 from lancebench.runner.agent_phase import TrialInvalid, check_health, resume_sandbox, run_agent, trial_labels
 from lancebench.runner.artifacts import collect
+from lancebench.sandbox.as_user import as_user
 from lancebench.sandbox.backend import Backend, PreparedEnvironment, task_limits
 from lancebench.task.artifacts import declares_artifacts
 from lancebench.task.harbor import StepConfig
 from lancebench.task.model import Task
-from lancebench.task.settings import network_policy, phase_env
+from lancebench.task.settings import network_policy, phase_env, phase_user
 
 
 def step_instruction(task: Task, step: StepConfig) -> str:
@@ -83,12 +84,13 @@ async def run_steps(spec, agent: Agent, backend: Backend, env: PreparedEnvironme
     try:
         await check_health(task, sandbox)
         for i, step in enumerate(task.config.steps or []):
-            await check_health(task, sandbox, step)
+            agent_box = as_user(sandbox, phase_user(task, "agent", step=step.name))  # the step's agent user (docker)
+            await check_health(task, agent_box, step)
             budget = step.agent.timeout_sec or spec.agent_timeout_sec or task.config.agent.timeout_sec
             logs = paths.agent / "steps" / step.name
             logs.mkdir(parents=True, exist_ok=True)
             t0 = time.monotonic()
-            ctx = AgentContext(task_name=task.name, instruction=step_instruction(task, step), sandbox=sandbox,
+            ctx = AgentContext(task_name=task.name, instruction=step_instruction(task, step), sandbox=agent_box,
                                workdir=env.workdir, timeout_sec=budget, deadline=time.monotonic() + budget,
                                limits=task_limits(task), logs_dir=logs, model=spec.model, options=dict(spec.options),
                                solution_dir=step_solution_dir(task, step), price_usd=task.price_usd,

@@ -30,12 +30,13 @@ from lancebench.results.store import atomic_write
 from lancebench.runner import progress
 from lancebench.runner.agent_phase import TrialInvalid, TrialSpec, check_health, run_agent, trial_labels
 from lancebench.runner.artifacts import collect
+from lancebench.sandbox.as_user import as_user
 from lancebench.sandbox.backend import Backend, PreparedEnvironment, task_limits
 from lancebench.sandbox.base import Sandbox
 from lancebench.sandbox.fstree import remove_tree
 from lancebench.task.artifacts import declares_artifacts
 from lancebench.task.model import Task
-from lancebench.task.settings import network_policy, phase_env
+from lancebench.task.settings import network_policy, phase_env, phase_user
 
 
 @dataclass(frozen=True)
@@ -144,7 +145,8 @@ async def _agent_phase(spec: TrialSpec, agent: Agent, backend: Backend, env: Pre
         await check_health(task, sandbox)
         t0 = time.monotonic()
         progress.set_phase(spec.trial_id, "agent")
-        outcome = await run_agent(agent, _context(spec, env, sandbox, budget), budget)
+        agent_box = as_user(sandbox, phase_user(task, "agent"))  # [agent] user (docker)
+        outcome = await run_agent(agent, _context(spec, env, agent_box, budget), budget)
         if user_tool:
             await user_tool.close()  # before the capture: user_tool/ never enters the patch
         timings.agent_sec = time.monotonic() - t0

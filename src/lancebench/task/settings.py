@@ -188,6 +188,20 @@ def effective_settings(task: Task, host: Mapping[str, str] | None = None) -> dic
     }
 
 
+def phase_user(task: Task, phase: str, *, step: str | None = None) -> str | None:
+    """The user ``phase`` (``agent``, whose commands include the oracle's ``solve.sh``, or
+    ``verifier``) runs as: the step's ``user``, else the task's ``[agent]``/``[verifier]`` one
+    (Harbor's ``_step_agent_user`` / ``_step_verifier_user``), as a string (a uid is given as its
+    number); None: the environment's default user. Honoured by the docker backend (``docker exec
+    --user``); the local sandbox has one user (docs/tasks.md)."""
+    role = "verifier" if phase == "verifier" else "agent"
+    step_cfg = _step(task, step)
+    for table in ((getattr(step_cfg, role),) if step_cfg is not None else ()) + (getattr(task.config, role),):
+        if table.user is not None:
+            return str(table.user)
+    return None
+
+
 def secret_values(task: Task, *, step: str | None = None, host: Mapping[str, str] | None = None) -> set[str]:
     """Values the host fills into ``${VAR}`` templates of the verifier's env tables (API keys, as a
     rule): they must never be written to the job folder. Literal values and defaults are not

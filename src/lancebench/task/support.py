@@ -28,7 +28,7 @@ def _only(allowed: tuple, why: str) -> Check:
 _NETWORK = _only((None, "no-network", "public"),
                  "network_mode allowlist is not supported yet (use public or no-network)")
 _HOSTS = _never("allowed_hosts needs network_mode allowlist, which is not supported yet")
-_USER = _never("lancebench runs the agent as an unprivileged user and the verifier as the image's user")
+_USER = _never("honoured on the docker backend only: the local sandbox runs every phase as its one user")
 
 
 def _artifacts(value: Any) -> str | None:
