@@ -121,8 +121,8 @@ def test_validate_names_every_unsupported_field_and_only_those():
     reported = {line.split(" ")[0] for line in task_unsupported(load_task(EVERY))}
     assert reported == {
         "artifacts", "steps[].agent.user",
-        "steps[].verifier.user", "verifier.network_mode", "verifier.allowed_hosts",
-        "verifier.user", "verifier.collect", "agent.user", "environment.gpus", "environment.gpu_types",
+        "steps[].verifier.user", "verifier.user", "verifier.collect", "agent.user", "environment.gpus",
+        "environment.gpu_types",
         "environment.skills_dir", "environment.mcp_servers"}
 
 

@@ -7,7 +7,9 @@ sandboxes are :class:`lancebench.sandbox.docker.DockerSandbox` containers.
   An image whose workdir is not a git repository gets a derived image (``<tag>-base``) where what
   is there is committed as the base, with a fixed author and date so every build of it gives the
   same commit. The image needs ``git``.
-- ``open(...)``: a fresh container from that image (the image's own copy of the repository).
+- ``open(...)``: a fresh container from that image (the image's own copy of the repository), with
+  the phase's network: none, the default bridge, or the bridge limited to an allowlist
+  (:mod:`lancebench.sandbox.docker_network`).
 - ``capture(...)``: the agent container is killed (every process ends, files stay), its workdir
   is copied as a tar stream into a *fresh* container of the same image, and the patch is the
   diff against the image's pristine ``.git`` there: the agent's own ``.git`` is never trusted.
@@ -38,12 +40,13 @@ from lancebench.environment.cache import sub
 from lancebench.errors import EnvironmentBuildError, SandboxError
 from lancebench.grading.pyguard import FIND_SITE_FOLDERS, PTH_NAME, PTH_TEXT
 from lancebench.sandbox import docker_engine as engine
-from lancebench.sandbox.backend import PreparedEnvironment, task_limits
+from lancebench.sandbox.backend import PreparedEnvironment, network_fields, task_limits
 from lancebench.sandbox.base import CapturedPatch, Mount, SandboxSpec
 from lancebench.sandbox.docker import BASE_ENV, KEEPER, DockerSandbox
 from lancebench.sandbox.docker_engine import LABEL_MANAGED
 from lancebench.sandbox.docker_image import _image_lock, ensure_image
 from lancebench.task.model import Task
+from lancebench.task.settings import NetworkPolicy
 
 CAPTURE_ROOT = "/lancebench-capture"
 _BASE_COMMIT_ENV = {"GIT_AUTHOR_NAME": "lancebench", "GIT_AUTHOR_EMAIL": "lancebench@localhost",
@@ -109,16 +112,15 @@ class DockerBackend:
                                    build_sec=time.monotonic() - t0)
 
     def open(self, task: Task, env: PreparedEnvironment, scratch: Path, *, mounts: tuple[Mount, ...] = (),
-             network: bool = False, labels: dict[str, str] | None = None) -> DockerSandbox:
+             network: bool | NetworkPolicy = False, labels: dict[str, str] | None = None) -> DockerSandbox:
         handle = cast(DockerEnvironment, env.handle)
         labels = dict(labels or {})
         if labels.get("lancebench.job") or labels.get("job"):
             self._job = labels.get("lancebench.job") or labels.get("job")
         elif self._job:  # grading sandboxes opened without labels still belong to the trial's job (for gc)
             labels["lancebench.job"] = self._job
-        spec = SandboxSpec(workdir=env.workdir, env=dict(env.variables), mounts=tuple(mounts), network=network,
-                           allow_hosts=tuple(task.lb.allow_hosts), limits=task_limits(task), image=handle.image,
-                           labels=labels)
+        spec = SandboxSpec(workdir=env.workdir, env=dict(env.variables), mounts=tuple(mounts),
+                           **network_fields(network), limits=task_limits(task), image=handle.image, labels=labels)
         return DockerSandbox(spec)
 
     async def capture(self, task: Task, env: PreparedEnvironment, sandbox, scratch: Path) -> CapturedPatch:
@@ -163,6 +165,7 @@ class DockerBackend:
             await asyncio.to_thread(engine.client().api.start, cid)
         except engine._import_docker().errors.APIError as exc:
             raise SandboxError(f"could not start the agent container again for the next step: {exc}") from exc
+        await asyncio.to_thread(sandbox.apply_network)  # a fresh network namespace: its allowlist again
 
     async def guard_python(self, task: Task, env: PreparedEnvironment, sandbox) -> list[str]:
         """Write the verifier's Python guard (``grading.pyguard.PTH_NAME``) into every site folder

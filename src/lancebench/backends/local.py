@@ -14,13 +14,14 @@ from lancebench.backends.local_environment import LocalEnvironment, build_local_
 from lancebench.backends.options import BackendOptions
 from lancebench.errors import SandboxError
 from lancebench.grading.pyguard import find_site_folders, write_pth
-from lancebench.sandbox.backend import PreparedEnvironment, task_limits
+from lancebench.sandbox.backend import PreparedEnvironment, network_fields, task_limits
 from lancebench.sandbox.base import CapturedPatch, Mount, Sandbox, SandboxSpec
 from lancebench.sandbox.cgroups import CgroupSet
 from lancebench.sandbox.fstree import make_readable, remove_tree
 from lancebench.sandbox.local import LocalSandbox
 from lancebench.sandbox.quota import mount_quota
 from lancebench.task.model import Task
+from lancebench.task.settings import NetworkPolicy
 
 
 class LocalBackend:
@@ -48,7 +49,7 @@ class LocalBackend:
                                    handle=built, build_sec=built.build_sec)
 
     def open(self, task: Task, env: PreparedEnvironment, scratch: Path, *, mounts: tuple[Mount, ...] = (),
-             network: bool = False, labels: dict[str, str] | None = None) -> LocalSandbox:
+             network: bool | NetworkPolicy = False, labels: dict[str, str] | None = None) -> LocalSandbox:
         """A fresh, not yet started sandbox over a copy of the built repository (in ``scratch``)."""
         built = cast(LocalEnvironment, env.handle)
         workspace = scratch / "workspace"
@@ -58,8 +59,8 @@ class LocalBackend:
             mount_quota(scratch, task.config.environment.storage_mb)
         shutil.copytree(built.app, workspace, symlinks=True)
         spec = SandboxSpec(workdir=env.workdir, workspace=workspace, env=dict(env.variables),
-                           mounts=(Mount(built.env, "/env", False), *mounts), network=network,
-                           allow_hosts=tuple(task.lb.allow_hosts), limits=task_limits(task), labels=labels or {})
+                           mounts=(Mount(built.env, "/env", False), *mounts), **network_fields(network),
+                           limits=task_limits(task), labels=labels or {})
         return LocalSandbox(spec, root=scratch / "root")
 
     async def guard_python(self, task: Task, env: PreparedEnvironment, sandbox: Sandbox) -> list[str]:

@@ -8,6 +8,7 @@ from lancebench.errors import ConfigError, TaskError
 from lancebench.plugins import load_object
 from lancebench.sandbox.backend import Backend
 from lancebench.task.model import Task
+from lancebench.task.settings import needs_network_filter
 
 BACKENDS = {"local": "lancebench.backends.local:LocalBackend",
             "docker": "lancebench.backends.docker:DockerBackend"}
@@ -43,7 +44,24 @@ def cannot_run(task: Task, backend: str) -> TaskError | None:
     elif task.kind == "code" and backend == "docker" and not (task.paths.dockerfile.is_file() or env.docker_image):
         problem, key = "no environment/Dockerfile and no docker_image", "environment.docker_image"
         fix = "add environment/Dockerfile, or run it with --backend local"
+    elif (key := needs_network_filter(task)) is not None and (found := _filter_problem(backend)) is not None:
+        problem, fix = found
     if problem is None:
         return None
     return TaskError(toml, f"--backend {backend} cannot run this task: {problem}", key=key, fix=fix,
                      task_dir=task.paths.root)
+
+
+def _filter_problem(backend: str) -> tuple[str, str] | None:
+    """(problem, fix) when ``backend`` cannot enforce a network allowlist (or change the network
+    between steps) here; None when it can."""
+    if backend == "local":
+        return ("it cannot enforce a network allowlist (nor change the network between steps)",
+                "run it with --backend docker")
+    if backend == "docker":
+        from lancebench.sandbox.docker_network import enforce_problem
+        why = enforce_problem()
+        if why:
+            return (f"its network allowlist cannot be enforced here: {why}",
+                    "run lancebench as root on the engine's machine, or set network_mode to public or no-network")
+    return None

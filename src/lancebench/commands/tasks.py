@@ -10,7 +10,7 @@ from rich.markup import escape
 
 from lancebench.commands.common import out, print_task_errors
 from lancebench.task.load import load_tasks
-from lancebench.task.settings import effective_settings, missing_host_vars
+from lancebench.task.settings import effective_settings, missing_host_vars, needs_network_filter
 from lancebench.task.support import task_unsupported
 
 tasks_app = typer.Typer(help="Inspect and validate task folders.", no_args_is_help=True)
@@ -76,6 +76,9 @@ def task_warnings(task) -> list[str]:
     if task.kind == "code" and task.lb.local is None:
         warnings.append(f"{task.paths.task_toml}: no [lancebench.local] recipe; "
                         "the task runs only with --backend docker")
+    elif (key := needs_network_filter(task)) is not None:
+        warnings.append(f"{task.paths.task_toml}: key '{key}' needs a network filter; "
+                        "the task runs only with --backend docker, as root on the engine's machine")
     return warnings
 
 

@@ -207,7 +207,7 @@ async def grade_once(task: Task, backend: Backend, env: PreparedEnvironment, pat
     sandbox = backend.open(task, env, scratch / "sandbox",
                            mounts=(Mount(tests, "/tests", False), Mount(logs, "/logs/verifier", True),
                                    Mount(pyboot, PYBOOT_INSIDE, False)),
-                           network=network_policy(task, "verifier", step=step).mode == "public", labels=labels)
+                           network=network_policy(task, "verifier", step=step), labels=labels)
     witness = ReportWitness(logs)  # junit.xml as written, held outside the sandbox (grading.witness)
     witness.start()
     await sandbox.start()

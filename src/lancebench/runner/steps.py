@@ -31,7 +31,7 @@ from lancebench.sandbox.backend import Backend, PreparedEnvironment, task_limits
 from lancebench.task.artifacts import declares_artifacts
 from lancebench.task.harbor import StepConfig
 from lancebench.task.model import Task
-from lancebench.task.settings import network_policy, phase_env, phase_user
+from lancebench.task.settings import NetworkPolicy, phase_env, phase_user, step_agent_networks
 
 
 def step_instruction(task: Task, step: StepConfig) -> str:
@@ -76,8 +76,9 @@ async def run_steps(spec, agent: Agent, backend: Backend, env: PreparedEnvironme
     what :func:`lancebench.runner.trial.run_trial` turns into ``invalid`` for harness faults."""
     task, paths = spec.task, spec.paths
     agent_env = dataclasses.replace(env, variables={**env.variables, **phase_env(task, "agent")})
+    per_step = step_agent_networks(task)
     sandbox = backend.open(task, agent_env, spec.scratch / "agent", labels=trial_labels(spec),
-                           network=network_policy(task, "agent").mode == "public")
+                           network=per_step[0] if len(set(per_step)) == 1 else NetworkPolicy("allowlist"))
     await sandbox.start()
     graded: list[dict[str, float]] = []
     usage = Usage()
@@ -85,6 +86,8 @@ async def run_steps(spec, agent: Agent, backend: Backend, env: PreparedEnvironme
         await check_health(task, sandbox)
         for i, step in enumerate(task.config.steps or []):
             agent_box = as_user(sandbox, phase_user(task, "agent", step=step.name))  # the step's agent user (docker)
+            if len(set(per_step)) > 1:  # the steps' agent networks differ: this step's, before anything of it runs
+                await _set_network(sandbox, per_step[i])
             await check_health(task, agent_box, step)
             budget = step.agent.timeout_sec or spec.agent_timeout_sec or task.config.agent.timeout_sec
             logs = paths.agent / "steps" / step.name
@@ -144,4 +147,15 @@ async def _grade_step(spec, backend: Backend, env: PreparedEnvironment, patch: s
     result.scan_notes = sorted(set(result.scan_notes) | set(verdict.scan_notes))
     result.patch_applied = verdict.patch_applied
     return {"name": step.name, "status": verdict.status, "rewards": dict(verdict.rewards), "reason": verdict.reason}
+
+
+async def _set_network(sandbox, policy: NetworkPolicy) -> None:
+    """Give the running agent sandbox ``policy`` (a step's network). Raises :class:`SandboxError`
+    for a backend that cannot change it (checked when the job is planned, see
+    :func:`lancebench.backends.registry.cannot_run`)."""
+    from lancebench.errors import SandboxError
+    setter = getattr(sandbox, "set_allow_hosts", None)
+    if setter is None:
+        raise SandboxError(f"this backend cannot change the network between steps (to {policy.mode})")
+    await setter(None if policy.mode == "public" else tuple(policy.hosts))
 

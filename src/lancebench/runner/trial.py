@@ -137,7 +137,7 @@ async def _agent_phase(spec: TrialSpec, agent: Agent, backend: Backend, env: Pre
         user_tool = UserToolService(task, backend, env, spec.scratch / "user-tool", paths.agent)
     agent_env = dataclasses.replace(env, variables={**env.variables, **phase_env(task, "agent")})
     sandbox = backend.open(task, agent_env, spec.scratch / "agent", mounts=user_tool.mounts() if user_tool else (),
-                           network=network_policy(task, "agent").mode == "public", labels=trial_labels(spec))
+                           network=network_policy(task, "agent"), labels=trial_labels(spec))
     if user_tool:
         user_tool.attach(sandbox)  # before start: a container backend reads PATH when it starts
     await sandbox.start()

@@ -56,7 +56,9 @@ class SandboxSpec:
       for ``local`` (for ``docker`` the image's copy is used and ``workspace`` may be None).
     - ``mounts``: further folders (tools read-only, the verifier's log folder writable, ...).
     - ``env``: environment of every command (the host's is never inherited).
-    - ``network``: False for none; ``allow_hosts`` is reserved for an allowlist.
+    - ``network``: False for none; True with ``allow_hosts`` None for the whole network; True with
+      ``allow_hosts`` a tuple (host names, ``*.suffix``, IPs, CIDRs) for those hosts only (empty:
+      none). Only the docker backend enforces a tuple; the local one refuses it.
     - ``image``: a docker image (docker backend) or None.
     - ``labels``: job/trial labels (docker labels, local process names).
     """
@@ -66,7 +68,7 @@ class SandboxSpec:
     mounts: tuple[Mount, ...] = ()
     env: dict[str, str] = field(default_factory=dict)
     network: bool = False
-    allow_hosts: tuple[str, ...] = ()
+    allow_hosts: tuple[str, ...] | None = None
     limits: Limits = field(default_factory=Limits)
     image: str | None = None
     labels: dict[str, str] = field(default_factory=dict)

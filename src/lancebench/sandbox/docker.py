@@ -2,7 +2,8 @@
 
 A container holds the workdir (the image's own copy of the repository), the spec's mounts and
 nothing else of the host. It runs with network ``none`` (the default bridge only when
-``spec.network``), all capabilities dropped, ``no-new-privileges``, a pids limit, a memory limit
+``spec.network``; with ``spec.allow_hosts`` as well, only those hosts are reachable, see
+:mod:`lancebench.sandbox.docker_network`), all capabilities dropped, ``no-new-privileges``, a pids limit, a memory limit
 without swap, a CPU quota, a per-file size rlimit (``storage_mb``) and ``cpu_time_sec`` as
 RLIMIT_CPU. Its main process is ``docker-init`` keeping ``sleep`` alive; every command is a
 ``docker exec``.
@@ -36,6 +37,7 @@ from lancebench.sandbox import docker_engine as engine
 from lancebench.sandbox.base import ExecResult, SandboxSpec
 from lancebench.sandbox.docker_engine import LABEL_ENVIRONMENT, LABEL_JOB, LABEL_MANAGED, LABEL_TRIAL, engine_problem
 from lancebench.sandbox.docker_image import ensure_image
+from lancebench.sandbox.docker_network import ContainerFilter, lift
 from lancebench.sandbox.docker_shell import KILLER, PID_PREFIX, WRAPPER
 from lancebench.sandbox.fstree import copy_tree, remove_tree, write_notes
 from lancebench.sandbox.output import CappedBuffer
@@ -101,6 +103,7 @@ class DockerSandbox:
         self._restarts = 0
         self._aio_client: Any = None  # aiodocker.Docker of the exec streams, bound to _aio_loop
         self._aio_loop: asyncio.AbstractEventLoop | None = None
+        self._filter: ContainerFilter | None = None
 
     # lifecycle -------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -162,7 +165,48 @@ class DockerSandbox:
             self._remove_sync()
             raise SandboxError(f"container {self.name} ({spec.image}) stopped at once (status {container.status}); "
                                f"does the image have `sleep`?")
+        if spec.network and spec.allow_hosts is not None:
+            try:
+                self._filter = ContainerFilter(spec.allow_hosts)
+                self.apply_network()
+            except (SandboxError, ValueError) as exc:
+                self._remove_sync()
+                raise SandboxError(f"container {self.name}: {exc}") from exc
         self._uid_gid = self._resolve_user(image.attrs.get("Config", {}).get("User") or "")
+
+    def apply_network(self) -> None:
+        """(Re)install the allowlist in the running container's network namespace (after every
+        start: a restarted container gets a fresh namespace); nothing without one. Raises
+        :class:`SandboxError` (the container must then not be used: it may have more network)."""
+        if self._filter is None:
+            return
+        attrs = engine.client().api.inspect_container(self._require())
+        pid, net = attrs["State"].get("Pid"), attrs.get("NetworkSettings") or {}
+        if not pid or not net.get("IPAddress") or not net.get("Gateway"):
+            raise SandboxError(f"container {self.name} has no process or bridge address to filter")
+        self._filter.apply(pid, net["IPAddress"], net["Gateway"])
+
+    async def set_allow_hosts(self, allow_hosts: tuple[str, ...] | None) -> None:
+        """Change the network of a started container with a network (a multi-step task's next
+        step): ``allow_hosts`` None for the whole network, a tuple for only those hosts (empty:
+        none). Raises :class:`SandboxError` for a container started without a network."""
+        if not self.spec.network:
+            if allow_hosts == ():
+                return
+            raise SandboxError(f"container {self.name} was started without a network; it cannot get one")
+        if self._filter is not None:
+            self._filter.release()
+        self._filter = ContainerFilter(allow_hosts) if allow_hosts is not None else None
+        if self._filter is None:
+            await asyncio.to_thread(lift, self._require_pid())
+        else:
+            await asyncio.to_thread(self.apply_network)
+
+    def _require_pid(self) -> int:
+        pid = engine.client().api.inspect_container(self._require())["State"].get("Pid")
+        if not pid:
+            raise SandboxError(f"container {self.name} is not running")
+        return int(pid)
 
     def _resolve_user(self, user: str) -> tuple[int, int]:
         """The uid/gid files copied in are given: the image's USER, resolved inside."""
@@ -197,6 +241,8 @@ class DockerSandbox:
     async def stop(self) -> None:
         """Remove the container (every process ends with it) and its anonymous volumes; idempotent."""
         client, self._aio_client = self._aio_client, None
+        if self._filter is not None:
+            self._filter.release()
         if client is not None and self._aio_loop is asyncio.get_running_loop():
             await client.close()
         await asyncio.to_thread(self._remove_sync)
@@ -326,6 +372,7 @@ class DockerSandbox:
             api.start(self.container_id)
         except (docker.errors.APIError, OSError) as exc:
             raise SandboxError(f"container {self.name} could not be restarted after a runaway command: {exc}") from exc
+        self.apply_network()  # a fresh network namespace: the allowlist again before any command
 
     # files -----------------------------------------------------------------------------------
     def _abs(self, path: str) -> PurePosixPath:

@@ -64,6 +64,9 @@ class LocalSandbox:
     def __init__(self, spec: SandboxSpec, *, root: Path | None = None, name: str | None = None):
         if spec.workspace is None:
             raise SandboxError("the local backend needs SandboxSpec.workspace (a host folder for the workdir)")
+        if spec.network and spec.allow_hosts is not None:
+            raise SandboxError("the local backend cannot enforce a network allowlist (network_mode = \"allowlist\"); "
+                               "run the task with --backend docker")
         self.spec = spec
         self.workspace: Path = spec.workspace  # the host folder of the workdir
         self.name = name or f"sb-{os.getpid()}-{uuid.uuid4().hex[:12]}"

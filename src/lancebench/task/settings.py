@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from lancebench.errors import TaskError
 from lancebench.task.model import Task
@@ -101,11 +101,12 @@ def missing_host_vars(task: Task, host: Mapping[str, str] | None = None) -> list
 @dataclass(frozen=True)
 class NetworkPolicy:
     """A phase's network: ``mode`` is ``no-network``, ``public`` or ``allowlist`` (then ``hosts``:
-    host names, ``*.suffix``, IPs or CIDRs); ``source`` says which TOML key decided it."""
+    host names, ``*.suffix``, IPs or CIDRs; empty: nothing is reachable); ``source`` says which
+    TOML key decided it (not part of equality)."""
 
     mode: str
     hosts: tuple[str, ...] = ()
-    source: str = "lancebench default"
+    source: str = field(default="lancebench default", compare=False)
 
 
 def _step(task: Task, step: str | None):
@@ -145,6 +146,30 @@ def network_policy(task: Task, phase: str, *, step: str | None = None) -> Networ
         if table.network_mode is not None:
             return NetworkPolicy(table.network_mode, tuple(table.allowed_hosts or ()), f"{name}.network_mode")
     return baseline_network(task)
+
+
+def step_agent_networks(task: Task) -> list[NetworkPolicy]:
+    """The agent's network of each step of a multi-step task, in order (``[network_policy(task,
+    "agent")]`` for a single-step task). Policies compare by mode and hosts only."""
+    steps = [s.name for s in task.config.steps or []]
+    if not steps:
+        return [network_policy(task, "agent")]
+    return [network_policy(task, "agent", step=name) for name in steps]
+
+
+def needs_network_filter(task: Task) -> str | None:
+    """The first TOML key whose network lancebench enforces with a filter (an ``allowlist``
+    phase, or steps whose agent networks differ), or None when ``none``/``public`` per sandbox
+    suffice. Used at plan time: only the docker backend, run as root, has such a filter."""
+    steps: list[str | None] = [s.name for s in task.config.steps or []] or [None]
+    for phase in ("agent", "verifier"):
+        for step in steps:
+            policy = network_policy(task, phase, step=step)
+            if policy.mode == "allowlist":
+                return policy.source
+    if len(set(step_agent_networks(task))) > 1:
+        return f"steps.{steps[0]}.agent.network_mode"
+    return None
 
 
 def _env_view(values: Mapping[str, str], host: Mapping[str, str]) -> dict[str, str]:

@@ -1,0 +1,283 @@
+"""Network allowlists for docker containers (``network_mode = "allowlist"``): the container
+reaches the listed hosts, on every port, and nothing else.
+
+How it is enforced. The container runs on the engine's default bridge with every capability
+dropped. Each time it starts (and again when a multi-step task's next step changes the policy),
+the harness, root on the engine's machine, installs an nftables table in the container's network
+namespace with ``nsenter --net`` (:meth:`ContainerFilter.apply`):
+
+- output is dropped (TCP answered with a reset, the rest with ICMP "administratively
+  prohibited") except loopback, replies of allowed connections, and destinations in two address
+  sets (IPv4, IPv6); input is dropped except loopback and replies;
+- IP and CIDR entries are in the sets from the start; host-name entries are resolved on the host
+  at that moment and their addresses added;
+- DNS over UDP (to any server) is redirected to a filtering resolver in the harness
+  (:class:`_DnsFilter`, on the bridge's gateway address). It answers only names on the list
+  (``api.example.com`` exactly, ``*.example.com`` for any name ending in ``.example.com``,
+  not ``example.com`` itself), resolving them on the host and adding the addresses to the sets
+  *before* it answers; every other name is refused, so DNS is no way out. DNS over TCP is rejected.
+
+A process in the container cannot lift the rules: changing netfilter tables or routes needs
+CAP_NET_ADMIN over the namespace, which belongs to the host's user namespace; the container has no
+capability (``cap_drop=ALL``, ``no-new-privileges``), root in the container included.
+
+Names are resolved with the host's resolver (``getaddrinfo``: ``/etc/hosts``, then DNS), or, when
+``LANCEBENCH_ALLOWLIST_DNS`` is ``IP`` or ``IP:PORT``, by asking that DNS server (dnspython).
+
+Known limits (docs/docker.md): an address learned stays allowed for the container's life (a name
+that moves keeps its old address too); filtering is by address, so other sites sharing an allowed
+address (a CDN) are reachable as well; TLS SNI and HTTP Host are not inspected.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import shutil
+import socket
+import subprocess
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+from lancebench.errors import SandboxError
+
+TABLE = "lancebench"
+_DNS_TTL = 60  # seconds: how long a container may cache an answer of the filtering resolver
+
+
+def enforce_problem() -> str | None:
+    """Why an allowlist cannot be enforced on this machine (one line), or None when it can: the
+    harness must be root, with ``nsenter`` and ``nft``, on the same machine as the engine."""
+    host = os.environ.get("DOCKER_HOST", "")
+    if host and not host.startswith("unix://"):
+        return f"the engine is remote (DOCKER_HOST={host}); its containers' namespaces are out of reach"
+    if os.geteuid() != 0:
+        return "lancebench is not running as root, so it cannot install the container's firewall rules"
+    missing = [tool for tool in ("nsenter", "nft") if shutil.which(tool) is None]
+    if missing:
+        return f"{' and '.join(missing)} not found (apt-get install util-linux nftables)"
+    return None
+
+
+def resolve(name: str) -> list[str]:
+    """The addresses (IPv4 and IPv6 text) of host name ``name`` as the harness sees them; [] when
+    it does not resolve. Uses ``LANCEBENCH_ALLOWLIST_DNS`` (``IP`` or ``IP:PORT``) when set, else
+    the host's resolver."""
+    server = os.environ.get("LANCEBENCH_ALLOWLIST_DNS", "").strip()
+    if not server:
+        try:
+            infos = socket.getaddrinfo(name, None, type=socket.SOCK_STREAM)
+        except (socket.gaierror, UnicodeError):
+            return []
+        return sorted({str(info[4][0]) for info in infos if info[0] in (socket.AF_INET, socket.AF_INET6)})
+    import dns.exception  # noqa: PLC0415 (optional: only with LANCEBENCH_ALLOWLIST_DNS)
+    import dns.resolver  # noqa: PLC0415
+
+    address, port = server, 53
+    if server.count(":") == 1:
+        address, _, port_text = server.partition(":")
+        port = int(port_text)
+    resolver = dns.resolver.Resolver(configure=False)
+    resolver.nameservers, resolver.port, resolver.lifetime = [address.strip("[]")], port, 5.0
+    found: set[str] = set()
+    for rdtype in ("A", "AAAA"):
+        try:
+            found.update(r.to_text() for r in resolver.resolve(name, rdtype, search=False))
+        except dns.exception.DNSException:
+            continue
+    return sorted(found)
+
+
+def _nft(pid: int, script: str) -> None:
+    """Run ``nft -f -`` with ``script`` in the network namespace of process ``pid``."""
+    try:
+        res = subprocess.run(["nsenter", f"--target={pid}", "--net", "nft", "-f", "-"], input=script.encode(),
+                             capture_output=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise SandboxError(f"could not install the network allowlist: {exc}") from exc
+    if res.returncode != 0:
+        raise SandboxError(f"could not install the network allowlist (nft exit {res.returncode}): "
+                           f"{res.stderr.decode(errors='replace').strip()[:500]}")
+
+
+class ContainerFilter:
+    """The allowlist of one container: ``entries`` as :func:`lancebench.task.harbor.check_hosts`
+    leaves them (host names, ``*.suffix``, IP addresses, CIDR ranges). Raises ``ValueError`` for an
+    entry that is none of these."""
+
+    def __init__(self, entries: tuple[str, ...]):
+        self.entries = entries
+        self.networks: list[ipaddress.IPv4Network | ipaddress.IPv6Network] = []
+        self.names: set[str] = set()
+        self.suffixes: list[str] = []
+        for entry in entries:
+            if entry.startswith("*."):
+                self.suffixes.append(entry[1:])  # ".example.com"
+                continue
+            try:
+                self.networks.append(ipaddress.ip_network(entry, strict=False))
+            except ValueError:
+                if "/" in entry or ":" in entry:
+                    raise ValueError(f"allowed_hosts entry {entry!r} is not a valid address or range") from None
+                self.names.add(entry)
+        self.learned: set[str] = set()  # addresses of allowed names (kept across restarts)
+        self.pid: int | None = None
+        self.address: str | None = None
+        self._lock = threading.Lock()
+
+    def allows_name(self, name: str) -> bool:
+        """Whether DNS name ``name`` (lower case, no trailing dot) is on the list."""
+        return name in self.names or any(name.endswith(s) for s in self.suffixes)
+
+    def apply(self, pid: int, address: str, gateway: str) -> None:
+        """Install (or replace) the rules in the namespace of ``pid`` (the container's init), whose
+        bridge address is ``address`` and gateway ``gateway``. Raises :class:`SandboxError`."""
+        for name in sorted(self.names):
+            self.learned.update(resolve(name))
+        dns_filter = _dns_filter(gateway)
+        with self._lock:
+            self.pid = pid
+            dns_filter.register(address, self, previous=self.address)
+            self.address = address
+            _nft(pid, self._ruleset(gateway, dns_filter.port))
+
+    def release(self) -> None:
+        """Forget the container (its DNS queries are no longer answered)."""
+        if self.address is not None:
+            for dns_filter in list(_filters.values()):
+                dns_filter.unregister(self.address, self)
+        self.pid = None
+
+    def add(self, addresses: list[str]) -> None:
+        """Allow ``addresses`` (just resolved for an allowed name) in the running container."""
+        with self._lock:
+            new = [a for a in addresses if a not in self.learned]
+            if not new or self.pid is None:
+                self.learned.update(new)
+                return
+            script = "".join(f"add element inet {TABLE} {_set_of(a)} {{ {a} }}\n" for a in new)
+            _nft(self.pid, script)
+            self.learned.update(new)
+
+    def _ruleset(self, gateway: str, port: int) -> str:
+        v4 = [str(n) for n in self.networks if n.version == 4] + [a for a in self.learned if ":" not in a]
+        v6 = [str(n) for n in self.networks if n.version == 6] + [a for a in self.learned if ":" in a]
+
+        def elements(items: list[str]) -> str:
+            return f" elements = {{ {', '.join(sorted(set(items)))} }};" if items else ""
+
+        return (f"add table inet {TABLE}\ndelete table inet {TABLE}\n"
+                f"table inet {TABLE} {{\n"
+                f"  set allow4 {{ type ipv4_addr; flags interval; auto-merge;{elements(v4)} }}\n"
+                f"  set allow6 {{ type ipv6_addr; flags interval; auto-merge;{elements(v6)} }}\n"
+                f"  chain dns {{ type nat hook output priority -100; policy accept;\n"
+                f"    meta nfproto ipv4 udp dport 53 dnat ip to {gateway}:{port}\n  }}\n"
+                f"  chain out {{ type filter hook output priority 0; policy drop;\n"
+                f"    oif \"lo\" accept\n    ct state established,related accept\n"
+                f"    ip daddr {gateway} udp dport {port} accept\n"
+                f"    ip daddr @allow4 accept\n    ip6 daddr @allow6 accept\n"
+                f"    meta l4proto tcp reject with tcp reset\n    reject with icmpx type admin-prohibited\n  }}\n"
+                f"  chain in {{ type filter hook input priority 0; policy drop;\n"
+                f"    iif \"lo\" accept\n    ct state established,related accept\n  }}\n"
+                f"}}\n")
+
+
+def _set_of(address: str) -> str:
+    return "allow6" if ":" in address else "allow4"
+
+
+class _DnsFilter:
+    """The filtering resolver on one bridge gateway address: a UDP socket answering the containers
+    registered with it (by source address), see the module docstring."""
+
+    def __init__(self, gateway: str):
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        try:
+            self.sock.bind((gateway, 0))
+        except OSError as exc:
+            self.sock.close()
+            raise SandboxError(f"could not listen on the bridge gateway {gateway} for the allowlist's DNS: "
+                               f"{exc}") from exc
+        self.port = self.sock.getsockname()[1]
+        self.clients: dict[str, ContainerFilter] = {}
+        self._pool = ThreadPoolExecutor(4, thread_name_prefix="lancebench-dns")
+        threading.Thread(target=self._serve, name=f"lancebench-dns-{gateway}", daemon=True).start()
+
+    def register(self, address: str, client: ContainerFilter, previous: str | None) -> None:
+        if previous is not None and self.clients.get(previous) is client:
+            del self.clients[previous]
+        self.clients[address] = client
+
+    def unregister(self, address: str, client: ContainerFilter) -> None:
+        if self.clients.get(address) is client:
+            del self.clients[address]
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                data, peer = self.sock.recvfrom(4096)
+            except OSError:
+                return
+            client = self.clients.get(peer[0])
+            if client is not None:
+                self._pool.submit(self._reply, client, data, peer)
+
+    def _reply(self, client: ContainerFilter, data: bytes, peer) -> None:
+        try:
+            answer = _answer(client, data)
+        except SandboxError:
+            return  # the rules could not be widened: no answer, the name stays unreachable
+        if answer is not None:
+            try:
+                self.sock.sendto(answer, peer)
+            except OSError:
+                pass
+
+
+def _answer(client: ContainerFilter, data: bytes) -> bytes | None:
+    """The reply to DNS query ``data`` from ``client``'s container (None: not a query)."""
+    import dns.exception  # noqa: PLC0415 (a dependency of the docker extra)
+    import dns.message  # noqa: PLC0415
+    import dns.rcode  # noqa: PLC0415
+    import dns.rdatatype  # noqa: PLC0415
+    import dns.rrset  # noqa: PLC0415
+
+    try:
+        query = dns.message.from_wire(data)
+    except dns.exception.DNSException:
+        return None
+    response = dns.message.make_response(query)
+    if len(query.question) != 1:
+        response.set_rcode(dns.rcode.FORMERR)
+        return response.to_wire()
+    question = query.question[0]
+    name = question.name.to_text(omit_final_dot=True).lower()
+    if not client.allows_name(name):
+        response.set_rcode(dns.rcode.REFUSED)
+        return response.to_wire()
+    addresses = resolve(name)
+    if not addresses:
+        response.set_rcode(dns.rcode.NXDOMAIN)
+        return response.to_wire()
+    client.add(addresses)  # before the answer: the container may connect at once
+    family = {dns.rdatatype.A: 4, dns.rdatatype.AAAA: 6}.get(question.rdtype)
+    chosen = [a for a in addresses if ipaddress.ip_address(a).version == family]
+    if chosen:
+        response.answer.append(dns.rrset.from_text_list(question.name, _DNS_TTL, "IN", question.rdtype, chosen))
+    return response.to_wire()
+
+
+_filters: dict[str, _DnsFilter] = {}
+_filters_lock = threading.Lock()
+
+
+def _dns_filter(gateway: str) -> _DnsFilter:
+    with _filters_lock:
+        if gateway not in _filters:
+            _filters[gateway] = _DnsFilter(gateway)
+        return _filters[gateway]
+
+
+def lift(pid: int) -> None:
+    """Remove the allowlist from the namespace of ``pid`` (the phase has the whole network)."""
+    _nft(pid, f"add table inet {TABLE}\ndelete table inet {TABLE}\n")

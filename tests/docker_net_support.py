@@ -1,0 +1,126 @@
+"""Real servers on Docker's default bridge for the network allowlist tests.
+
+A :class:`BridgeHost` is a container (``debian:bookworm-slim`` running ``sleep``) on the default
+bridge whose network namespace holds servers run by the test process: a thread joins the
+namespace (``setns``), binds the listening socket there and leaves; the socket stays in the
+container's namespace, so the server answers at the container's bridge address exactly as a
+server process inside it would (the minimal image has no Python or HTTP server of its own).
+Needs root (``setns``) and an engine on this machine, as the allowlist itself does.
+
+:class:`ZoneServer` is a DNS server on 127.0.0.1 answering A records of a fixed zone
+(dnspython), for ``LANCEBENCH_ALLOWLIST_DNS``: host names of the tests resolve to bridge hosts
+without touching the machine's ``/etc/hosts``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import socket
+import threading
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+CLONE_NEWNET = 0x40000000
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def in_netns(pid: int, fn: Callable[[], Any]) -> Any:
+    """``fn()`` run in a thread that joined the network namespace of process ``pid``."""
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        fd = os.open(f"/proc/{pid}/ns/net", os.O_RDONLY)
+        try:
+            if _libc.setns(fd, CLONE_NEWNET) != 0:
+                raise OSError(ctypes.get_errno(), "setns failed")
+            box["value"] = fn()
+        except BaseException as exc:  # noqa: BLE001 (handed to the caller)
+            box["error"] = exc
+        finally:
+            os.close(fd)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+class BridgeHost:
+    """A container on the default bridge (see the module docstring); ``ip`` is its address."""
+
+    def __init__(self, name: str):
+        from lancebench.sandbox.docker_engine import client
+        self.container = client().containers.run("debian:bookworm-slim", ["sleep", "3600"], detach=True,
+                                                 name=name, network_mode="bridge", cap_drop=["ALL"],
+                                                 labels={"lancebench.managed": "true", "lancebench.job": name})
+        self.container.reload()
+        self.ip: str = self.container.attrs["NetworkSettings"]["IPAddress"]
+        self.pid: int = self.container.attrs["State"]["Pid"]
+        self._servers: list[ThreadingHTTPServer] = []
+
+    def serve_http(self, body: str, port: int = 8080) -> int:
+        """An HTTP server answering every GET with ``body`` at ``ip:port``; returns the port."""
+        payload = body.encode()
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+        server = in_netns(self.pid, lambda: ThreadingHTTPServer(("0.0.0.0", port), Handler))
+        server.daemon_threads = True
+        threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        self._servers.append(server)
+        return server.server_address[1]
+
+    def close(self) -> None:
+        for server in self._servers:
+            server.shutdown()
+            server.server_close()
+        self.container.remove(force=True)
+
+
+class ZoneServer:
+    """A DNS server on 127.0.0.1 answering ``zone`` (name -> IPv4) with A records, NXDOMAIN for
+    any other name; ``address`` is ``127.0.0.1:PORT``; ``asked`` lists the names it was asked."""
+
+    def __init__(self, zone: dict[str, str]):
+        self.zone = {k.lower(): v for k, v in zone.items()}
+        self.asked: list[str] = []
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.address = f"127.0.0.1:{self.sock.getsockname()[1]}"
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        import dns.message
+        import dns.rcode
+        import dns.rdatatype
+        import dns.rrset
+        while True:
+            try:
+                data, peer = self.sock.recvfrom(4096)
+            except OSError:
+                return
+            query = dns.message.from_wire(data)
+            response = dns.message.make_response(query)
+            question = query.question[0]
+            name = question.name.to_text(omit_final_dot=True).lower()
+            self.asked.append(name)
+            if name not in self.zone:
+                response.set_rcode(dns.rcode.NXDOMAIN)
+            elif question.rdtype == dns.rdatatype.A:
+                response.answer.append(dns.rrset.from_text(question.name, 30, "IN", "A", self.zone[name]))
+            self.sock.sendto(response.to_wire(), peer)
+
+    def close(self) -> None:
+        self.sock.close()

@@ -1,0 +1,181 @@
+"""``network_mode = "allowlist"`` on the docker backend, against real servers on the default bridge
+(:mod:`docker_net_support`): an allowed address answers and any other is refused; CIDR, exact
+host-name and ``*.`` wildcard entries; DNS answers only for listed names; a restarted container
+gets its rules back; a step's policy replaces the previous one.
+
+Needs a Docker engine on this machine, ``debian:bookworm-slim`` and root (``.ci/docker-setup.sh``);
+without them every test skips and says why.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import os
+import subprocess
+import uuid
+from pathlib import Path
+
+import pytest
+from docker_support import docker_skip_reason
+
+from lancebench.sandbox.base import SandboxSpec
+
+pytest.importorskip("docker", reason="the Docker SDK is missing: pip install 'lancebench[docker]'")
+
+from docker_net_support import BridgeHost, ZoneServer  # noqa: E402
+
+from lancebench.sandbox.docker import DockerSandbox  # noqa: E402
+from lancebench.sandbox.docker_network import TABLE, enforce_problem  # noqa: E402
+
+_REASON = docker_skip_reason() or enforce_problem()
+pytestmark = [pytest.mark.docker, pytest.mark.skipif(_REASON is not None, reason=_REASON or "")]
+JOB = f"pytest-allow-{uuid.uuid4().hex[:6]}"
+
+# GET / with bash's /dev/tcp (the minimal image has no curl); prints the body's last line or fails
+FETCH = ('fetch() { timeout 5 bash -c \'exec 3<>"/dev/tcp/$0/$1" && printf "GET / HTTP/1.0\\r\\n\\r\\n" >&3 '
+         '&& tail -n 1 <&3\' "$1" "$2"; }; ')
+
+
+@pytest.fixture(scope="module")
+def hosts():
+    """Two HTTP servers on the bridge: ``a`` answers "server-a", ``b`` "server-b", both on 8080."""
+    a, b = BridgeHost(f"{JOB}-a"), BridgeHost(f"{JOB}-b")
+    try:
+        a.serve_http("server-a")
+        b.serve_http("server-b")
+        yield a, b
+    finally:
+        a.close()
+        b.close()
+
+
+def run_box(allow, body, **kw):
+    async def go():
+        box = DockerSandbox(SandboxSpec(image="debian:bookworm-slim", network=True, allow_hosts=allow,
+                                        labels={"job": JOB, "trial": "t"}, **kw))
+        await box.start()
+        try:
+            return await body(box)
+        finally:
+            await box.stop()
+    return asyncio.run(go())
+
+
+async def fetch(box, host, port=8080, user=None):
+    return await box.exec(FETCH + f"fetch {host} {port}", user=user)
+
+
+def test_allowed_address_answers_and_any_other_is_refused(hosts):
+    a, b = hosts
+
+    async def body(box):
+        ok, other = await fetch(box, a.ip), await fetch(box, b.ip)
+        assert ok.exit_code == 0 and ok.stdout.strip() == "server-a", ok.output
+        assert other.exit_code != 0 and "server-b" not in other.stdout
+        assert "refused" in other.stderr.lower(), other.stderr  # rejected at once, not a silent time-out
+        assert (await fetch(box, a.ip, 9)).exit_code != 0  # every port of an allowed host is reachable, but
+        # nothing listens on 9: the refusal comes from the host itself (the allowlist did not hide it)
+    run_box((a.ip,), body)
+
+
+def test_empty_allowlist_reaches_nothing_but_public_reaches_both(hosts):
+    a, b = hosts
+
+    async def nothing(box):
+        assert (await fetch(box, a.ip)).exit_code != 0
+        assert (await fetch(box, b.ip)).exit_code != 0
+    run_box((), nothing)
+
+    async def both(box):
+        assert (await fetch(box, a.ip)).stdout.strip() == "server-a"
+        assert (await fetch(box, b.ip)).stdout.strip() == "server-b"
+    run_box(None, both)  # the control: without the filter both answer
+
+
+def test_cidr_entry_allows_its_range_only(hosts):
+    a, b = hosts
+    ip_a, ip_b = ipaddress.ip_address(a.ip), ipaddress.ip_address(b.ip)
+    prefix = next(p for p in range(8, 33) if ip_b not in ipaddress.ip_network(f"{ip_a}/{p}", strict=False))
+    cidr = str(ipaddress.ip_network(f"{ip_a}/{prefix}", strict=False))
+
+    async def body(box):
+        assert (await fetch(box, a.ip)).stdout.strip() == "server-a"
+        assert (await fetch(box, b.ip)).exit_code != 0
+    run_box((cidr,), body)
+
+
+def test_host_names_and_wildcards_resolve_only_when_listed(hosts, monkeypatch):
+    a, b = hosts
+    zone = ZoneServer({"named.test": a.ip, "api.wild.test": a.ip, "wild.test": b.ip, "other.test": b.ip})
+    monkeypatch.setenv("LANCEBENCH_ALLOWLIST_DNS", zone.address)
+    try:
+        async def body(box):
+            assert (await fetch(box, "named.test")).stdout.strip() == "server-a"
+            assert (await fetch(box, "api.wild.test")).stdout.strip() == "server-a"
+            denied = await box.exec("getent hosts other.test; echo rc=$?; getent hosts wild.test; echo rc=$?")
+            assert denied.stdout.count("rc=2") == 2, denied.output  # not found: the filter refused both names
+            assert (await fetch(box, b.ip)).exit_code != 0  # and its address stays closed
+            # a resolver of the agent's choice is no way out either: port 53 anywhere reaches the filter
+            direct = await box.exec(f"timeout 5 bash -c 'exec 3<>/dev/tcp/{b.ip}/53' ; echo rc=$?")
+            assert "rc=0" not in direct.stdout
+        run_box(("named.test", "*.wild.test"), body)
+        assert "other.test" not in zone.asked and "wild.test" not in zone.asked  # never even forwarded
+    finally:
+        zone.close()
+
+
+def test_restart_and_step_change_keep_the_container_filtered(hosts):
+    a, b = hosts
+
+    async def body(box):
+        await asyncio.to_thread(box._restart_sync)  # what a runaway command costs: a fresh namespace
+        assert (await fetch(box, a.ip)).stdout.strip() == "server-a"
+        assert (await fetch(box, b.ip)).exit_code != 0
+        await box.set_allow_hosts((b.ip,))  # the next step's policy replaces the previous one
+        assert (await fetch(box, a.ip)).exit_code != 0
+        assert (await fetch(box, b.ip)).stdout.strip() == "server-b"
+        await box.set_allow_hosts(None)  # public
+        assert (await fetch(box, a.ip)).stdout.strip() == "server-a"
+    run_box((a.ip,), body)
+
+
+def host_tools(folder) -> str:
+    """Copies of the host's ``nft``, ``iptables`` and ``ip`` with their libraries in ``folder``
+    (host and image are both Debian 12), for an attacker inside the container."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "lib").mkdir(exist_ok=True)
+    for tool in ("/usr/sbin/nft", "/usr/sbin/xtables-nft-multi", "/usr/bin/ip"):
+        real = os.path.realpath(tool)
+        subprocess.run(["cp", real, str(folder)], check=True)
+        libs = subprocess.run(["ldd", real], capture_output=True, text=True, check=True).stdout
+        for line in libs.splitlines():
+            parts = line.split("=>")
+            if len(parts) == 2 and parts[1].strip().startswith("/"):
+                subprocess.run(["cp", "-n", parts[1].split()[0], str(folder / "lib")], check=True)
+    os.chmod(folder, 0o755)
+    return str(folder)
+
+
+def test_root_in_the_container_cannot_lift_the_rules(hosts, tmp_path):
+    from lancebench.sandbox.base import Mount
+    a, b = hosts
+    tools = host_tools(tmp_path / "tools")
+    attack = ("export LD_LIBRARY_PATH=/t/lib; /t/nft flush ruleset; echo nft=$?; "
+              "/t/xtables-nft-multi iptables -P OUTPUT ACCEPT; echo ipt=$?; "
+              "/t/xtables-nft-multi iptables -F; echo iptf=$?; "
+              f"/t/ip route replace {b.ip}/32 dev eth0; echo route=$?; "
+              "/t/ip link set eth0 down; echo link=$?")
+
+    async def body(box):
+        res = await box.exec(attack, user="root")
+        codes = dict(p.split("=") for p in res.stdout.split())
+        assert set(codes) == {"nft", "ipt", "iptf", "route", "link"} and "0" not in codes.values(), res.output
+        assert "Operation not permitted" in res.output
+        assert (await fetch(box, b.ip, user="root")).exit_code != 0
+        assert (await fetch(box, a.ip, user="root")).stdout.strip() == "server-a"
+        pid = box.__dict__["_filter"].pid
+        listed = subprocess.run(["nsenter", f"--target={pid}", "--net", "nft", "list", "table", "inet", TABLE],
+                                capture_output=True, text=True)
+        assert listed.returncode == 0 and a.ip in listed.stdout  # the table is whole
+    run_box((a.ip,), body, mounts=(Mount(Path(tools), "/t", False),))
