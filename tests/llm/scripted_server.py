@@ -52,8 +52,9 @@ class Fail:
 class ScriptedServer:
     """See the module docstring. ``api_base`` is ``http://127.0.0.1:<port>/v1``."""
 
-    def __init__(self, script: list[Reply | Fail], *, model: str = "scripted-model"):
+    def __init__(self, script: list[Reply | Fail], *, model: str = "scripted-model", host: str = "127.0.0.1"):
         self.script = list(script)
+        self.host = host  # the address it listens on ("0.0.0.0" in a container's namespace)
         self.model = model
         self.requests: list[dict[str, Any]] = []
         self.served: list[Reply | Fail] = []
@@ -108,7 +109,7 @@ class ScriptedServer:
                     except (BrokenPipeError, ConnectionResetError):  # the client gave up waiting
                         pass
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd = ThreadingHTTPServer((self.host, 0), Handler)
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
                                         name="scripted-llm", daemon=True)

