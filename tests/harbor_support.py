@@ -43,13 +43,14 @@ def harbor_skip_reason() -> str | None:
     return None
 
 
-def run_harbor(task: Path, agent: str, jobs: Path, env: dict | None = None) -> list[dict]:
-    """Run Harbor's ``harbor run -p TASK -a AGENT`` and return each trial's result.json."""
+def run_harbor(task: Path, agent: str, jobs: Path, env: dict | None = None, *extra: str) -> list[dict]:
+    """Run Harbor's ``harbor run -p TASK -a AGENT [EXTRA...]`` and return each trial's result.json
+    (sorted by trial folder name)."""
     exe = Path(harbor_python()).parent / "harbor"
     full = dict(os.environ, DOCKER_CONFIG=harbor_docker_config(), LITELLM_LOCAL_MODEL_COST_MAP="True", **(env or {}))
     name = f"{task.name}-{agent}"
     proc = subprocess.run([str(exe), "run", "-p", str(task), "-a", agent, "-o", str(jobs), "--job-name", name, "-y",
-                           "-q"],
+                           "-q", *extra],
                           capture_output=True, text=True, env=full, timeout=900, check=False)
     found = [json.loads(p.read_text()) for p in sorted((jobs / name).glob("*/result.json"))]
     assert found, f"harbor wrote no trial\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
