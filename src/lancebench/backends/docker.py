@@ -6,7 +6,10 @@ sandboxes are :class:`lancebench.sandbox.docker.DockerSandbox` containers.
   workdir, read in a throw-away container (none for ``choice`` tasks, which need no repository).
   An image whose workdir is not a git repository gets a derived image (``<tag>-base``) where what
   is there is committed as the base, with a fixed author and date so every build of it gives the
-  same commit. The image needs ``git``.
+  same commit. An image without ``git`` keeps its base on the host
+  (:mod:`lancebench.backends.docker_hosttools`). The answer is recorded per image id and workdir
+  (``$LANCEBENCH_HOME/docker-base``), so later processes start no probe container while the
+  derived image or pristine copy it names is still there.
 - ``open(...)``: a fresh container from that image (the image's own copy of the repository), with
   the phase's network: none, the default bridge, or the bridge limited to an allowlist
   (:mod:`lancebench.sandbox.docker_network`).
@@ -23,7 +26,9 @@ else ``/app``. A CA bundle for builds comes from ``BackendOptions.ca_bundle`` (`
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import io
+import json
 import os
 import tarfile
 import tempfile
@@ -39,6 +44,7 @@ from lancebench.backends.options import BackendOptions
 from lancebench.environment.cache import sub
 from lancebench.errors import EnvironmentBuildError, SandboxError
 from lancebench.grading.pyguard import FIND_SITE_FOLDERS, PTH_NAME, PTH_TEXT
+from lancebench.results.store import atomic_write
 from lancebench.sandbox import docker_engine as engine
 from lancebench.sandbox.backend import PreparedEnvironment, network_fields, task_limits
 from lancebench.sandbox.base import CapturedPatch, Mount, SandboxSpec
@@ -251,6 +257,12 @@ def _base_of(task: Task, tag: str) -> tuple[str, str, str, Path | None]:
         if key in _prepared:
             return _prepared[key]
     with _image_lock(f"base:{tag}:{workdir}"):
+        record = _base_record(info["Id"], workdir)
+        recorded = _recorded_base(cli, record, workdir)
+        if recorded is not None:
+            with _prepared_lock:
+                _prepared[key] = recorded
+            return recorded
         derived = f"{tag}-base" if ":" in tag.rsplit("/", 1)[-1] else f"{tag}:base"
         try:
             cli.api.inspect_image(derived)
@@ -271,9 +283,49 @@ def _base_of(task: Task, tag: str) -> tuple[str, str, str, Path | None]:
                 else:
                     head, _ = _probe(cli, tag, workdir, fix=derived, init=not head)
                     result = (derived, workdir, head, None)
+        _record_base(cli, record, result)
         with _prepared_lock:
             _prepared[key] = result
         return result
+
+
+def _base_record(image_id: str, workdir: str) -> Path:
+    """Where :func:`_base_of`'s answer for an image id and workdir is kept between processes:
+    ``$LANCEBENCH_HOME/docker-base/<image id>-<workdir hash>.json``. An image id is the digest of
+    the image's content, so the answer never changes; only what it names may be removed since."""
+    name = f"{image_id.split(':')[-1][:32]}-{hashlib.sha256(workdir.encode()).hexdigest()[:12]}.json"
+    return sub("docker-base") / name
+
+
+def _recorded_base(cli, record: Path, workdir: str) -> tuple[str, str, str, Path | None] | None:
+    """The answer an earlier process recorded in ``record`` when what it names is still there (the
+    derived image with the same id, or the pristine folder with the same commit); else None (the
+    image is probed again)."""
+    try:
+        saved = json.loads(record.read_text())
+        image, head, image_id = saved["image"], saved["head"], saved["image_id"]
+        pristine = Path(saved["pristine"]) if saved.get("pristine") else None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if pristine is not None:
+        try:
+            same = (pristine / "commit").read_text().strip() == head and (pristine / "base.git").is_dir()
+        except OSError:
+            return None
+        return (image, workdir, head, pristine) if same else None
+    try:
+        current = cli.api.inspect_image(image)["Id"]
+    except engine._import_docker().errors.APIError:  # ImageNotFound included: removed by gc --images
+        return None
+    return (image, workdir, head, None) if current == image_id else None
+
+
+def _record_base(cli, record: Path, result: tuple[str, str, str, Path | None]) -> None:
+    """Keep :func:`_base_of`'s ``result`` in ``record`` for later processes (see :func:`_base_record`)."""
+    image, _, head, pristine = result
+    saved = {"image": image, "image_id": cli.api.inspect_image(image)["Id"], "head": head,
+             "pristine": str(pristine) if pristine else None}
+    atomic_write(record, json.dumps(saved))
 
 
 def _probe(cli, image: str, workdir: str, *, fix: str | None, init: bool = False) -> tuple[str, bool]:
