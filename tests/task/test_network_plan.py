@@ -3,14 +3,20 @@ line naming the key and the fix, and no trial is recorded (never a run with a wi
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
-from harbor_support import FIXTURES
+import pytest
+from harbor_support import FIXTURES, harbor_python
 
 from lancebench.backends.registry import cannot_run
+from lancebench.errors import TaskError, TaskErrors
 from lancebench.task import load_task
+from lancebench.task.harbor import check_hosts
 from lancebench.task.settings import needs_network_filter
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
@@ -42,7 +48,7 @@ def test_docker_backend_refuses_it_with_a_remote_engine(tmp_path, monkeypatch):
     error = cannot_run(task, "docker")
     assert error is not None and error.key == "verifier.network_mode" and "remote" in str(error)
     monkeypatch.delenv("DOCKER_HOST")
-    if __import__("os").geteuid() == 0 and shutil.which("nsenter") and shutil.which("nft"):
+    if os.geteuid() == 0 and shutil.which("nsenter") and shutil.which("nft"):
         assert cannot_run(task, "docker") is None
 
 
@@ -58,3 +64,41 @@ def test_run_on_local_stops_at_plan_time_with_one_line(tmp_path):
     assert proc.returncode != 0 and "verifier.network_mode" in text and "--backend docker" in text, text
     assert "Traceback" not in text
     assert not list(jobs.rglob("result.json"))
+
+
+HOSTS = ["API.Example.com.", "*.x.example", "1.2.3.4", "10.0.0.0/8", "FE80::0001", "2001:DB8::/32"]
+BAD = ["10.0.0.1/8", "*.1.2.3.4", "http://x.example", "x.example:443", "x.example/path", "*x.example", "a..b"]
+
+
+def test_allowed_hosts_are_checked_and_normalised_as_harbor_does():
+    assert check_hosts(HOSTS) == ["api.example.com", "*.x.example", "1.2.3.4", "10.0.0.0/8", "fe80::1",
+                                  "2001:db8::/32"]
+    for bad in BAD:  # a range with host bits set would otherwise widen silently
+        with pytest.raises(ValueError, match="allowed_hosts entry"):
+            check_hosts([bad])
+
+
+def test_harbor_agrees_on_every_entry():
+    python = harbor_python()
+    if python is None:
+        pytest.skip("no Harbor venv (/work/harbor-venv or $LANCEBENCH_HARBOR_PYTHON)")
+    script = ("import json, sys\nfrom harbor.models.task.config import normalize_allowed_hosts as n\nout = []\n"
+              "for h in json.loads(sys.argv[1]):\n    try: out.append(n([h])[0])\n"
+              "    except ValueError: out.append(None)\nprint(json.dumps(out))")
+    proc = subprocess.run([python, "-c", script, json.dumps(HOSTS + BAD)], capture_output=True, text=True, check=True)
+    theirs = json.loads(proc.stdout)
+
+    def ours(h):
+        try:
+            return check_hosts([h])[0]
+        except ValueError:
+            return None
+    assert [ours(h) for h in HOSTS + BAD] == theirs
+
+
+def test_lancebench_allow_hosts_are_checked_at_load(tmp_path):
+    dest = _allowlist_task(tmp_path)
+    toml = dest / "task.toml"
+    toml.write_text(toml.read_text() + '\n[lancebench]\nallow_hosts = ["10.0.0.1/8"]\n')
+    with pytest.raises((TaskError, TaskErrors), match="allow_hosts"):
+        load_task(dest)

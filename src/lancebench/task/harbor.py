@@ -8,6 +8,7 @@ Harbor-only fields are kept as they are.
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from pathlib import PurePosixPath
 from typing import Any, Literal
@@ -17,7 +18,6 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 NetworkMode = Literal["no-network", "public", "allowlist"]
 
 _HOST = re.compile(r"^(\*\.)?[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$")
-_IP_OR_CIDR = re.compile(r"^[0-9a-f:.]+(/\d{1,3})?$")
 
 
 class HarborTable(BaseModel):
@@ -46,16 +46,36 @@ def parse_size_mb(value: str) -> int:
 
 def check_hosts(hosts: list[str] | None) -> list[str] | None:
     """Allowlist entries, lower-cased and without a trailing dot: host names, ``*.suffix``
-    wildcards, IP addresses or CIDR ranges (never URLs, ports or paths). Raises ``ValueError``."""
+    wildcards, IP addresses or CIDR ranges (never URLs, ports or paths), checked and normalised as
+    Harbor 0.25 does (``_validate_allowed_host_names``): a CIDR range must have no host bits
+    set (``10.0.0.0/8``, not ``10.0.0.1/8``), IPv6 is written compressed, a wildcard must name
+    a host, not an address. Raises ``ValueError``."""
     if hosts is None:
         return None
     out = []
     for host in hosts:
         h = host.strip().lower().rstrip(".")
-        if not (_HOST.match(h) or _IP_OR_CIDR.match(h)):
-            raise ValueError(f"allowed_hosts entry {host!r} must be a host name, *.suffix, IP address or CIDR range")
+        if "/" in h or ":" in h:
+            try:
+                out.append(ipaddress.ip_network(h, strict=True).compressed if "/" in h
+                           else str(ipaddress.IPv6Address(h).compressed))
+            except ValueError:
+                raise ValueError(f"allowed_hosts entry {host!r} must be an IP address or a CIDR range with no host "
+                                 f"bits set (like 10.0.0.0/8), not a URL, port or path") from None
+            continue
+        if not _HOST.match(h) or (h.startswith("*.") and _is_address(h[2:])):
+            raise ValueError(f"allowed_hosts entry {host!r} must be a host name, *.suffix (of a name), "
+                             f"IP address or CIDR range")
         out.append(h)
     return out
+
+
+def _is_address(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
 
 
 class PhaseNetwork(HarborTable):

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from lancebench.task.harbor import (
     ArtifactConfig,
@@ -25,6 +25,7 @@ from lancebench.task.harbor import (
     PhaseNetwork,
     SolutionConfig,
     StepConfig,
+    check_hosts,
     parse_size_mb,
 )
 
@@ -229,6 +230,11 @@ class LancebenchConfig(_Strict):
     local: LocalRecipe | None = None
     choice: ChoiceConfig | None = None
     limits: LimitsConfig = Field(default_factory=LimitsConfig)
+
+    @field_validator("allow_hosts")
+    @classmethod
+    def _hosts(cls, value: list[str]) -> list[str]:
+        return check_hosts(value) or []
 
     def protected_globs(self) -> list[str]:
         """Globs of protected paths: the defaults plus ``protect``. A path matching one of them is
