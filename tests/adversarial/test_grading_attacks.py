@@ -176,11 +176,7 @@ def _limited(shared: Path, storage_mb: int, patch_mb: int) -> Path:
 
 
 @pytest.mark.slow
-def test_storage_bounds_the_sum_of_files(jobs, shared, backend, request):
-    if backend == "docker":
-        request.applymarker(pytest.mark.xfail(strict=True, reason=(
-            "known gap (docs/security.md): overlay2 on ext4 has no per-container size limit, so on docker "
-            "storage_mb bounds each file only")))
+def test_storage_bounds_the_sum_of_files(jobs, shared, backend):
     r = attack(_limited(shared, 64, 8), "many_files.sh", jobs, backend)
     assert_unresolved(r)
     patch = (job_dir(jobs) / "trials" / r["trial_id"] / "patch.diff").read_text()

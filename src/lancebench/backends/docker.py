@@ -51,6 +51,7 @@ from lancebench.sandbox.base import CapturedPatch, Mount, SandboxSpec
 from lancebench.sandbox.docker import BASE_ENV, KEEPER, DockerSandbox
 from lancebench.sandbox.docker_engine import LABEL_MANAGED
 from lancebench.sandbox.docker_image import _image_lock, ensure_image
+from lancebench.sandbox.docker_quota import prune_stale
 from lancebench.task.model import Task
 from lancebench.task.settings import NetworkPolicy
 
@@ -101,6 +102,7 @@ class DockerBackend:
                                    else ca_bundle)
         self.ca_bundle = self.options.ca_bundle_file()
         self._job: str | None = None
+        prune_stale()  # storage quotas (and containers) left by a harness that was killed
 
     async def prepare(self, task: Task) -> PreparedEnvironment:
         t0 = time.monotonic()
@@ -127,7 +129,10 @@ class DockerBackend:
             labels["lancebench.job"] = self._job
         spec = SandboxSpec(workdir=env.workdir, env=dict(env.variables), mounts=tuple(mounts),
                            **network_fields(network), limits=task_limits(task), image=handle.image, labels=labels)
-        return DockerSandbox(spec)
+        # storage_mb bounds the sum of what it writes, its writable mounts included, on a quota
+        # filesystem in scratch (sandbox.docker_quota): the caller removes scratch and the mounts'
+        # folders with remove_tree, as for the local backend
+        return DockerSandbox(spec, quota_folder=scratch / "quota")
 
     async def capture(self, task: Task, env: PreparedEnvironment, sandbox, scratch: Path) -> CapturedPatch:
         """End every process of ``sandbox``, then diff its workdir against the pristine base in a
@@ -143,7 +148,7 @@ class DockerBackend:
         spec = SandboxSpec(workdir=env.workdir, image=handle.image, limits=task_limits(task),
                            labels={**{k: v for k, v in sandbox.labels.items() if k != LABEL_MANAGED},
                                    "lancebench.phase": "capture"})
-        box = DockerSandbox(spec)
+        box = DockerSandbox(spec, quota=False)  # only the harness's copy and git run there
         killed, started = await asyncio.gather(asyncio.to_thread(_kill_container, sandbox.container_id), box.start(),
                                                return_exceptions=True)
         for outcome in (killed, started):

@@ -3,10 +3,11 @@
 A container holds the workdir (the image's own copy of the repository), the spec's mounts and
 nothing else of the host. It runs with network ``none`` (the default bridge only when
 ``spec.network``; with ``spec.allow_hosts`` as well, only those hosts are reachable, see
-:mod:`lancebench.sandbox.docker_network`), all capabilities dropped, ``no-new-privileges``, a pids limit, a memory limit
-without swap, a CPU quota, a per-file size rlimit (``storage_mb``) and ``cpu_time_sec`` as
-RLIMIT_CPU. Its main process is ``docker-init`` keeping ``sleep`` alive; every command is a
-``docker exec``.
+:mod:`lancebench.sandbox.docker_network`), all capabilities dropped, ``no-new-privileges``, a pids
+limit, a memory limit without swap, a CPU quota, ``storage_mb`` (the sum of everything it writes,
+on a quota filesystem of its own: :mod:`lancebench.sandbox.docker_quota`; and each file, the
+``fsize`` rlimit) and ``cpu_time_sec`` as RLIMIT_CPU. Its main process is ``docker-init`` keeping
+``sleep`` alive; every command is a ``docker exec``.
 
 As in the local backend, background processes never outlive the command that started them, and a
 timeout ends the whole tree *inside* the container (see :mod:`lancebench.sandbox.docker_shell`);
@@ -38,6 +39,7 @@ from lancebench.sandbox.base import ExecResult, SandboxSpec
 from lancebench.sandbox.docker_engine import LABEL_ENVIRONMENT, LABEL_JOB, LABEL_MANAGED, LABEL_TRIAL, engine_problem
 from lancebench.sandbox.docker_image import ensure_image
 from lancebench.sandbox.docker_network import ContainerFilter, lift
+from lancebench.sandbox.docker_quota import ContainerQuota, prune_stale, quota_of, release_container, say_once
 from lancebench.sandbox.docker_shell import KILLER, PID_PREFIX, WRAPPER
 from lancebench.sandbox.fstree import copy_tree, remove_tree, write_notes
 from lancebench.sandbox.output import CappedBuffer
@@ -88,10 +90,18 @@ class DockerSandbox:
     ``spec.image`` is required (an image tag, e.g. from :func:`ensure_image`); ``spec.workspace``
     is not used (the image holds the workdir). ``user`` in :meth:`exec` is honoured (``root`` runs
     as uid 0, still without capabilities); the default is the image's ``USER``.
-    Raises :class:`SandboxError` when no engine answers, the image is missing or the engine fails.
+
+    Storage (:mod:`lancebench.sandbox.docker_quota`): with ``quota_folder`` (a fresh folder the
+    caller removes with :func:`lancebench.sandbox.fstree.remove_tree`), the quota is mounted there
+    at once and covers the spec's writable mounts too, until their folders are removed the same
+    way; without it, the quota is mounted at :meth:`start` and bounds the container's own files
+    only. ``quota`` False: none (containers that run only the harness's own commands, e.g. the
+    capture's). Raises :class:`SandboxError` when no engine answers, the image is missing or the
+    engine fails.
     """
 
-    def __init__(self, spec: SandboxSpec, *, name: str | None = None):
+    def __init__(self, spec: SandboxSpec, *, name: str | None = None, quota: bool = True,
+                 quota_folder: Path | None = None):
         if not spec.image:
             raise SandboxError("the docker backend needs SandboxSpec.image (build one with "
                                "lancebench.sandbox.docker.ensure_image(task))")
@@ -104,6 +114,16 @@ class DockerSandbox:
         self._aio_client: Any = None  # aiodocker.Docker of the exec streams, bound to _aio_loop
         self._aio_loop: asyncio.AbstractEventLoop | None = None
         self._filter: ContainerFilter | None = None
+        self._want_quota = quota
+        self.quota: ContainerQuota | None = None
+        if quota and quota_folder is not None:
+            self.quota = ContainerQuota.open(self.name, spec.limits.storage_mb, quota_folder)
+            self._want_quota = False  # opened (or said why not)
+            if self.quota is not None:
+                try:
+                    self.quota.cover(spec.mounts)
+                except OSError as exc:
+                    say_once(f"a writable folder could not be put on the quota: {exc}")
 
     # lifecycle -------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -137,6 +157,7 @@ class DockerSandbox:
         for m in spec.mounts:
             if m.writable:
                 Path(m.source).mkdir(parents=True, exist_ok=True)
+        mounts += self._open_quota(docker)
         try:
             container = cli.containers.create(
                 spec.image, entrypoint=KEEPER[:1], command=KEEPER[1:], name=self.name, hostname="lancebench",
@@ -146,16 +167,19 @@ class DockerSandbox:
                 mem_limit=lim.memory_mb * 1024 * 1024, memswap_limit=lim.memory_mb * 1024 * 1024,
                 nano_cpus=int(min(lim.cpus, _engine_cpus()) * 1e9),
                 pids_limit=lim.pids + 4,  # + docker-init, keeper, wrapper, killer
-                # /dev/shm: Docker's 64 MB default crashes Chromium on real apps; its pages count
-                # toward the memory limit anyway, so half of it costs no extra memory.
-                shm_size=f"{max(64, lim.memory_mb // 2)}m",
+                # /dev/shm (without a quota): Docker's 64 MB default crashes Chromium on real apps;
+                # its pages count toward the memory limit anyway, so half of it costs no extra
+                # memory; never more than storage_mb. With a quota it is a folder on the quota.
+                shm_size=f"{min(max(64, lim.memory_mb // 2), lim.storage_mb)}m",
                 ulimits=ulimits, mounts=mounts, log_config={"type": "none"}, stdin_open=False, tty=False)
         except docker.errors.APIError as exc:
+            self._remove_sync()  # releases the quota
             raise SandboxError(f"docker could not create a container from {spec.image}: {exc}") from exc
         self.container_id = container.id
         with _live_lock:
             _live[container.id] = self
         try:
+            self._attach_quota(container.attrs)
             container.start()
             container.reload()
         except docker.errors.APIError as exc:
@@ -165,6 +189,8 @@ class DockerSandbox:
             self._remove_sync()
             raise SandboxError(f"container {self.name} ({spec.image}) stopped at once (status {container.status}); "
                                f"does the image have `sleep`?")
+        if self.quota is not None and self.quota.layer is not None and not self.quota.started():
+            say_once("the engine does not see this machine's mounts (another mount namespace)")
         if spec.network and spec.allow_hosts is not None:
             try:
                 self._filter = ContainerFilter(spec.allow_hosts)
@@ -208,6 +234,24 @@ class DockerSandbox:
             raise SandboxError(f"container {self.name} is not running")
         return int(pid)
 
+    def _open_quota(self, docker: Any) -> list[Any]:
+        """Mount the container's storage quota (``self.quota``) unless it is mounted already;
+        returns the extra mounts (``/dev/shm`` on the quota), none without a quota."""
+        if self._want_quota and self.quota is None:
+            self.quota = ContainerQuota.open(self.name, self.spec.limits.storage_mb)
+        if self.quota is None:
+            return []
+        return [docker.types.Mount(target="/dev/shm", source=str(self.quota.shm), type="bind")]
+
+    def _attach_quota(self, attrs: dict[str, Any]) -> None:
+        """Cover the created container's layer folder with its quota (before it starts)."""
+        if self.quota is None:
+            return
+        try:
+            self.quota.attach(attrs)
+        except OSError as exc:
+            say_once(f"the container's layer folder could not be put on the quota: {exc}")
+
     def _resolve_user(self, user: str) -> tuple[int, int]:
         """The uid/gid files copied in are given: the image's USER, resolved inside."""
         if user in ("", "root", "0", "0:0"):
@@ -249,16 +293,12 @@ class DockerSandbox:
 
     def _remove_sync(self) -> None:
         cid = self.container_id
+        quota, self.quota = self.quota, None
         if cid is None:
+            if quota is not None:  # mounted by __init__, never started
+                quota.release()
             return
-        docker = engine._import_docker()
-        try:
-            engine.client().api.remove_container(cid, force=True, v=True)
-        except docker.errors.NotFound:
-            pass
-        except docker.errors.APIError as exc:
-            if "already in progress" not in str(exc):
-                raise SandboxError(f"docker could not remove container {self.name}: {exc}") from exc
+        release_container(cid, quota)  # the quota is released even when the engine refuses
         self.container_id = None
         with _live_lock:
             _live.pop(cid, None)
@@ -585,14 +625,12 @@ def gc(job: str | None = None, *, images: bool = False) -> GcResult:
     docker = engine._import_docker()
     cli = engine.client()
     filters = [LABEL_MANAGED] + ([f"{LABEL_JOB}={job}"] if job else [])
-    result = GcResult()
+    result = GcResult(containers=prune_stale())  # containers (and quotas) of dead harness processes
     try:
         for c in cli.api.containers(all=True, filters={"label": filters}):
-            try:
-                cli.api.remove_container(c["Id"], force=True, v=True)
-                result.containers.append((c.get("Names") or [c["Id"][:12]])[0].lstrip("/"))
-            except docker.errors.NotFound:
-                pass
+            name = (c.get("Names") or [c["Id"][:12]])[0].lstrip("/")
+            release_container(c["Id"], quota_of(name))
+            result.containers.append(name)
         if images:
             img_filters = [LABEL_ENVIRONMENT] + ([f"{LABEL_JOB}={job}"] if job else [])
             for img in cli.api.images(filters={"label": img_filters}):

@@ -53,6 +53,20 @@ def client(timeout: float = 120.0):
         return _client
 
 
+def remove_container(ref: str) -> None:
+    """Remove container ``ref`` (name or id) and its anonymous volumes, killing it first; a
+    container already gone (or being removed) is fine. Raises :class:`SandboxError` when the
+    engine refuses."""
+    docker = _import_docker()
+    try:
+        client().api.remove_container(ref, force=True, v=True)
+    except docker.errors.NotFound:
+        pass
+    except docker.errors.APIError as exc:
+        if "already in progress" not in str(exc):
+            raise SandboxError(f"docker could not remove container {ref}: {exc}") from exc
+
+
 def new_client(timeout: float):
     """A separate client (for long builds, whose read timeout must exceed the build's)."""
     docker = _import_docker()
