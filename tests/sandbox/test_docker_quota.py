@@ -62,7 +62,8 @@ def test_sum_of_root_shm_and_writable_mount_is_bounded(tmp_path):
     spec = SandboxSpec(image=BASE, workdir="/", limits=Limits(storage_mb=32), mounts=(Mount(out, "/out", True),),
                        labels={"job": "quota-test"})
     script = ("n=0; for d in /root /dev/shm /out; do head -c 16000000 /dev/zero > $d/fill 2>/dev/null; "
-              "n=$((n + $(stat -c %s $d/fill))); done; echo $n; cat /out/before.txt; rm /out/fill; echo hi > /out/after.txt")
+              "n=$((n + $(stat -c %s $d/fill))); done; echo $n; cat /out/before.txt; rm /out/fill; "
+              "echo hi > /out/after.txt")
 
     async def run() -> tuple[str, str, Path]:
         box = DockerSandbox(spec, quota_folder=scratch / "quota")
@@ -130,3 +131,22 @@ def test_harness_killed_mid_trial_leaves_nothing_after_gc(tmp_path, home):
     names = subprocess.run(["docker", "ps", "-a", "--filter", "label=lancebench.job=quota-killed", "--format",
                             "{{.Names}}"], capture_output=True, text=True, check=True).stdout.split()
     assert names == []
+
+
+def test_not_root_falls_back_to_the_per_file_bound_and_says_so_once(tmp_path):
+    """As another user there is no quota: ``ContainerQuota.open`` gives None and the reason is
+    logged once, however many containers ask (the engine is not even asked)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    os.chown(home, 65534, 65534)
+    os.chmod(tmp_path, 0o755)
+    code = ("from lancebench.sandbox.docker_quota import ContainerQuota\n"
+            "print([ContainerQuota.open(f'box-{n}', 64) for n in range(3)])\n")
+    src = Path(__file__).resolve().parents[2] / "src"
+    proc = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-c", code],
+                          capture_output=True, text=True, timeout=120,
+                          env={"PATH": os.environ["PATH"], "PYTHONPATH": str(src), "LANCEBENCH_HOME": str(home)})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[None, None, None]"
+    assert proc.stderr.count("docker: no storage quota (the harness is not root); storage_mb bounds each file only") == 1
+    assert leftovers(tmp_path) == []

@@ -134,11 +134,13 @@ class ContainerQuota:
         the quota (bounded; links kept as links, special files left out), which is then bound over
         it. The cover stays until the host folder is removed with
         :func:`lancebench.sandbox.fstree.remove_tree` (which unmounts it): what the container wrote
-        is read there as usual. A folder that is already a mount point is left as it is (bounded
-        per file only). Raises ``OSError`` when a bind fails."""
+        is read there as usual. A folder that is already a mount point, or reached through a
+        symbolic link, is left as it is (bounded per file only). Raises ``OSError`` when a bind
+        fails."""
         for m in mounts:
             source = Path(m.source).resolve()
-            if not m.writable or not source.is_dir() or os.path.ismount(source):
+            if (not m.writable or not source.is_dir() or os.path.ismount(source)
+                    or source != Path(os.path.abspath(m.source))):
                 continue
             copy = self.folder / "mounts" / str(len(self.covers))
             notes = copy_tree(source, copy, links=True)
@@ -258,14 +260,15 @@ def quota_of(name: str) -> ContainerQuota | None:
         data = json.loads(_record_path(name).read_text())
     except (OSError, ValueError):
         return None
-    return ContainerQuota(name, Path(data.get("folder") or quota_root() / name),
-                          Path(data["layer"]) if data.get("layer") else None, [Path(s) for s in data.get("covers") or []])
+    layer = Path(data["layer"]) if data.get("layer") else None
+    return ContainerQuota(name, Path(data.get("folder") or quota_root() / name), layer,
+                          [Path(s) for s in data.get("covers") or []])
 
 
 def prune_stale() -> list[str]:
     """Release the quotas (and remove the containers) whose owner process has ended (kill -9 of a
     harness). Returns the container names. Never raises."""
-    done = []
+    done: list[str] = []
     try:
         if os.geteuid() != 0 or not quota_root().is_dir():
             return done
