@@ -102,3 +102,20 @@ def test_lancebench_allow_hosts_are_checked_at_load(tmp_path):
     toml.write_text(toml.read_text() + '\n[lancebench]\nallow_hosts = ["10.0.0.1/8"]\n')
     with pytest.raises((TaskError, TaskErrors), match="allow_hosts"):
         load_task(dest)
+
+
+def test_validate_warns_and_show_names_the_filter(tmp_path):
+    dest = _allowlist_task(tmp_path)
+    proc = lb("tasks", "validate", dest, env={"LB_JUDGE_BASE_URL": "http://x", "LB_JUDGE_API_KEY": "sk-test-1234"})
+    assert proc.returncode == 0 and "unsupported" not in proc.stdout, proc.stdout
+    assert "key 'verifier.network_mode' needs a network filter" in proc.stdout
+    shown = json.loads(lb("tasks", "show", dest, "--json", check=True).stdout)
+    assert shown["network"]["verifier"]["allowed_hosts"] == ["10.1.2.3"]
+    assert shown["network"]["filter"] == "verifier.network_mode"
+
+
+def test_show_gives_each_steps_network():
+    shown = json.loads(lb("tasks", "show", FIXTURES / "every-field", "--json",
+                          env={"LB_FIXTURE_TOKEN": "x"}, check=True).stdout)
+    steps = shown["network"]["steps"]
+    assert steps["one"]["agent"] == {"mode": "no-network", "allowed_hosts": [], "from": "steps.one.agent.network_mode"}

@@ -189,6 +189,21 @@ def _env_view(values: Mapping[str, str], host: Mapping[str, str]) -> dict[str, s
     return view
 
 
+def _network_view(task: Task) -> dict:
+    """Network per phase as shown by ``tasks show``: ``agent`` and ``verifier``, plus ``steps``
+    (each step's own) for a multi-step task, and ``filter``: the key that needs the docker
+    backend's allowlist filter, or None."""
+    def view(p: NetworkPolicy) -> dict:
+        return {"mode": p.mode, "allowed_hosts": list(p.hosts), "from": p.source}
+    out: dict = {phase: view(network_policy(task, phase)) for phase in ("agent", "verifier")}
+    steps = [s.name for s in task.config.steps or []]
+    if steps:
+        out["steps"] = {name: {phase: view(network_policy(task, phase, step=name)) for phase in ("agent", "verifier")}
+                        for name in steps}
+    out["filter"] = needs_network_filter(task)
+    return out
+
+
 def effective_settings(task: Task, host: Mapping[str, str] | None = None) -> dict:
     """What lancebench will do with ``task``, as one JSON-ready dict: workdir, limits (MiB, CPUs,
     seconds), network and env per phase, steps, health check, protected paths. Host values of
@@ -203,8 +218,7 @@ def effective_settings(task: Task, host: Mapping[str, str] | None = None) -> dic
                    "cpu_time_sec": task.lb.limits.cpu_time_sec},
         "timeouts_sec": {"build": e.build_timeout_sec, "agent": cfg.agent.timeout_sec,
                          "verifier": cfg.verifier.timeout_sec},
-        "network": {phase: {"mode": p.mode, "allowed_hosts": list(p.hosts), "from": p.source}
-                    for phase in ("agent", "verifier") for p in [network_policy(task, phase)]},
+        "network": _network_view(task),
         "env": {"all phases": _env_view(e.env, host), "solution": _env_view(cfg.solution.env, host),
                 "verifier": _env_view(cfg.verifier.env, host)},
         "healthcheck": e.healthcheck.model_dump() if e.healthcheck else None,
