@@ -16,6 +16,8 @@ from lancebench.sandbox.backend import Backend, PreparedEnvironment
 from lancebench.sandbox.base import Sandbox
 from lancebench.sandbox.fstree import remove_tree
 from lancebench.task.model import Task
+from lancebench.task.settings import phase_env
+from lancebench.task.steps import step_solution_dir
 
 # Files and folders of the repository, with type, mode, size, link target and content hash, in one
 # sorted list: equal fingerprints mean nothing outside the excluded paths changed.
@@ -64,31 +66,46 @@ async def snapshot(task: Task, backend: Backend, env: PreparedEnvironment, patch
 
 async def reference_patch(task: Task, backend: Backend, env: PreparedEnvironment, scratch: Path,
                           labels: dict[str, str] | None = None) -> str | None:
-    """The reference solution as a diff: ``solution/solve.sh`` run in a fresh sandbox, then captured
-    like an agent's work. Cached per task digest for the life of the process. None when the task
-    has no ``solution/solve.sh``. Raises :class:`SandboxError` when the solution fails."""
-    if not task.paths.solve_sh.is_file():
+    """The reference solution as a diff: ``solution/solve.sh`` run in a fresh sandbox (a multi-step
+    task: each step's solution, :func:`lancebench.task.steps.step_solution_dir`, in step order,
+    each at ``/solution``, as Harbor's oracle runs them), then captured like an agent's work.
+    Cached per task digest and number of steps for the life of the process. None when the task
+    (or one of its steps) has no solution. Raises :class:`SandboxError` when a solution fails."""
+    steps = task.config.steps or []
+    solutions = [step_solution_dir(task, s) for s in steps] if steps else [task.paths.solution]
+    if any(d is None or not (d / "solve.sh").is_file() for d in solutions):
         return None
-    lock = _reference_locks.setdefault(task.digest, asyncio.Lock())
+    key = f"{task.digest}:{len(steps)}"
+    lock = _reference_locks.setdefault(key, asyncio.Lock())
     async with lock:
-        if task.digest in _reference_cache:
-            return _reference_cache[task.digest]
+        if key in _reference_cache:
+            return _reference_cache[key]
         if scratch.exists():
             remove_tree(scratch)
         scratch.mkdir(parents=True)
         sandbox = backend.open(task, env, scratch / "sandbox", labels=labels)
         await sandbox.start()
         try:
-            await sandbox.put(task.paths.solution, "/solution")
-            res = await sandbox.exec(["bash", "/solution/solve.sh"], cwd=env.workdir,
-                                     timeout=task.config.agent.timeout_sec)
-            if not res.ok:
-                raise SandboxError(f"{task.name}: solution/solve.sh failed (exit {res.exit_code}): {res.output[-800:]}")
+            for solution in solutions:
+                await _solve(task, sandbox, env, solution)
             patch = await backend.capture(task, env, sandbox, scratch / "capture")
         finally:
             await sandbox.stop()
-        _reference_cache[task.digest] = patch
+        _reference_cache[key] = patch
         return patch
+
+
+async def _solve(task: Task, sandbox: Sandbox, env: PreparedEnvironment, solution: Path | None) -> None:
+    """Run ``solution/solve.sh`` (copied to ``/solution``, replacing an earlier step's) in ``sandbox``
+    with ``[solution].env``. Raises :class:`SandboxError` when it fails."""
+    assert solution is not None
+    await sandbox.exec(["rm", "-rf", "/solution"])
+    await sandbox.put(solution, "/solution")
+    res = await sandbox.exec(["bash", "/solution/solve.sh"], cwd=env.workdir, env=phase_env(task, "solution"),
+                             timeout=task.config.agent.timeout_sec)
+    if not res.ok:
+        raise SandboxError(f"{task.name}: {solution.relative_to(task.paths.root)}/solve.sh failed "
+                           f"(exit {res.exit_code}): {res.output[-800:]}")
 
 
 async def fingerprint(sandbox: Sandbox, workdir: str, exclude: str, dest: Path) -> list[str]:

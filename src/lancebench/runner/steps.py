@@ -17,7 +17,6 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
-from pathlib import Path
 
 from lancebench.agents.base import Agent, AgentContext
 from lancebench.grading.outcome import main_reward
@@ -30,21 +29,8 @@ from lancebench.sandbox.as_user import as_user
 from lancebench.sandbox.backend import Backend, PreparedEnvironment, task_limits
 from lancebench.task.artifacts import declares_artifacts
 from lancebench.task.harbor import StepConfig
-from lancebench.task.model import Task
 from lancebench.task.settings import NetworkPolicy, phase_env, phase_user, step_agent_networks
-
-
-def step_instruction(task: Task, step: StepConfig) -> str:
-    """The instruction of ``step`` (``steps/<name>/instruction.md``)."""
-    return (task.paths.root / "steps" / step.name / "instruction.md").read_text(encoding="utf-8", errors="replace")
-
-
-def step_solution_dir(task: Task, step: StepConfig) -> Path | None:
-    """``steps/<name>/solution`` when the step has one, else the task's ``solution/`` (Harbor's oracle)."""
-    own = task.paths.root / "steps" / step.name / "solution"
-    if own.is_dir():
-        return own
-    return task.paths.solution if task.paths.solution.is_dir() else None
+from lancebench.task.steps import step_instruction, step_solution_dir
 
 
 def gate_failure(rewards: dict[str, float] | None, min_reward: float | dict[str, float] | None) -> str | None:
@@ -71,9 +57,10 @@ def combine_steps(graded: list[dict[str, float]], strategy: str) -> dict[str, fl
 
 
 async def run_steps(spec, agent: Agent, backend: Backend, env: PreparedEnvironment, result: TrialResult,
-                    timings: Timings) -> None:
-    """Run every step of ``spec.task`` (see the module docstring) and fill ``result``. Raises
-    what :func:`lancebench.runner.trial.run_trial` turns into ``invalid`` for harness faults."""
+                    timings: Timings) -> str:
+    """Run every step of ``spec.task`` (see the module docstring) and fill ``result``; returns the
+    last captured patch (the work after the last step that ran). Raises what
+    :func:`lancebench.runner.trial.run_trial` turns into ``invalid`` for harness faults."""
     task, paths = spec.task, spec.paths
     agent_env = dataclasses.replace(env, variables={**env.variables, **phase_env(task, "agent")})
     per_step = step_agent_networks(task)
@@ -82,6 +69,7 @@ async def run_steps(spec, agent: Agent, backend: Backend, env: PreparedEnvironme
     await sandbox.start()
     graded: list[dict[str, float]] = []
     usage = Usage()
+    patch = ""
     try:
         await check_health(task, sandbox)
         for i, step in enumerate(task.config.steps or []):
@@ -128,6 +116,7 @@ async def run_steps(spec, agent: Agent, backend: Backend, env: PreparedEnvironme
     result.status = "resolved" if value >= 1.0 else "unresolved"
     summary = ", ".join(f"{r['name']} {r['status']}" for r in result.steps)
     result.reason = None if result.status == "resolved" else f"{strategy} reward {value:g} < 1 ({summary})"
+    return patch
 
 
 async def _grade_step(spec, backend: Backend, env: PreparedEnvironment, patch: str, step: StepConfig,

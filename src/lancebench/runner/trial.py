@@ -37,6 +37,7 @@ from lancebench.sandbox.fstree import remove_tree
 from lancebench.task.artifacts import declares_artifacts
 from lancebench.task.model import Task
 from lancebench.task.settings import network_policy, phase_env, phase_user
+from lancebench.task.steps import judged_as_one
 
 
 @dataclass(frozen=True)
@@ -111,7 +112,11 @@ async def _walk(spec: TrialSpec, agent: Agent, backend: Backend, result: TrialRe
     if spec.task.config.steps and spec.task.kind == "code":  # agent, capture, verify per step
         from lancebench.runner.steps import run_steps
         t0 = time.monotonic()
-        await run_steps(spec, agent, backend, env, result, timings)
+        patch = await run_steps(spec, agent, backend, env, result, timings)
+        t_judge = time.monotonic()
+        ran = [record["name"] for record in result.steps]
+        await _senior(spec, backend, env, _Work(AgentOutcome(), patch=patch), result, judged_as_one(spec.task, ran))
+        timings.judging_sec = time.monotonic() - t_judge if spec.senior is not None else 0.0
         timings.grading_sec = time.monotonic() - t0 - (timings.agent_sec or 0.0)
         return
     work = await _agent_phase(spec, agent, backend, env, result, timings)
@@ -120,7 +125,7 @@ async def _walk(spec: TrialSpec, agent: Agent, backend: Backend, result: TrialRe
     verdict = await _verify(spec, backend, env, work)
     _record(result, verdict)
     t_judge = time.monotonic()
-    await _senior(spec, backend, env, work, result)
+    await _senior(spec, backend, env, work, result, spec.task)
     timings.judging_sec = time.monotonic() - t_judge if spec.senior is not None else 0.0
     timings.grading_sec = time.monotonic() - t0
 
@@ -208,13 +213,14 @@ async def _verify(spec: TrialSpec, backend: Backend, env: PreparedEnvironment, w
 
 
 async def _senior(spec: TrialSpec, backend: Backend, env: PreparedEnvironment, work: _Work,
-                  result: TrialResult) -> None:
-    """Senior grading (``--judge-model``) of a graded patch, recorded into ``result`` by
+                  result: TrialResult, task: Task) -> None:
+    """Senior grading (``--judge-model``) of a graded patch as ``task`` asks for it (a multi-step
+    trial: :func:`lancebench.task.steps.judged_as_one`), recorded into ``result`` by
     :func:`lancebench.judging.senior.senior_grade`; skipped for choice tasks, given patches that did
     not apply and invalid trials."""
     if spec.senior is None or work.patch is None or work.outcome.patch_applied is False or result.status == "invalid":
         return
-    await senior_grade(spec.senior, spec.task, backend, env, work.patch, result, spec.scratch / "senior",
+    await senior_grade(spec.senior, task, backend, env, work.patch, result, spec.scratch / "senior",
                        trial_labels(spec))
 
 
