@@ -84,6 +84,28 @@ def test_hostile_text_is_inert(hostile_job, tmp_path):
             browser.close()
 
 
+def test_trial_page_lists_the_artifacts_with_hostile_names_inert(hostile_job, tmp_path):
+    d = hostile_job / "trials" / "calc__0__abc"
+    (d / "artifacts").mkdir()
+    (d / "artifacts" / "manifest.json").write_text(json.dumps([
+        {"source": "/app/out.txt", "destination": "artifacts/app/out.txt", "type": "file", "status": "ok",
+         "service": None, "exclude": []},
+        {"source": "/app/logs", "destination": "artifacts/app/logs", "type": "directory", "status": "ok",
+         "service": None, "exclude": [], "notes": [f"{HOSTILE}: symbolic link left out"]},
+        {"source": "/app/gone.txt", "destination": "artifacts/app/gone.txt", "type": "file", "status": "failed",
+         "service": None, "exclude": [], "reason": "/app/gone.txt is missing"}]))
+    (d / "steps" / "one" / "artifacts").mkdir(parents=True)
+    (d / "steps" / "one" / "artifacts" / "manifest.json").write_text("{not json")  # skipped, never fatal
+    site = tmp_path / "site"
+    build_site(load_jobs([hostile_job]), site)
+    html = (site / "trials" / "evil" / "calc__0__abc.html").read_text()
+    table = html.split('id="artifact-table">')[1].split("</table>")[0]
+    rows = table.split("<tr>")[2:]
+    assert len(rows) == 3 and "/app/out.txt" in rows[0] and "/app/gone.txt is missing" in rows[2]
+    assert 'class="artifact-failed">failed' in rows[2] and "left out" in rows[1]
+    assert "<script>window.pwned" not in html and '<b id="inj">' not in html
+
+
 def test_site_folder_that_is_a_file_is_a_clear_error(hostile_job, tmp_path):
     from lancebench.errors import ConfigError
     target = tmp_path / "taken"

@@ -1,10 +1,12 @@
 """What one trial page shows, read from the trial's folder: the instruction, the trajectory step by
-step (with phases and findings), the patch per file, the verifier's output and test table, judge
-scores and rationales. Everything here was written by the agent or by code it changed, so it is
-only ever rendered as escaped text (Jinja2 autoescape, Pygments)."""
+step (with phases and findings), the patch per file, the verifier's output and test table, the
+artifacts collected (Harbor's manifest), judge scores and rationales. Everything here was
+written by the agent or by code it changed, so it is only ever rendered as escaped text (Jinja2
+autoescape, Pygments)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from lancebench.analysis.trial import TrialAnalysis, read_patch
@@ -48,6 +50,31 @@ def verifier_runs(paths: TrialPaths) -> list[dict]:
     return runs
 
 
+def artifacts(paths: TrialPaths) -> list[dict]:
+    """One row per artifact entry collected for the trial (``artifacts/manifest.json``, then each
+    step's ``steps/<name>/artifacts/manifest.json``): ``step`` ("" for the trial), ``source``,
+    ``destination``, ``type``, ``status``, ``reason`` and ``notes`` (what was left out, which may
+    name files the agent made). Empty when the task lists no artifacts; an unreadable manifest is
+    skipped."""
+    manifests = [("", paths.artifacts / "manifest.json")]
+    steps = paths.root / "steps"
+    if steps.is_dir() and not steps.is_symlink():
+        manifests += [(d.name, d / "artifacts" / "manifest.json") for d in sorted(steps.iterdir())
+                      if d.is_dir() and not d.is_symlink()]
+    rows = []
+    for step, manifest in manifests:
+        try:
+            entries = json.loads(_read(manifest, 1_000_000) or "[]")
+        except ValueError:
+            continue
+        for e in entries if isinstance(entries, list) else []:
+            if isinstance(e, dict):
+                rows.append({"step": step, **{k: str(e.get(k) or "") for k in
+                                              ("source", "destination", "type", "status", "reason")},
+                             "notes": cut("\n".join(map(str, e.get("notes") or [])), 4000)})
+    return rows
+
+
 def judges(result) -> list[dict]:
     """One dict per judge of the trial (``TrialResult.judges``): ``name``, ``status``, ``scores``,
     ``rationale``, ``criteria`` (per-criterion or per-story records of ``details``), ``model``;
@@ -79,6 +106,7 @@ def trial_context(trial_dir: Path, analysis: TrialAnalysis) -> dict:
             "problem": analysis.problem,
             "findings": analysis.findings, "patch": patch_files(read_patch(paths), r.dropped_paths),
             "verifier": verifier_runs(paths), "tests": sorted(r.tests.items()), "judges": judges(r),
+            "artifacts": artifacts(paths),
             "quality": r.quality,
             "agent_logs": [(f.name, _read(f) or "") for f in sorted(paths.agent.glob("*.log"))
                            if f.is_file() and not f.is_symlink()] if paths.agent.is_dir() else []}
