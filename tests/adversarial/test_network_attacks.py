@@ -2,7 +2,9 @@
 the host's own ``nft``, ``iptables`` and ``ip`` at hand, tries to flush the rules, open the output
 policy, add a route and take the interface down; every attempt fails (no CAP_NET_ADMIN) and the
 allowlist still holds, as the harness sees it from outside. Also: DNS to a resolver of the
-agent's choice never leaves.
+agent's choice never leaves. Through the real CLI (script agents in ``agents/``, root in an
+image that ships the tools, ``tests/fixtures/harbor/net-tools``): ``lift_network_rules.sh``
+(nft, iptables, ip route/addr) and ``escape_network_namespace.sh`` (unshare, nsenter, ip netns).
 
 Needs a Docker engine on this machine, ``debian:bookworm-slim`` and root; skipped otherwise.
 """
@@ -11,12 +13,14 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import subprocess
 import uuid
 from pathlib import Path
 
 import pytest
 from docker_support import docker_skip_reason
+from lbtest import FIXTURES, job_dir, lb, one_result
 
 pytest.importorskip("docker", reason="the Docker SDK is missing: pip install 'lancebench[docker]'")
 
@@ -137,3 +141,40 @@ def test_dns_to_any_server_reaches_only_the_filter(hosts):
     assert received == []  # nothing reached the agent's chosen resolver
     assert res.stdout.split()[:2] == ["12", "34"], res.output  # the filter answered the query itself...
     assert int(res.stdout.split()[3], 16) & 0x0F == 5  # ...with REFUSED
+
+
+def _attack_through_the_cli(script: str, hosts, shared: Path, jobs: Path) -> str:
+    """Run attacker ``script`` as the agent of the ``net-tools`` task (nft, iptables, ip and
+    unshare installed; the agent allowed ``a`` only) through ``lancebench run --backend docker``;
+    returns net.txt as the patch records it."""
+    a, b = hosts
+    task = shared / "net-tools"
+    shutil.copytree(FIXTURES / "harbor" / "net-tools", task)
+    toml = task / "task.toml"
+    toml.write_text(toml.read_text().replace("allowed_hosts = []", f'allowed_hosts = ["{a.ip}"]'))
+    with (task / "instruction.md").open("a") as f:
+        f.write(f"\nALLOWED={a.ip}:8080\nBLOCKED={b.ip}:8080\n")
+    lb("run", "-p", task, "-a", f"script:{Path(__file__).resolve().parent / 'agents' / script}", "-o", jobs,
+       "--backend", "docker", check=True, timeout=900)
+    r = one_result(jobs)
+    assert r["status"] == "resolved", r  # the task itself was done: the attack ran to its end
+    patch = (job_dir(jobs) / "trials" / r["trial_id"] / "patch.diff").read_text()
+    return "\n".join(line[1:] for line in patch.splitlines() if line.startswith("+") and not line.startswith("+++"))
+
+
+@pytest.mark.slow
+def test_root_agent_cannot_lift_its_allowlist_through_the_cli(hosts, shared, jobs):
+    net = _attack_through_the_cli("lift_network_rules.sh", hosts, shared, jobs)
+    codes = dict(line.split("=", 1) for line in net.splitlines() if "=" in line and " " not in line)
+    assert codes["uid"] == "0", net  # root in the container
+    for step in ("nft", "nftdel", "iptpolicy", "iptinsert", "route", "addr"):
+        assert codes[step] != "0", (step, net)
+    assert "Operation not permitted" in net
+    assert (codes["blocked"], codes["allowed"]) == ("refused", "reached"), net
+
+
+@pytest.mark.slow
+def test_root_agent_cannot_leave_its_network_namespace(hosts, shared, jobs):
+    net = _attack_through_the_cli("escape_network_namespace.sh", hosts, shared, jobs)
+    assert "uid=0" in net and "reached" not in net, net
+    assert "blocked=refused" in net and "netns=0" not in net and "unshare=0" not in net, net

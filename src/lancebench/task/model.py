@@ -203,7 +203,8 @@ class LancebenchConfig(_Strict):
     - ``protect`` / ``unprotect``: globs added to / removed from :data:`DEFAULT_PROTECTED`.
     - ``f2p`` / ``p2p``: fail-to-pass and pass-to-pass test ids (JUnit ``classname::name`` or
       pytest node ids); when given, the status comes from ``/logs/verifier/junit.xml``.
-    - ``allow_hosts``: hosts the agent may reach (empty: no network).
+    - ``allow_hosts``: an allowlist (host names, ``*.suffix``, IPs, CIDRs) for every phase whose network
+      no ``network_mode`` sets (empty: no network); enforced on the docker backend only.
     - ``browser``: the task's tests drive Chromium (the sandbox exposes it).
     - ``test_runs`` / ``pass_if``: run the verifier N times; ``any`` (SWE-Lancer) or ``all`` must pass.
     - ``pytest_plugins``: pytest plugins (module names) the verifier loads; plugin auto-loading is
