@@ -154,6 +154,16 @@ def test_tasks_show_json_prints_effective_settings(monkeypatch):
     assert shown["steps"] == ["one", "two"] and shown["multi_step_reward_strategy"] == "final"
     assert "never-printed" not in proc.stdout
     assert shown["env"]["verifier"]["TOKEN"] == "${LB_FIXTURE_TOKEN:-none} (set on this machine)"
+    assert shown["users"] == {"agent": "agent", "verifier": "root", "steps.one": {"agent": "agent", "verifier": "root"},
+                              "steps.two": {"agent": "agent", "verifier": "root"}}
+    one = shown["artifacts"]["steps.one"]
+    # Harbor's publish folder first, the task's entries, then the step's; hooks of the task then the step
+    assert [(e["source"], e["to"]) for e in one["collect"]] == [
+        ("/logs/artifacts", "artifacts/logs/artifacts"), ("/app/out.txt", "artifacts/app/out.txt"),
+        ("/app/reports", "artifacts/reports"), ("/var/lib/db/dump.sql", "artifacts/var/lib/db/dump.sql"),
+        ("/app/one.txt", "artifacts/app/one.txt")]
+    assert one["hooks"] == ["true", "pg_dump app > /var/lib/db/dump.sql"]
+    assert [e["source"] for e in shown["artifacts"]["steps.two"]["collect"]][-1] == "/var/lib/db/dump.sql"
 
 
 @pytest.mark.skipif(harbor_python() is None, reason="no Python >= 3.12 with harbor 0.25 "

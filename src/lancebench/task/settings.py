@@ -206,8 +206,9 @@ def _network_view(task: Task) -> dict:
 
 def effective_settings(task: Task, host: Mapping[str, str] | None = None) -> dict:
     """What lancebench will do with ``task``, as one JSON-ready dict: workdir, limits (MiB, CPUs,
-    seconds), network and env per phase, steps, health check, protected paths. Host values of
-    templated env entries are not included."""
+    seconds), network and env per phase, steps, health check, protected paths, users per phase and
+    the artifacts each collection pass takes. Host values of templated env entries are not
+    included."""
     host = os.environ if host is None else host
     cfg, e = task.config, task.config.environment
     steps = [s.name for s in cfg.steps or []]
@@ -224,7 +225,31 @@ def effective_settings(task: Task, host: Mapping[str, str] | None = None) -> dic
         "healthcheck": e.healthcheck.model_dump() if e.healthcheck else None,
         "steps": steps, "multi_step_reward_strategy": (cfg.multi_step_reward_strategy or "mean") if steps else None,
         "protected": {"globs": task.protected_globs(), "unprotect": list(task.lb.unprotect)},
+        "users": _users_view(task), "artifacts": _artifacts_view(task),
     }
+
+
+def _users_view(task: Task) -> dict:
+    """The user of each phase (None: the image's), and of each step's; honoured on docker only."""
+    view: dict = {phase: phase_user(task, phase) for phase in ("agent", "verifier")}
+    for step in task.config.steps or []:
+        view[f"steps.{step.name}"] = {phase: phase_user(task, phase, step=step.name) for phase in ("agent", "verifier")}
+    return view
+
+
+def _artifacts_view(task: Task) -> dict | None:
+    """What each collection pass takes (source -> where it lands below ``artifacts/``) and the
+    collect hooks it runs first; None when the task collects nothing."""
+    from lancebench.task.artifacts import collection_set, declares_artifacts, hooks_for, host_relpath
+    if not declares_artifacts(task):
+        return None
+
+    def one(step=None) -> dict:
+        return {"collect": [{"source": e.source, "to": f"artifacts/{host_relpath(e)}", "exclude": e.exclude,
+                             "service": e.service or "main"} for e in collection_set(task, step)],
+                "hooks": [h.command for h in hooks_for(task, step)]}
+    steps = task.config.steps or []
+    return {f"steps.{s.name}": one(s) for s in steps} if steps else {"trial": one()}
 
 
 def phase_user(task: Task, phase: str, *, step: str | None = None) -> str | None:
