@@ -61,6 +61,7 @@ class BridgeHost:
         self.ip: str = self.container.attrs["NetworkSettings"]["IPAddress"]
         self.pid: int = self.container.attrs["State"]["Pid"]
         self._servers: list[ThreadingHTTPServer] = []
+        self._listeners: list[socket.socket] = []
 
     def serve_http(self, body: str, port: int = 8080) -> int:
         """An HTTP server answering every GET with ``body`` at ``ip:port``; returns the port."""
@@ -82,7 +83,35 @@ class BridgeHost:
         self._servers.append(server)
         return server.server_address[1]
 
+    def relay(self, target_port: int, port: int = 8080) -> int:
+        """Forward every TCP connection to ``ip:port`` to ``127.0.0.1:target_port`` of the host (a
+        server that listens on loopback only, like the local model's); returns the port."""
+        listener = in_netns(self.pid, lambda: socket.create_server(("0.0.0.0", port)))
+        self._listeners.append(listener)
+
+        def pump(src: socket.socket, dst: socket.socket) -> None:
+            try:
+                while data := src.recv(65536):
+                    dst.sendall(data)
+                dst.shutdown(socket.SHUT_WR)
+            except OSError:
+                pass
+
+        def serve() -> None:
+            while True:
+                try:
+                    conn, _ = listener.accept()
+                    upstream = socket.create_connection(("127.0.0.1", target_port))
+                except OSError:
+                    return
+                for src, dst in ((conn, upstream), (upstream, conn)):
+                    threading.Thread(target=pump, args=(src, dst), daemon=True).start()
+        threading.Thread(target=serve, daemon=True).start()
+        return listener.getsockname()[1]
+
     def close(self) -> None:
+        for listener in self._listeners:
+            listener.close()
         for server in self._servers:
             server.shutdown()
             server.server_close()
