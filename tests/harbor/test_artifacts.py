@@ -92,17 +92,39 @@ def test_harbor_collects_the_same_files(tmp_path):
     assert manifest_rows(harbor_art) == manifest_rows(ours)
 
 
-@needs_docker
-def test_each_step_collects_the_tasks_and_its_own_artifacts(shared, tmp_path):
+def two_step_with_artifacts(shared: Path) -> Path:
+    """The two-step fixture with a task-level artifact and one more in step two."""
     task = copy_fixture("two-step", shared)
     toml = task / "task.toml"
     text = toml.read_text().replace('schema_version = "1.4"', 'schema_version = "1.4"\nartifacts = ["/app/a.txt"]')
     toml.write_text(text.replace('name = "two"', 'name = "two"\nartifacts = ["/app/b.txt"]'))
+    return task
+
+
+@needs_docker
+def test_each_step_collects_the_tasks_and_its_own_artifacts(shared, tmp_path):
+    task = two_step_with_artifacts(shared)
     (r,) = run_lancebench(task, "oracle", tmp_path / "jobs")
     steps = trial_dir(tmp_path / "jobs", r) / "steps"
     assert files_under(steps / "one" / "artifacts") == {"app/a.txt": b"done\n"}
     assert files_under(steps / "two" / "artifacts") == {"app/a.txt": b"done\n", "app/b.txt": b"done\n"}
     assert not (trial_dir(tmp_path / "jobs", r) / "artifacts").exists()  # as in Harbor: per step only
+
+
+@needs_docker
+@pytest.mark.skipif(harbor_skip_reason() is not None, reason=str(harbor_skip_reason()))
+def test_harbor_collects_the_same_files_per_step(shared, tmp_path):
+    task = two_step_with_artifacts(shared)
+    (h,) = run_harbor(task, "oracle", tmp_path / "hjobs")
+    (r,) = run_lancebench(task, "oracle", tmp_path / "jobs")
+    (hjob,) = [d for d in (tmp_path / "hjobs").iterdir() if d.is_dir()]
+    a, b = {"app/a.txt": b"done\n"}, {"app/b.txt": b"done\n"}
+    for step, expected in (("one", a), ("two", a | b)):
+        harbor_art = hjob / h["trial_name"] / "steps" / step / "artifacts"
+        ours = trial_dir(tmp_path / "jobs", r) / "steps" / step / "artifacts"
+        assert files_under(harbor_art) == files_under(ours) == expected
+        # Harbor mounts /logs/artifacts, so its (empty) folder exists there and is "ok"; here it was never made
+        assert manifest_rows(harbor_art)[1:] == manifest_rows(ours)[1:]
 
 
 # the agent's side of the hostile case: links out, a FIFO, a file over the bound, odd names
