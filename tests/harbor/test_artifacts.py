@@ -258,3 +258,30 @@ def test_a_hook_runs_as_its_user_on_docker(shared):
             await box.stop()
     nobody, default = asyncio.run(go())
     assert (nobody["output"].strip(), default["output"].strip()) == ("nobody", "root")
+
+
+def test_a_local_trial_collects_after_its_hooks(shared, tmp_path):
+    # the whole flow on the local backend: capture, then the hook (the same sandbox, its files
+    # intact), then the artifacts; the hook's file in the workdir never enters the patch
+    import shutil
+
+    from lancebench.sandbox.fstree import walk as walk_tree
+    task = shared / "calc"
+    shutil.copytree(FIXTURES.parent / "tasks" / "calc", task)
+    toml = task / "task.toml"
+    toml.write_text('artifacts = ["/app/calc.py", "/app/hook.txt", "/tmp/none"]\n' + toml.read_text().replace(
+        "[agent]", '[[verifier.collect]]\ncommand = "grep -c + calc.py > /app/hook.txt"\n\n[agent]'))
+    (r,) = run_local(task, tmp_path / "jobs")
+    assert r["status"] == "resolved", r
+    art = trial_dir(tmp_path / "jobs", r) / "artifacts"
+    got = files_under(art)
+    assert "return a + b" in got["app/calc.py"].decode() and got["app/hook.txt"] == b"1\n"
+    assert [row[3] for row in manifest_rows(art)] == ["empty", "ok", "ok", "failed"]
+    assert "hook.txt" not in (art.parent / "patch.diff").read_text()
+    assert not any(stat.S_ISLNK(st.st_mode) for _p, st, _ in walk_tree(art))
+
+
+def run_local(task: Path, jobs: Path) -> list[dict]:
+    from lbtest import lb, results
+    lb("run", "-p", task, "-a", "oracle", "-o", jobs, "--job-name", "local", check=True)
+    return results(jobs / "local")
