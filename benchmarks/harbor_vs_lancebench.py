@@ -21,15 +21,17 @@ Three harness set-ups, in one process, on the same fixture, agent and ``-k``/``-
 
 - ``harbor``: ``harbor run`` with its defaults (``--delete``: the image is removed after each job
   and rebuilt from the build cache by the next; telemetry on);
-- ``harbor-tuned``: what makes Harbor's warm trial fastest here (see ``TUNED_HARBOR``);
+- ``harbor-tuned``: what makes Harbor's warm trial fastest here (see ``TUNED_COMPOSE`` and ``tuned_harbor_args``);
 - ``lancebench``: ``lancebench run --backend docker`` with its defaults.
 
 Per case: one untimed warm-up run of each set-up (images built and cached), then ``--repeat``
 timed runs of each, interleaved; the wall seconds of the whole command (CLI start-up included),
-median over the repeats. Prints, per case, each set-up's rewards (every trial's reward dict, sorted)
-and the per-key means the harness itself reports (Harbor's job ``metrics``, lancebench's
-``show --json`` ``reward_means``), which must all agree (exit 1 when they do not), and the ratios
-lancebench / Harbor (below 1: lancebench is faster). Measured numbers: ``benchmarks/README.md``.
+median over the repeats; and the trial's own seconds as each harness records them (``tun tr``,
+``lb tr``: without the CLI's start-up and the job's set-up). Prints, per case, each set-up's
+rewards (every trial's reward dict, sorted) and the per-key means the harness itself reports
+(Harbor's job ``metrics``, lancebench's ``show --json`` ``reward_means``), which must all agree
+(exit 1 when they do not), and the ratios lancebench / Harbor (below 1: lancebench is faster).
+Measured numbers: ``benchmarks/README.md``.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from datetime import datetime
 from pathlib import Path
 
 TESTS = Path(__file__).resolve().parents[1] / "tests"
@@ -107,19 +110,28 @@ def canon(rewards: dict | None) -> str:
     return json.dumps(None if rewards is None else {k: float(v) for k, v in rewards.items()}, sort_keys=True)
 
 
+def harbor_trial_sec(result: dict) -> float:
+    """A Harbor trial's own wall seconds (its result.json ``started_at`` to ``finished_at``)."""
+    start, end = (datetime.fromisoformat(result[k].replace("Z", "+00:00")) for k in ("started_at", "finished_at"))
+    return (end - start).total_seconds()
+
+
 def run_setup(setup: str, task: Path, agent: str, jobs: Path, k: int, n: int, tuned: list[str]) -> tuple:
-    """One run of ``setup``: (sorted trial rewards as JSON strings, the harness's means, seconds)."""
+    """One run of ``setup``: (sorted trial rewards as JSON strings, the harness's means, the
+    command's wall seconds, the median trial's own wall seconds as the harness recorded them)."""
     name = f"{task.name}-{agent}"
     t0 = time.monotonic()
     if setup == "lancebench":
         trials = run_lancebench(task, agent, jobs, HOST, "-k", str(k), "-n", str(n))
         sec = time.monotonic() - t0
-        return sorted(canon(r["rewards"]) for r in trials), lancebench_means(jobs, name), sec
+        trial_sec = statistics.median(r["timings"]["total_sec"] for r in trials)
+        return sorted(canon(r["rewards"]) for r in trials), lancebench_means(jobs, name), sec, trial_sec
     env = dict(HOST, HARBOR_TELEMETRY="0") if setup == "harbor-tuned" else HOST
     extra = tuned if setup == "harbor-tuned" else []
-    trials = run_harbor(task, agent, jobs, env, "-k", str(k), "-n", str(n), *extra)
+    found = run_harbor(task, agent, jobs, env, "-k", str(k), "-n", str(n), *extra)
     sec = time.monotonic() - t0
-    return sorted(canon(harbor_reward(h)) for h in trials), harbor_means(jobs, name), sec
+    trial_sec = statistics.median(harbor_trial_sec(h) for h in found)
+    return sorted(canon(harbor_reward(h)) for h in found), harbor_means(jobs, name), sec, trial_sec
 
 
 SETUPS = ("harbor", "harbor-tuned", "lancebench")
@@ -131,24 +143,29 @@ def measure(case: str, args, tmp: Path, tuned: list[str]) -> dict:
     task = fixture(fix, tmp)
     seen: dict[str, set] = {s: set() for s in SETUPS}
     secs: dict[str, list[float]] = {s: [] for s in SETUPS}
+    trial_secs: dict[str, list[float]] = {s: [] for s in SETUPS}
     for i in range(args.repeat + 1):
         for setup in SETUPS:
             jobs = tmp / f"{fix}-{agent}-{setup}-{i}"
-            rewards, means, sec = run_setup(setup, task, agent, jobs, args.k, args.n, tuned)
+            rewards, means, sec, trial_sec = run_setup(setup, task, agent, jobs, args.k, args.n, tuned)
             seen[setup].add((tuple(rewards), canon(means)))
             if i:
                 secs[setup].append(sec)
-    return {"case": case, "seen": seen, "sec": {s: statistics.median(v) for s, v in secs.items()}}
+                trial_secs[setup].append(trial_sec)
+    return {"case": case, "seen": seen, "sec": {s: statistics.median(v) for s, v in secs.items()},
+            "trial": {s: statistics.median(v) for s, v in trial_secs.items()}}
 
 
 def report(row: dict) -> bool:
     """Print one case; True when every set-up and every run gave the same rewards and means."""
     distinct = set().union(*row["seen"].values())
     same = len(distinct) == 1
-    sec = row["sec"]
+    sec, trial = row["sec"], row["trial"]
     (rewards, means) = sorted(distinct)[0]
     print(f"{row['case']:<24} {sec['harbor']:>8.1f} {sec['harbor-tuned']:>8.1f} {sec['lancebench']:>7.1f} "
-          f"{sec['lancebench'] / sec['harbor']:>7.2f} {sec['lancebench'] / sec['harbor-tuned']:>7.2f}  "
+          f"{sec['lancebench'] / sec['harbor']:>7.2f} {sec['lancebench'] / sec['harbor-tuned']:>7.2f} "
+          f"{trial['harbor-tuned']:>7.1f} {trial['lancebench']:>7.1f} "
+          f"{trial['lancebench'] / trial['harbor-tuned']:>7.2f}  "
           f"{', '.join(rewards)}  means {means}" + ("" if same else "  REWARDS DIFFER"))
     if not same:
         for setup, got in row["seen"].items():
@@ -172,7 +189,8 @@ def main() -> int:
                             cwd=TESTS.parent, check=False).stdout.strip()
     print(f"commit {commit}, -k {args.k} -n {args.n}, median of {args.repeat} timed run(s) after a warm-up; "
           f"{os.cpu_count()} CPUs")
-    print(f"{'case':<24} {'harbor s':>8} {'tuned s':>8} {'lb s':>7} {'lb/hb':>7} {'lb/tun':>7}  rewards")
+    print(f"{'case':<24} {'harbor s':>8} {'tuned s':>8} {'lb s':>7} {'lb/hb':>7} {'lb/tun':>7} "
+          f"{'tun tr':>7} {'lb tr':>7} {'tr rat':>7}  rewards")
     ok = True
     tmp = Path(tempfile.mkdtemp(prefix="lb-vs-harbor-"))
     try:
