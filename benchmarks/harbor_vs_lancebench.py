@@ -15,7 +15,9 @@ Cases (fixture:agent; fixtures under ``tests/fixtures/harbor``):
 - ``two-step-partial``: ``two-step`` with step two's reference solution emptied, so the oracle of
   either harness does step one only (the partial multi-step agent, the same under both);
   expected reward 0.5;
-- ``multi-key`` (``reward.json`` with two keys and no ``reward`` key), oracle and nop.
+- ``multi-key`` (``reward.json`` with two keys and no ``reward`` key), oracle and nop;
+- ``multi-key-git``: ``multi-key`` in an image with git and a repository at the workdir (the
+  other capture and apply path of lancebench's docker backend), oracle and nop.
 
 Three harness set-ups, in one process, on the same fixture, agent and ``-k``/``-n``:
 
@@ -56,7 +58,7 @@ from lbtest import lb  # noqa: E402
 from lancebench.sandbox.fstree import remove_tree  # noqa: E402
 
 CASES = ["env-sizes:oracle", "env-sizes:nop", "two-step:oracle", "two-step:nop", "two-step-partial:oracle",
-         "multi-key:oracle", "multi-key:nop"]
+         "multi-key:oracle", "multi-key:nop", "multi-key-git:oracle", "multi-key-git:nop"]
 HOST = {"LB_HARBOR_WORD": "zebra"}  # env-sizes fills ${LB_HARBOR_WORD} from the host
 
 # Harbor tuned, each option measured here on env-sizes (oracle, warm, -k 1): defaults 26-27 s.
@@ -81,14 +83,29 @@ def tuned_harbor_args(tmp: Path) -> list[str]:
     return ["--no-delete", "--no-force-build", "--extra-docker-compose", str(overlay)]
 
 
+# multi-key-git: the image has git and the workdir is a repository (lancebench then captures in a
+# fresh container of the image and applies with git there); the apt layer is the one
+# tests/sandbox/test_docker.py builds, so a machine without a package index has it cached.
+GIT_DOCKERFILE = """FROM debian:bookworm-slim
+RUN apt-get update && apt-get install -y --no-install-recommends git && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+RUN printf '41\\n\\n' > /app/answer.txt && git init -q && git add -A \\
+    && git -c user.name=base -c user.email=base@localhost commit -qm base
+"""
+
+
 def fixture(name: str, tmp: Path) -> Path:
-    """The task folder of case fixture ``name`` (``two-step-partial`` is derived in ``tmp``)."""
-    if name != "two-step-partial":
+    """The task folder of case fixture ``name`` (``two-step-partial`` and ``multi-key-git`` are
+    derived in ``tmp``)."""
+    if name not in ("two-step-partial", "multi-key-git"):
         return FIXTURES / name
     task = tmp / name
     if not task.exists():
-        shutil.copytree(FIXTURES / "two-step", task)
-        (task / "steps" / "two" / "solution" / "solve.sh").write_text("#!/bin/bash\n# step two left undone\n")
+        shutil.copytree(FIXTURES / name.rsplit("-", 1)[0], task)
+        if name == "two-step-partial":
+            (task / "steps" / "two" / "solution" / "solve.sh").write_text("#!/bin/bash\n# step two left undone\n")
+        else:
+            (task / "environment" / "Dockerfile").write_text(GIT_DOCKERFILE)
     return task
 
 

@@ -106,6 +106,7 @@ class DockerBackend:
 
     async def prepare(self, task: Task) -> PreparedEnvironment:
         t0 = time.monotonic()
+        engine.preload_async_client()  # ready by the agent's first command
         if task.lb.local is not None and task.lb.local.checkout is not None:
             raise EnvironmentBuildError(f"{task.paths.task_toml}: [lancebench.local.checkout] "
                                         "(a snapshot of a repository on "
