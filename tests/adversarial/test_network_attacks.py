@@ -98,8 +98,8 @@ def test_root_in_the_container_cannot_lift_the_rules(hosts, tmp_path):
         assert "Operation not permitted" in res.output
         assert (await fetch(box, b.ip, user="root")).exit_code != 0
         assert (await fetch(box, a.ip, user="root")).stdout.strip() == "server-a"
-        pid = box.__dict__["_filter"].pid
-        listed = subprocess.run(["nsenter", f"--target={pid}", "--net", "nft", "list", "table", "inet", TABLE],
+        netns = box.__dict__["_filter"].netns
+        listed = subprocess.run(["nsenter", f"--net={netns}", "nft", "list", "table", "inet", TABLE],
                                 capture_output=True, text=True)
         assert listed.returncode == 0 and a.ip in listed.stdout  # the table is whole
     run_box((a.ip,), body, mounts=(Mount(Path(tools), "/t", False),))

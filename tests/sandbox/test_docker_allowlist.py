@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import subprocess
 import uuid
 
 import pytest
@@ -135,3 +136,16 @@ def test_restart_and_step_change_keep_the_container_filtered(hosts):
         await box.set_allow_hosts(None)  # public
         assert (await fetch(box, a.ip)).stdout.strip() == "server-a"
     run_box((a.ip,), body)
+
+
+def test_the_harness_never_filters_its_own_or_a_missing_namespace():
+    from lancebench.errors import SandboxError
+    from lancebench.sandbox.docker_network import ContainerFilter
+    flt = ContainerFilter(("10.1.2.3",))
+    with pytest.raises(SandboxError, match="own network namespace"):
+        flt.apply("/proc/self/ns/net", "172.17.0.250", "172.17.0.1")
+    with pytest.raises(SandboxError, match="not on this machine"):
+        flt.apply("/var/run/docker/netns/lancebench-missing", "172.17.0.250", "172.17.0.1")
+    flt.release()
+    listed = subprocess.run(["nft", "list", "tables"], capture_output=True, text=True, check=True).stdout
+    assert "inet lancebench" not in listed  # nothing reached the host's own rules

@@ -206,11 +206,14 @@ class DockerSandbox:
         :class:`SandboxError` (the container must then not be used: it may have more network)."""
         if self._filter is None:
             return
-        attrs = engine.client().api.inspect_container(self._require())
-        pid, net = attrs["State"].get("Pid"), attrs.get("NetworkSettings") or {}
-        if not pid or not net.get("IPAddress") or not net.get("Gateway"):
-            raise SandboxError(f"container {self.name} has no process or bridge address to filter")
-        self._filter.apply(pid, net["IPAddress"], net["Gateway"])
+        self._filter.apply(*self._netns())
+
+    def _netns(self) -> tuple[str, str, str]:
+        """(network namespace file, bridge address, gateway) of the running container."""
+        net = engine.client().api.inspect_container(self._require()).get("NetworkSettings") or {}
+        if not net.get("SandboxKey") or not net.get("IPAddress") or not net.get("Gateway"):
+            raise SandboxError(f"container {self.name} has no network namespace or bridge address to filter")
+        return net["SandboxKey"], net["IPAddress"], net["Gateway"]
 
     async def set_allow_hosts(self, allow_hosts: tuple[str, ...] | None) -> None:
         """Change the network of a started container with a network (a multi-step task's next
@@ -224,15 +227,9 @@ class DockerSandbox:
             self._filter.release()
         self._filter = ContainerFilter(allow_hosts) if allow_hosts is not None else None
         if self._filter is None:
-            await asyncio.to_thread(lift, self._require_pid())
+            await asyncio.to_thread(lambda: lift(self._netns()[0]))
         else:
             await asyncio.to_thread(self.apply_network)
-
-    def _require_pid(self) -> int:
-        pid = engine.client().api.inspect_container(self._require())["State"].get("Pid")
-        if not pid:
-            raise SandboxError(f"container {self.name} is not running")
-        return int(pid)
 
     def _open_quota(self, docker: Any) -> list[Any]:
         """Mount the container's storage quota (``self.quota``) unless it is mounted already;

@@ -4,7 +4,8 @@ reaches the listed hosts, on every port, and nothing else.
 How it is enforced. The container runs on the engine's default bridge with every capability
 dropped. Each time it starts (and again when a multi-step task's next step changes the policy),
 the harness, root on the engine's machine, installs an nftables table in the container's network
-namespace with ``nsenter --net`` (:meth:`ContainerFilter.apply`):
+namespace with ``nsenter --net=SANDBOXKEY`` (:meth:`ContainerFilter.apply`; the namespace file
+the engine names, never a pid that could have been reused, and never the harness's own):
 
 - output is dropped (TCP answered with a reset, the rest with ICMP "administratively
   prohibited") except loopback, replies of allowed connections, and destinations in two address
@@ -88,10 +89,18 @@ def resolve(name: str) -> list[str]:
     return sorted(found)
 
 
-def _nft(pid: int, script: str) -> None:
-    """Run ``nft -f -`` with ``script`` in the network namespace of process ``pid``."""
+def _nft(netns: str, script: str) -> None:
+    """Run ``nft -f -`` with ``script`` in the network namespace file ``netns`` (the container's
+    ``SandboxKey``). Raises :class:`SandboxError` when it is missing (an engine in a VM) or is the
+    harness's own namespace."""
     try:
-        res = subprocess.run(["nsenter", f"--target={pid}", "--net", "nft", "-f", "-"], input=script.encode(),
+        own, target = os.stat("/proc/self/ns/net"), os.stat(netns)
+    except OSError as exc:
+        raise SandboxError(f"the container's network namespace {netns} is not on this machine: {exc}") from exc
+    if (own.st_dev, own.st_ino) == (target.st_dev, target.st_ino):
+        raise SandboxError(f"{netns} is the harness's own network namespace; refusing to filter it")
+    try:
+        res = subprocess.run(["nsenter", f"--net={netns}", "nft", "-f", "-"], input=script.encode(),
                              capture_output=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise SandboxError(f"could not install the network allowlist: {exc}") from exc
@@ -121,7 +130,7 @@ class ContainerFilter:
                     raise ValueError(f"allowed_hosts entry {entry!r} is not a valid address or range") from None
                 self.names.add(entry)
         self.learned: set[str] = set()  # addresses of allowed names (kept across restarts)
-        self.pid: int | None = None
+        self.netns: str | None = None
         self.address: str | None = None
         self._lock = threading.Lock()
 
@@ -129,34 +138,35 @@ class ContainerFilter:
         """Whether DNS name ``name`` (lower case, no trailing dot) is on the list."""
         return name in self.names or any(name.endswith(s) for s in self.suffixes)
 
-    def apply(self, pid: int, address: str, gateway: str) -> None:
-        """Install (or replace) the rules in the namespace of ``pid`` (the container's init), whose
-        bridge address is ``address`` and gateway ``gateway``. Raises :class:`SandboxError`."""
+    def apply(self, netns: str, address: str, gateway: str) -> None:
+        """Install (or replace) the rules in the network namespace file ``netns`` (the container's
+        ``NetworkSettings.SandboxKey``), whose bridge address is ``address`` and gateway
+        ``gateway``. Raises :class:`SandboxError`."""
         for name in sorted(self.names):
             self.learned.update(resolve(name))
         dns_filter = _dns_filter(gateway)
         with self._lock:
-            self.pid = pid
+            self.netns = netns
             dns_filter.register(address, self, previous=self.address)
             self.address = address
-            _nft(pid, self._ruleset(gateway, dns_filter.port))
+            _nft(netns, self._ruleset(gateway, dns_filter.port))
 
     def release(self) -> None:
         """Forget the container (its DNS queries are no longer answered)."""
         if self.address is not None:
             for dns_filter in list(_filters.values()):
                 dns_filter.unregister(self.address, self)
-        self.pid = None
+        self.netns = None
 
     def add(self, addresses: list[str]) -> None:
         """Allow ``addresses`` (just resolved for an allowed name) in the running container."""
         with self._lock:
             new = [a for a in addresses if a not in self.learned]
-            if not new or self.pid is None:
+            if not new or self.netns is None:
                 self.learned.update(new)
                 return
             script = "".join(f"add element inet {TABLE} {_set_of(a)} {{ {a} }}\n" for a in new)
-            _nft(self.pid, script)
+            _nft(self.netns, script)
             self.learned.update(new)
 
     def _ruleset(self, gateway: str, port: int) -> str:
@@ -278,6 +288,7 @@ def _dns_filter(gateway: str) -> _DnsFilter:
         return _filters[gateway]
 
 
-def lift(pid: int) -> None:
-    """Remove the allowlist from the namespace of ``pid`` (the phase has the whole network)."""
-    _nft(pid, f"add table inet {TABLE}\ndelete table inet {TABLE}\n")
+def lift(netns: str) -> None:
+    """Remove the allowlist from the network namespace file ``netns`` (the phase has the whole
+    network)."""
+    _nft(netns, f"add table inet {TABLE}\ndelete table inet {TABLE}\n")
