@@ -119,3 +119,12 @@ def test_show_gives_each_steps_network():
                           env={"LB_FIXTURE_TOKEN": "x"}, check=True).stdout)
     steps = shown["network"]["steps"]
     assert steps["one"]["agent"] == {"mode": "no-network", "allowed_hosts": [], "from": "steps.one.agent.network_mode"}
+
+
+def test_check_on_local_stops_at_plan_time_with_one_line(tmp_path):
+    jobs = tmp_path / "jobs"
+    proc = lb("check", "-p", _allowlist_task(tmp_path), "-k", "1", "-o", jobs,
+              env={"LB_JUDGE_BASE_URL": "http://x", "LB_JUDGE_API_KEY": "sk-test-1234"})
+    text = proc.stdout + proc.stderr
+    assert "verifier.network_mode" in text and "--backend docker" in text and "Traceback" not in text, text
+    assert not list(jobs.rglob("result.json"))

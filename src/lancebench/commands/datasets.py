@@ -85,11 +85,12 @@ def check(
       lancebench check -d mini
       lancebench check -p tests/fixtures/tasks/calc -k 5
     """
-    from lancebench.commands.common import backend_options, slug
+    from lancebench.commands.common import backend_options, runnable, slug
     from lancebench.validation.check import as_json, check_tasks
     settings = backend_options(ca_bundle)
     try:
         tasks, errors, label = select_tasks(path, dataset, task_glob, None, source)
+        tasks, errors = runnable(tasks, errors, backend)  # a task the backend cannot run: one line, no trial
         print_task_errors(errors)
         checks = run_async(check_tasks(tasks, k=k, backend=backend, jobs_dir=jobs_dir, label=slug(label),
                                        concurrency=concurrency, backend_options=settings))
