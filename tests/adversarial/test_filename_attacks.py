@@ -42,3 +42,20 @@ def test_a_result_with_undecodable_names_is_written():
     plain = TrialResult(trial_id="t", job="j", task="calc", task_digest="d", agent="a", attempt=0,
                         status="resolved", reason="ünïcode ok")
     assert json.loads(plain.model_dump_json())["reason"] == "ünïcode ok"  # valid text unchanged
+
+
+def test_a_link_with_an_undecodable_name_in_the_verifiers_folder_is_no_crash(jobs, shared):
+    # Found with issue 14's artifacts: copying a folder that holds a link whose name is not UTF-8
+    # wrote the copy's notes ("... symbolic link left out") with an encoding error, an internal
+    # error of the trial. The verifier's own folder is copied that way, and the code under test
+    # can write there.
+    import shutil
+    task = shared / "calc"
+    shutil.copytree(TASKS / "calc", task)
+    test_sh = task / "tests" / "test.sh"
+    test_sh.write_text(test_sh.read_text() + "ln -s /etc $'/logs/verifier/\\xfelink'\n")
+    lb("run", "-p", task, "-a", "oracle", "-o", jobs, check=True)
+    r = one_result(jobs)
+    assert (r["status"], r["rewards"]["reward"]) == ("resolved", 1.0), r["reason"]
+    (notes,) = job_dir(jobs).glob("trials/*/verifier/run-0/logs.copy-notes.txt")
+    assert notes.read_text(encoding="utf-8") == "\\udcfelink: symbolic link left out\n"

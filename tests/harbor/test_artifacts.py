@@ -143,6 +143,7 @@ mkfifo logs/pipe
 ln -s /etc/shadow logs/shadow
 printf nl > 'logs/new
 line.txt'
+ln -s /etc $'logs/\xfelink'
 printf ff > $'logs/\xff\xfe.txt'
 printf dash > logs/-rf
 (mkdir -p /logs && ln -s /etc /logs/artifacts) 2>/dev/null || true
@@ -193,7 +194,8 @@ def test_hostile_environment_links_fifos_sizes_and_odd_names(backend, shared):
         "app/logs/-rf", "app/after.txt"}
     assert not any(stat.S_ISLNK(st.st_mode) or stat.S_ISFIFO(st.st_mode) for _p, st, _ in walk(shared / "trial"))
     notes = " ".join(next(e for e in manifest if e["source"] == "/app/logs")["notes"])
-    assert "big.bin" in notes and "shadow" in notes
+    assert "big.bin" in notes and "shadow" in notes and "\\udcfelink: symbolic link left out" in notes
+    json.loads((dest / "manifest.json").read_text(encoding="utf-8"))  # valid UTF-8 JSON whatever the names
     # the sandbox's copy itself stopped at the bound (docker: the tar stream is not read further)
     reason = next(e for e in manifest if e["source"] == "/app/big.bin")["reason"]
     assert re.fullmatch(r"/app/big\.bin is larger than \d{5} bytes", reason), reason  # 100000 less what came before

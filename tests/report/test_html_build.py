@@ -91,7 +91,7 @@ def test_trial_page_lists_the_artifacts_with_hostile_names_inert(hostile_job, tm
         {"source": "/app/out.txt", "destination": "artifacts/app/out.txt", "type": "file", "status": "ok",
          "service": None, "exclude": []},
         {"source": "/app/logs", "destination": "artifacts/app/logs", "type": "directory", "status": "ok",
-         "service": None, "exclude": [], "notes": [f"{HOSTILE}: symbolic link left out"]},
+         "service": None, "exclude": [], "notes": [f"{HOSTILE}: symbolic link left out", "\udcff\udcfe: left out"]},
         {"source": "/app/gone.txt", "destination": "artifacts/app/gone.txt", "type": "file", "status": "failed",
          "service": None, "exclude": [], "reason": "/app/gone.txt is missing"}]))
     (d / "steps" / "one" / "artifacts").mkdir(parents=True)
@@ -103,6 +103,7 @@ def test_trial_page_lists_the_artifacts_with_hostile_names_inert(hostile_job, tm
     rows = table.split("<tr>")[2:]
     assert len(rows) == 3 and "/app/out.txt" in rows[0] and "/app/gone.txt is missing" in rows[2]
     assert 'class="artifact-failed">failed' in rows[2] and "left out" in rows[1]
+    assert "\\udcff\\udcfe: left out" in rows[1]  # a name that is not UTF-8 is shown escaped, not a crash
     assert "<script>window.pwned" not in html and '<b id="inj">' not in html
 
 

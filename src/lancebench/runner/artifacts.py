@@ -28,6 +28,7 @@ import stat
 from pathlib import Path, PurePosixPath
 
 from lancebench.errors import SandboxError
+from lancebench.results.models import readable
 from lancebench.results.store import atomic_write
 from lancebench.runner.agent_phase import resume_sandbox
 from lancebench.sandbox.base import Sandbox
@@ -104,7 +105,7 @@ async def collect_artifacts(sandbox: Sandbox, entries: list[ArtifactConfig], des
         if record["type"] == "file":
             record["exclude"] = []
         manifest.append(record)
-    atomic_write(dest / "manifest.json", json.dumps(manifest, indent=2))
+    atomic_write(dest / "manifest.json", json.dumps(readable(manifest), indent=2))  # names not UTF-8: escaped
     return manifest
 
 
@@ -120,7 +121,8 @@ async def _collect_one(sandbox: Sandbox, entry: ArtifactConfig, target: Path, sc
         except SandboxError as exc:
             record["status"], record["reason"] = missing, str(exc)[:500]
             return 0
-        notes = notes_path(got).read_text().splitlines() if notes_path(got).is_file() else []
+        notes_file = notes_path(got)
+        notes = notes_file.read_text(encoding="utf-8", errors="replace").splitlines() if notes_file.is_file() else []
         if got.is_dir() and not got.is_symlink():
             record["type"] = "directory"
             drop_excluded(got, entry.exclude)

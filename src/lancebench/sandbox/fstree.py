@@ -30,9 +30,9 @@ def notes_path(dest: Path) -> Path:
 
 def write_notes(dest: Path, notes: list[str]) -> None:
     """Write ``notes`` (what a copy to ``dest`` left out, at most 200 lines) beside ``dest``;
-    nothing when there are none."""
+    nothing when there are none. A name that is not UTF-8 is written escaped (``\\udcff``)."""
     if notes:
-        notes_path(dest).write_text("\n".join(notes[:200]) + "\n")
+        notes_path(dest).write_text("\n".join(notes[:200]) + "\n", encoding="utf-8", errors="backslashreplace")
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from lancebench.analysis.trial import TrialAnalysis, read_patch
 from lancebench.report.html.highlight import markdown, patch_files, shell
+from lancebench.results.models import readable
 from lancebench.results.paths import TrialPaths
 
 MAX_TEXT = 20_000  # characters of one output or log shown on a page; the rest is cut with a note
@@ -69,9 +70,9 @@ def artifacts(paths: TrialPaths) -> list[dict]:
             continue
         for e in entries if isinstance(entries, list) else []:
             if isinstance(e, dict):
-                rows.append({"step": step, **{k: str(e.get(k) or "") for k in
-                                              ("source", "destination", "type", "status", "reason")},
-                             "notes": cut("\n".join(map(str, e.get("notes") or [])), 4000)})
+                rows.append(readable({"step": step, **{k: str(e.get(k) or "") for k in
+                                                       ("source", "destination", "type", "status", "reason")},
+                                      "notes": cut("\n".join(map(str, e.get("notes") or [])), 4000)}))
     return rows
 
 
