@@ -36,7 +36,8 @@ class Backend(Protocol):
       repository at its base commit; ``scratch`` is a host folder the backend may use;
       ``network`` is the phase's :class:`NetworkPolicy` (or a bool: the whole network or none),
       turned into ``SandboxSpec`` fields by :func:`network_fields`. A backend that cannot
-      enforce a policy raises :class:`SandboxError` (never a wider network).
+      enforce a policy raises :class:`SandboxError` (never a wider network); a policy is truthy
+      only for ``public``, so a plug-in that reads it as a bool is never wider than declared.
     - ``capture(task, env, sandbox, scratch)``: end every process of ``sandbox``, then return
       the work as a patch (``git diff --binary`` against the base commit, new files included,
       with its changed paths: a :class:`CapturedPatch`), computed so that the agent cannot falsify

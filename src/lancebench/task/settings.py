@@ -108,6 +108,11 @@ class NetworkPolicy:
     hosts: tuple[str, ...] = ()
     source: str = field(default="lancebench default", compare=False)
 
+    def __bool__(self) -> bool:
+        """True only for ``public``: a backend that reads the policy as the old ``network: bool``
+        gives an ``allowlist`` phase no network at all, never the whole network."""
+        return self.mode == "public"
+
 
 def _step(task: Task, step: str | None):
     if step is None:
