@@ -16,7 +16,8 @@ the engine names, never a pid that could have been reused, and never the harness
   (:class:`_DnsFilter`, on the bridge's gateway address). It answers only names on the list
   (``api.example.com`` exactly, ``*.example.com`` for any name ending in ``.example.com``,
   not ``example.com`` itself), resolving them on the host and adding the addresses to the sets
-  *before* it answers; every other name is refused, so DNS is no way out. DNS over TCP is rejected.
+  *before* it answers; every other name is refused, so DNS is no way out. DNS over TCP is rejected
+  like any connection to an unlisted address.
 
 A process in the container cannot lift the rules: changing netfilter tables or routes needs
 CAP_NET_ADMIN over the namespace, which belongs to the host's user namespace; the container has no
