@@ -21,9 +21,11 @@ import json
 import os
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
+import tomli_w
 from docker_support import docker_skip_reason
 
 from lancebench.datasets.swelancer.table import COLUMNS, read_table
@@ -212,6 +214,10 @@ def test_the_task_folder_holds_the_images_tests_and_validates(fake_image, home, 
     assert task.price_usd == price and task.kind == "code" and task.split == "public"
     assert task.lb.workdir == "/app/expensify" and task.lb.browser
     assert (task.lb.test_runs, task.lb.pass_if) == (3, "any")
+    # SWE-Lancer's runtime installs pytest-asyncio and pytest-playwright (requirements.txt), loaded
+    # by name because grading turns plugin auto-loading off
+    assert task.lb.pytest_plugins == ["pytest_asyncio.plugin", "pytest_playwright.pytest_playwright",
+                                      "pytest_base_url.plugin"]
     assert task.config.metadata["question_id"] == ISSUE and task.config.metadata["variant"] == "ic_swe"
     assert task.config.metadata["image"] == IMAGE
     title = ic_raw["title"].replace("\\n", "\n").strip()
@@ -253,13 +259,37 @@ def test_oracle_resolves_and_nop_does_not_through_the_cli(fake_image, home, ic_c
     for i in range(3):
         logs = trial / "verifier" / f"run-{i}" / "logs"
         assert (logs / "reward.txt").read_text().strip() == "1"
-        assert "2 passed" in (logs / "pytest.log").read_text()
+        log = (logs / "pytest.log").read_text()
+        assert "2 passed" in log and "skipped" not in log  # the async test ran (pytest-asyncio, named)
+        assert "asyncio: mode=" in log  # pytest-asyncio was loaded (by name)
 
     bad, trial = run_cli(["-d", "swelancer:ic", "--source", str(ic_csv), "-a", "nop"], home, tmp_path / "jobs", "nop")
     assert bad["status"] == "unresolved"
     assert bad["rewards"] == {"reward": 0.0, "runs_passed": 0.0, "runs": 3.0}
     log = (trial / "verifier" / "run-0" / "logs" / "pytest.log").read_text()
     assert "1 failed, 1 passed" in log and "test_the_zip_code_hint_reads_format" in log
+
+
+@docker_test
+@pytest.mark.slow
+def test_without_the_named_plugins_an_async_test_is_skipped_and_nop_passes(fake_image, home, ic_csv, tmp_path):
+    """Control for the plugin list: the same task folder without ``pytest_plugins`` lets the
+    async hidden test be skipped (auto-loading is off), so a run of the untouched product exits 0
+    and the do-nothing agent is resolved. The list is what makes the real check run."""
+    from lancebench.datasets.swelancer.ic import ic_task_folders
+    (folder,) = ic_task_folders(read_table(ic_csv), tmp_path / "root")
+    toml = folder / "task.toml"
+    data = tomllib.loads(toml.read_text())
+    assert data["lancebench"].pop("pytest_plugins")
+    toml.write_text(tomli_w.dumps(data))
+    res = lancebench("run", "-p", str(folder), "-a", "nop", "--backend", "docker", "-o", str(tmp_path / "jobs"),
+                     "--job-name", "noplugins", env={"LANCEBENCH_HOME": str(home)})
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    (trial,) = list((tmp_path / "jobs" / "noplugins" / "trials").iterdir())
+    result = json.loads((trial / "result.json").read_text())
+    log = (trial / "verifier" / "run-0" / "logs" / "pytest.log").read_text()
+    assert "test_the_zip_code_hint_reads_format" in log and "skipped" in log, log[-2000:]
+    assert result["status"] == "resolved", result["reason"]
 
 
 @docker_test

@@ -26,7 +26,7 @@ def prediction_records(job_dir: Path, results: list[TrialResult], attempt: int) 
         if r.kind != "code" or r.attempt != attempt:
             continue
         patch = paths.trial(r.trial_id).patch
-        text = patch.read_text(encoding="utf-8", errors="surrogateescape") if patch.is_file() else None
+        text = patch.read_bytes().decode("utf-8", errors="surrogateescape") if patch.is_file() else None  # CRLF kept
         if text is None and r.status == "invalid":
             continue  # nothing was captured: no prediction to give
         records.append({"instance_id": r.task, "model_name_or_path": r.model or r.agent, "model_patch": text or ""})

@@ -131,6 +131,15 @@ def instruction(row: SwelancerRow) -> str:
     ])
 
 
+# The pytest plugins the official tests need, loaded by name since plugin auto-loading is off
+# during grading: SWE-Lancer's runtime image installs pytest-asyncio 0.25.0 and pytest-playwright
+# 0.6.2 (its requirements.txt; pytest-playwright brings pytest-base-url) and runs `pytest` with
+# auto-loading on. Many issues' tests are `@pytest.mark.asyncio async def` (without the plugin
+# pytest skips them, and a run of skipped tests exits 0: a pass); others use pytest-playwright's
+# fixtures. Module names as the plugins' `pytest11` entry points give them.
+IC_PYTEST_PLUGINS = ("pytest_asyncio.plugin", "pytest_playwright.pytest_playwright", "pytest_base_url.plugin")
+
+
 def task_toml(row: SwelancerRow, image: str, image_id: str) -> str:
     """The ``task.toml`` of an IC row run on the official ``image`` (written by tomli-w)."""
     return tomli_w.dumps({
@@ -144,5 +153,5 @@ def task_toml(row: SwelancerRow, image: str, image_id: str) -> str:
         "environment": {"build_timeout_sec": 3600, "cpus": 2, "memory_mb": 12288},
         "lancebench": {"price_usd": row.price, "kind": "code", "split": split_of(row), "workdir": WORKDIR,
                        "browser": True, "test_runs": 3, "pass_if": "any", "protect": ["user_tool/**"],
-                       "limits": {"pids": 4096}},
+                       "pytest_plugins": list(IC_PYTEST_PLUGINS), "limits": {"pids": 4096}},
     })
