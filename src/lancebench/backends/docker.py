@@ -179,12 +179,14 @@ class DockerBackend:
             raise SandboxError(f"could not start the agent container again for the next step: {exc}") from exc
         await asyncio.to_thread(sandbox.apply_network)  # a fresh network namespace: its allowlist again
 
-    async def guard_python(self, task: Task, env: PreparedEnvironment, sandbox) -> list[str]:
+    async def guard_python(self, task: Task, env: PreparedEnvironment, sandbox, *,
+                           user: str | None = None) -> list[str]:
         """Write the verifier's Python guard (``grading.pyguard.PTH_NAME``) into every site folder
-        the grading container's user can see (``find``, as that user: the one ``tests/test.sh``
-        runs as), before the patch is applied. The files are written by the engine, owned by root,
-        mode 0444. Returns the folders written (none when the image has no ``find``)."""
-        res = await sandbox.exec(["sh", "-c", FIND_SITE_FOLDERS], timeout=300)
+        that ``user`` (who runs ``tests/test.sh``; None: the image's user) sees in the grading
+        container (``find`` as that user), before the patch is applied. The files are written by
+        the engine, owned by root, mode 0444. Returns the folders written (none when the image
+        has no ``find``)."""
+        res = await sandbox.exec(["sh", "-c", FIND_SITE_FOLDERS], timeout=300, user=user)
         folders = sorted({p for p in res.stdout.split("\0") if p.startswith("/") and "\n" not in p})
         if folders:
             await asyncio.to_thread(_put_pth, sandbox._require(), folders)

@@ -63,12 +63,14 @@ class LocalBackend:
                            limits=task_limits(task), labels=labels or {})
         return LocalSandbox(spec, root=scratch / "root")
 
-    async def guard_python(self, task: Task, env: PreparedEnvironment, sandbox: Sandbox) -> list[str]:
+    async def guard_python(self, task: Task, env: PreparedEnvironment, sandbox: Sandbox, *,
+                           user: str | None = None) -> list[str]:
         """Write the verifier's Python guard (``grading.pyguard.PTH_NAME``) into every site folder of
         a fresh grading ``sandbox`` before anything of the agent's is in it: the environment's
         (``/env``, the cached folder, read-only inside) and the workspace's (a ``.venv`` in the
         repository). Returns the folders written, as paths inside. The host's ``/usr`` is not
-        written: its interpreters get the guard through ``PYTHONPATH`` only."""
+        written: its interpreters get the guard through ``PYTHONPATH`` only. ``user`` is ignored
+        (the local sandbox has one user)."""
         assert isinstance(sandbox, LocalSandbox)
         built = cast(LocalEnvironment, env.handle)
         done = []

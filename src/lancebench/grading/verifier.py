@@ -212,7 +212,7 @@ async def grade_once(task: Task, backend: Backend, env: PreparedEnvironment, pat
     witness.start()
     await sandbox.start()
     try:
-        await _guard_python(backend, task, env, sandbox, out_dir)
+        await _guard_python(backend, task, env, sandbox, out_dir, phase_user(task, "verifier", step=step))
         applied = await _apply(backend, task, env, sandbox, patch, scratch, out_dir) if patch.strip() else None
         if applied is False:
             return False, RunOutcome(reason="the patch did not apply")
@@ -278,14 +278,15 @@ async def _run_tests(sandbox: Sandbox, task: Task, env: PreparedEnvironment, out
 
 
 async def _guard_python(backend: Backend, task: Task, env: PreparedEnvironment, sandbox: Sandbox,
-                        out_dir: Path) -> None:
+                        out_dir: Path, user: str | None) -> None:
     """Put the verifier's Python guard into every site folder of the fresh grading ``sandbox``
-    (the backend's ``guard_python``, see :mod:`lancebench.grading.pyguard`), unless the task opts
-    out (``scan_patch = false``); the folders written are listed in ``out_dir/pyguard.txt``."""
+    that ``user`` (who runs ``tests/test.sh``) sees (the backend's ``guard_python``, see
+    :mod:`lancebench.grading.pyguard`), unless the task opts out (``scan_patch = false``); the
+    folders written are listed in ``out_dir/pyguard.txt``."""
     own = getattr(backend, "guard_python", None)
     if own is None or not task.lb.scan_patch:
         return
-    folders = await own(task, env, sandbox)
+    folders = await own(task, env, sandbox, user=user)
     (out_dir / "pyguard.txt").write_text("".join(f"{f}\n" for f in folders) or "no site folder found\n")
 
 

@@ -65,7 +65,7 @@ def _trusted(entry, workdir):
 def _guard(cfg):
     if getattr(sys, "_lancebench_guarded", False):
         return
-    sys._lancebench_guarded = True
+    setattr(sys, "_lancebench_guarded", True)  # noqa: B010 - one guard per process
     argv = list(getattr(sys, "orig_argv", None) or sys.argv)
     if cfg.get("on") != "1" or not _is_runner(argv):
         return
