@@ -13,16 +13,20 @@ interleaved round by round in one process so that load drifts hit all alike:
   the default ``storage_mb = 10240``;
 - ``quota 64 MiB``: the same at ``storage_mb = 64``.
 
-Prints the median of each (ms) and its ratio to ``none``. Measured on this machine (2 busy
-cores shared with other jobs, load average 6-9; 2026-12-01; n=15)::
+Prints the median of each (ms) and its ratio to ``none``. Measured on this machine (2 cores
+shared with other engineers' test runs; 2026-12-01)::
 
-    variant          median ms   ratio
-    none               548.1     1.00
-    quota 10 GiB       806.9     1.47
-    quota 64 MiB       700.7     1.28
+    variant          median ms   ratio    median ms   ratio
+                     (n=15, load 8.5-8.9)  (n=20, load 9.7-11)
+    none               957.4     1.00       795.0     1.00
+    quota 10 GiB      1102.6     1.15      1021.6     1.29
+    quota 64 MiB       981.1     1.02       933.5     1.17
 
-so about +0.15 to +0.26 s per sandbox (mkfs, the loop mount, two binds, their unmounts); a
-trial has two to four sandboxes (agent, verifier runs; the capture's container has no quota).
+so about +0.15 to +0.23 s per sandbox at the default 10 GiB (mkfs of a larger image, the loop
+mount, two binds, their unmounts), less at small sizes. A trial has two to three sandboxes with
+a quota (the agent's, one or two verifier runs; the capture's container has none): a ``nop``
+trial of the ``calc`` fixture took 7.3 s (median of 4, same load), so the quota adds about
+0.3-0.7 s, 4-9 %, to such a short trial.
 """
 
 from __future__ import annotations
