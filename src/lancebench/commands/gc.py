@@ -10,7 +10,8 @@ def gc_command(
     job: str | None = typer.Option(None, "--job", "-j", help="Only what this job left (its name, as in results)."),
     images: bool = typer.Option(False, "--images", help="Also remove cached environment images (rebuilt when needed)."),
 ) -> None:
-    """Remove containers lancebench left behind (crashed or killed jobs), optionally its images.
+    """Remove containers lancebench left behind (crashed or killed jobs) with their storage quotas
+    (loop mounts), optionally its images.
 
     Run it when no job is running: containers of a live job are removed too. Examples:
       lancebench gc

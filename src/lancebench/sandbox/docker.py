@@ -616,9 +616,11 @@ class GcResult:
 
 def gc(job: str | None = None, *, images: bool = False) -> GcResult:
     """Remove containers lancebench left behind (label ``lancebench.managed``), only those of
-    ``job`` when given; with ``images`` also the cached environment images (all of them, or those
-    built during ``job``). Running containers of a live job are removed too: run it when no job is
-    running. Raises :class:`SandboxError` when no engine answers."""
+    ``job`` when given, each with its storage quota; first, of any job, the containers and quotas
+    of harness processes that died (:func:`lancebench.sandbox.docker_quota.prune_stale`). With
+    ``images`` also the cached environment images (all of them, or those built during ``job``).
+    Running containers of a live job are removed too: run it when no job is running. Raises
+    :class:`SandboxError` when no engine answers."""
     docker = engine._import_docker()
     cli = engine.client()
     filters = [LABEL_MANAGED] + ([f"{LABEL_JOB}={job}"] if job else [])
