@@ -32,3 +32,20 @@ def test_storage_bounds_writes_outside_the_workspace(jobs, shared, backend):
                if line.startswith("+/")}
     assert set(written) == {"/", "/dev/shm", "/var/tmp", "/run", "/etc"}, written  # the attack ran
     assert sum(written.values()) <= LIMIT_MB * 1024 * 1024, written
+
+
+@pytest.mark.slow
+def test_storage_bounds_what_the_code_under_test_writes_in_the_verifier_folders(jobs, shared, backend):
+    """The fix is right, but at import it writes 100 MB into the verifier's log folder (a host
+    folder bound into the grading sandbox) and 100 MB into /tmp under ``storage_mb = 64``: the sum
+    stays under 64 MiB on both backends."""
+    task = derive_task(TASKS / "calc", shared / "calc-64",
+                       toml={r"^memory_mb = 1024$": f"memory_mb = 1024\nstorage_mb = {LIMIT_MB}"})
+    lb("run", "-p", task, "-a", f"script:{AGENTS / 'verifier_logs_flood.sh'}", "-o", jobs, "--backend", backend,
+       check=True, timeout=900)
+    r = one_result(jobs)
+    assert r["status"] in ("resolved", "unresolved"), (r["status"], r["reason"])
+    report = job_dir(jobs) / "trials" / r["trial_id"] / "verifier" / "run-0" / "logs" / "flood.txt"
+    written = {line.split()[0]: int(line.split()[1]) for line in report.read_text().splitlines()}
+    assert set(written) == {"/logs/verifier", "/tmp"}, written  # the attack ran
+    assert 0 < sum(written.values()) <= LIMIT_MB * 1024 * 1024, written

@@ -17,11 +17,24 @@ from lancebench.grading.pyguard import find_site_folders, write_pth
 from lancebench.sandbox.backend import PreparedEnvironment, network_fields, task_limits
 from lancebench.sandbox.base import CapturedPatch, Mount, Sandbox, SandboxSpec
 from lancebench.sandbox.cgroups import CgroupSet
+from lancebench.sandbox.cover import cover, coverable
 from lancebench.sandbox.fstree import make_readable, remove_tree
 from lancebench.sandbox.local import LocalSandbox
 from lancebench.sandbox.quota import mount_quota
 from lancebench.task.model import Task
 from lancebench.task.settings import NetworkPolicy
+
+
+def _cover_mounts(quota: Path, mounts: tuple[Mount, ...]) -> None:
+    """Put the writable mounts' host folders (the verifier's logs, the user tool's requests) on the
+    sandbox's quota at ``quota`` (:mod:`lancebench.sandbox.cover`): the caller removes them with
+    ``remove_tree``, which unmounts the covers. A folder that cannot be covered stays bounded per
+    file only."""
+    for n, source in enumerate(coverable(mounts)):
+        try:
+            cover(source, quota / ".mounts" / str(n))
+        except OSError:
+            pass
 
 
 class LocalBackend:
@@ -56,7 +69,8 @@ class LocalBackend:
         if os.path.lexists(workspace):
             remove_tree(workspace)
         if not scratch.exists():  # a fresh folder: everything the sandbox writes lands on its quota
-            mount_quota(scratch, task.config.environment.storage_mb)
+            if mount_quota(scratch, task.config.environment.storage_mb) is None:
+                _cover_mounts(scratch, mounts)
         shutil.copytree(built.app, workspace, symlinks=True)
         spec = SandboxSpec(workdir=env.workdir, workspace=workspace, env=dict(env.variables),
                            mounts=(Mount(built.env, "/env", False), *mounts), **network_fields(network),

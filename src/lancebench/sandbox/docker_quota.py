@@ -40,7 +40,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,7 +47,8 @@ from typing import Any
 from lancebench.environment.cache import sub
 from lancebench.sandbox import docker_engine as engine
 from lancebench.sandbox.base import Mount
-from lancebench.sandbox.fstree import copy_tree, remove_tree
+from lancebench.sandbox.cover import cover, coverable, run_tool
+from lancebench.sandbox.fstree import remove_tree
 from lancebench.sandbox.quota import mount_quota, unmount_below
 
 log = logging.getLogger("lancebench")
@@ -130,26 +130,14 @@ class ContainerQuota:
         return quota
 
     def cover(self, mounts: tuple[Mount, ...]) -> None:
-        """Put each writable mount's host folder on the quota: its content is copied to a folder of
-        the quota (bounded; links kept as links, special files left out), which is then bound over
-        it. The cover stays until the host folder is removed with
-        :func:`lancebench.sandbox.fstree.remove_tree` (which unmounts it): what the container wrote
-        is read there as usual. A folder that is already a mount point, or reached through a
-        symbolic link, is left as it is (bounded per file only). Raises ``OSError`` when a bind
-        fails."""
-        for m in mounts:
-            source = Path(m.source).resolve()
-            if (not m.writable or not source.is_dir() or os.path.ismount(source)
-                    or source != Path(os.path.abspath(m.source))):
-                continue
+        """Cover the host folder of each writable mount with a folder of the quota
+        (:mod:`lancebench.sandbox.cover`; the cover stays until the caller removes the host
+        folder with ``remove_tree``). Raises ``OSError`` when a bind fails."""
+        for source in coverable(mounts):
             copy = self.folder / "mounts" / str(len(self.covers))
-            notes = copy_tree(source, copy, links=True)
-            st = source.stat()
-            os.chmod(copy, st.st_mode & 0o7777)
-            os.chown(copy, st.st_uid, st.st_gid)
             self.covers.append(source)
             self._record()
-            _run(["mount", "--bind", str(copy), str(source)])
+            notes = cover(source, copy)
             if notes:
                 log.warning("docker quota: %s not all copied: %s", source, "; ".join(notes[:3]))
 
@@ -162,10 +150,10 @@ class ContainerQuota:
             raise OSError("the container's overlay folders are not where overlay2 keeps them")
         layer = Path(os.path.dirname(upper))
         copy = self.folder / "layer"
-        _run(["cp", "-a", "--", f"{layer}/.", f"{copy}/"], mkdir=copy)
+        run_tool(["cp", "-a", "--", f"{layer}/.", f"{copy}/"], mkdir=copy)
         self.layer = layer
         self._record()
-        _run(["mount", "--bind", str(copy), str(layer)])
+        run_tool(["mount", "--bind", str(copy), str(layer)])
 
     def started(self) -> bool:
         """Whether the engine mounted the started container's root over the quota (it shares this
@@ -201,17 +189,6 @@ class ContainerQuota:
         tmp = path.with_name(path.name + ".tmp")
         tmp.write_text(json.dumps(data))
         os.replace(tmp, path)
-
-
-def _run(argv: list[str], *, mkdir: Path | None = None) -> None:
-    if mkdir is not None:
-        mkdir.mkdir(parents=True, exist_ok=True)
-    try:
-        res = subprocess.run(argv, capture_output=True, text=True, timeout=120)
-    except subprocess.SubprocessError as exc:
-        raise OSError(f"{argv[0]} failed: {exc}") from exc
-    if res.returncode != 0:
-        raise OSError(f"{' '.join(argv[:2])} failed: {res.stderr.strip()[-300:]}")
 
 
 def _record_path(name: str) -> Path:

@@ -1,0 +1,58 @@
+"""Writable host folders of a sandbox put on its storage quota, so that ``storage_mb`` bounds what
+the sandbox writes there too (the verifier's log folder, the user tool's requests, a trace
+folder), on both backends.
+
+A *cover* copies the folder's content (bounded, links kept as links and never followed, special
+files left out) into a folder of the quota filesystem and binds that over the host folder. The
+harness keeps reading and writing the host folder by its path (the report witness makes its FIFO
+there after the cover, so on the quota). The cover stays until the host folder is removed with
+:func:`lancebench.sandbox.fstree.remove_tree`, which unmounts it; the quota's filesystem lives
+until its last mount goes. Root only (``mount``).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterable
+from pathlib import Path
+
+from lancebench.sandbox.base import Mount
+from lancebench.sandbox.fstree import copy_tree
+
+
+def coverable(mounts: Iterable[Mount]) -> list[Path]:
+    """The host folders of the writable ``mounts`` that can be covered: existing folders, not
+    mount points already (covered by another sandbox, or bound on purpose), not reached through a
+    symbolic link (a cover must not land on another path). Resolved paths, in order."""
+    out = []
+    for m in mounts:
+        source = Path(m.source).resolve()
+        if (m.writable and source.is_dir() and not os.path.ismount(source)
+                and source == Path(os.path.abspath(m.source)) and source not in out):
+            out.append(source)
+    return out
+
+
+def cover(source: Path, copy: Path) -> list[str]:
+    """Cover host folder ``source`` with ``copy`` (a new folder on the quota; see the module
+    docstring). Returns notes on what the copy left out. Raises ``OSError`` when the bind fails."""
+    notes = copy_tree(source, copy, links=True)
+    st = source.stat()
+    os.chmod(copy, st.st_mode & 0o7777)
+    os.chown(copy, st.st_uid, st.st_gid)
+    run_tool(["mount", "--bind", str(copy), str(source)])
+    return notes
+
+
+def run_tool(argv: list[str], *, mkdir: Path | None = None) -> None:
+    """Run ``argv`` (``mount``, ``cp``), making folder ``mkdir`` first. Raises ``OSError`` with
+    its error output when it fails."""
+    if mkdir is not None:
+        mkdir.mkdir(parents=True, exist_ok=True)
+    try:
+        res = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    except subprocess.SubprocessError as exc:
+        raise OSError(f"{argv[0]} failed: {exc}") from exc
+    if res.returncode != 0:
+        raise OSError(f"{' '.join(argv[:2])} failed: {res.stderr.strip()[-300:]}")
