@@ -14,10 +14,10 @@ before the container is created, at the sandbox's scratch folder when the backen
   filesystem (workdir, ``/tmp``, ``$HOME``, ``/var/tmp``, ``/etc``, ...) land on the quota;
 - ``shm/``: the container's ``/dev/shm`` (a bind mount instead of Docker's tmpfs);
 - ``mounts/<n>/``: each writable host folder lancebench binds into the container (the verifier's
-  log folder, the user tool's request folder) is covered by a bind of such a folder (its content
-  copied in first) from before the container starts until the host folder is removed with
-  :func:`lancebench.sandbox.fstree.remove_tree`; the harness reads and writes it by its usual path
-  meanwhile (the report witness's FIFO is made on the quota).
+  log folder, the user tool's request folder) is covered by a bind of such a folder
+  (:mod:`lancebench.sandbox.cover`) from before the container starts until the host folder is
+  removed with :func:`lancebench.sandbox.fstree.remove_tree`; the harness reads and writes it by
+  its usual path meanwhile (the report witness's FIFO is made on the quota).
 
 Release (:func:`release_container`): the container is killed (the engine unmounts its overlay),
 the layer bind is unmounted (otherwise ``docker rm`` fails with EBUSY), the container is removed
