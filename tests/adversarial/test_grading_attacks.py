@@ -8,6 +8,7 @@ Dockerfile and local recipe) and tasks derived from it.
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
 
 import pytest
@@ -67,6 +68,10 @@ def test_harmless_uses_in_a_real_fix_are_graded(script, note, jobs, backend):
     assert r["tests"] == {"test_calc::test_add": "passed", "test_calc::test_add_negative": "passed",
                           "test_calc::test_mul": "passed"}, r["tests"]
     assert any(note in n for n in r["scan_notes"]), r["scan_notes"]
+    site = jobs.parent / "site"
+    lb("report", job_dir(jobs), "--html", site, check=True)
+    (page,) = list(site.rglob(f"{r['trial_id']}.html"))
+    assert 'id="scan-notes"' in page.read_text() and html.escape(note, quote=False) in page.read_text()
 
 
 # 2. start-up files and modules shadowing the runner's -------------------------------------------
