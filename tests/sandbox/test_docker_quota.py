@@ -104,9 +104,11 @@ def test_oracle_resolves_under_storage_mb_and_the_job_leaves_no_mount(tmp_path, 
 
 
 @pytest.mark.slow
-def test_harness_killed_mid_trial_leaves_nothing_after_gc(tmp_path, home):
+@pytest.mark.parametrize("release", ["gc", "next run"])
+def test_harness_killed_mid_trial_leaves_nothing(release, tmp_path, home):
     """kill -9 of ``lancebench run`` while the agent's container runs on its quota: the mounts stay
-    (nobody is left to release them) until ``lancebench gc`` finds the record of a dead owner."""
+    (nobody is left to release them) until ``lancebench gc``, or the next run's docker backend,
+    finds the record of a dead owner."""
     agent = tmp_path / "sleeper.sh"
     agent.write_text("#!/bin/bash\necho started > started.txt\nsleep 600\n")
     agent.chmod(0o755)
@@ -125,7 +127,11 @@ def test_harness_killed_mid_trial_leaves_nothing_after_gc(tmp_path, home):
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
     assert leftovers(home) != [] and len(list((home / "docker-quota").glob("*.json"))) == 1
-    lb("gc", "--job", "quota-killed", check=True, env={"LANCEBENCH_HOME": str(home)})
+    if release == "gc":
+        lb("gc", "--job", "quota-killed", check=True, env={"LANCEBENCH_HOME": str(home)})
+    else:  # another job: its backend releases what the dead one left, then runs as usual
+        lb("run", "-p", TASKS / "calc", "-a", "nop", "-o", tmp_path / "other", "--backend", "docker", check=True,
+           timeout=900, env={"LANCEBENCH_HOME": str(home)})
     assert leftovers(home) == []
     assert list((home / "docker-quota").glob("*.json")) == []
     names = subprocess.run(["docker", "ps", "-a", "--filter", "label=lancebench.job=quota-killed", "--format",
