@@ -178,3 +178,52 @@ def test_root_agent_cannot_leave_its_network_namespace(hosts, shared, jobs):
     net = _attack_through_the_cli("escape_network_namespace.sh", hosts, shared, jobs)
     assert "uid=0" in net and "reached" not in net, net
     assert "blocked=refused" in net and "netns=0" not in net and "unshare=0" not in net, net
+
+
+# a query for exfil.example (type A), id 0x1234, as perl's pack() and printf write it
+_PERL_FLOOD = r"""perl -MSocket -e '
+socket(my $s, PF_INET, SOCK_DGRAM, 0) or die;
+my $q = pack("n6", 0x1234, 0x0100, 1, 0, 0, 0) . "\x05exfil\x07example\x00\x00\x01\x00\x01";
+my $to = sockaddr_in(53, inet_aton("192.0.2.53"));
+my $n = 0; my $end = time + SECONDS;
+while (time < $end) { for (1..1000) { send($s, $q, 0, $to); $n++ } }
+print "sent=$n\n";'"""
+
+
+def test_a_dns_flood_starves_neither_the_harness_nor_another_trial():
+    """One agent floods the filtering resolver (UDP 53, redirected to the harness, about 50,000
+    queries a second from perl in the minimal image) while another trial's container asks one
+    query. Found by the attack pass after issue 14: every datagram was queued for the resolver's
+    4 threads without bound (15,000 waiting after 10 s, 48 MB of the harness's memory, the
+    other container's query unanswered for seconds). Now each container has at most a few
+    queries waiting; the rest are dropped as a full resolver drops them, and the other
+    container is answered at once."""
+    from lancebench.sandbox import docker_network
+
+    query = r"\x12\x34\x01\x00\x00\x01\x00\x00\x00\x00\x00\x00\x05exfil\x07example\x00\x00\x01\x00\x01"
+    ask = (f"printf '{query}' > /tmp/q; exec 3<>/dev/udp/192.0.2.53/53; cat /tmp/q >&3; "
+           "timeout 2 head -c 4 <&3 | od -An -tx1")
+
+    async def go():
+        spec = {"image": "debian:bookworm-slim", "network": True, "allow_hosts": ("192.0.2.1",)}
+        flooder = DockerSandbox(SandboxSpec(**spec, labels={"job": JOB, "trial": "flood"}))
+        other = DockerSandbox(SandboxSpec(**spec, labels={"job": JOB, "trial": "other"}))
+        await flooder.start()
+        await other.start()
+        try:
+            flood = asyncio.ensure_future(flooder.exec(_PERL_FLOOD.replace("SECONDS", "8")))
+            await asyncio.sleep(4)  # the flood is on
+            answered = await other.exec(ask)
+            backlog = max(f._pool._work_queue.qsize() for f in docker_network._filters.values())
+            sent = await flood
+            again = await flooder.exec(ask)  # the flooder itself is still answered afterwards
+            return answered, backlog, sent, again
+        finally:
+            await flooder.stop()
+            await other.stop()
+
+    answered, backlog, sent, again = asyncio.run(go())
+    assert int(sent.stdout.split("=")[1]) > 50_000, sent.output  # the flood ran
+    assert answered.stdout.split()[:2] == ["12", "34"], answered.output
+    assert backlog <= 2 * docker_network.PENDING_PER_CONTAINER, backlog
+    assert again.stdout.split()[:2] == ["12", "34"], again.output

@@ -26,6 +26,7 @@ else ``/app``. A CA bundle for builds comes from ``BackendOptions.ca_bundle`` (`
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import io
 import json
@@ -34,6 +35,7 @@ import tarfile
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import cast
@@ -42,7 +44,7 @@ from lancebench.backends.capture import run_capture
 from lancebench.backends.docker_hosttools import apply_on_host, capture_on_host, pristine_of
 from lancebench.backends.options import BackendOptions
 from lancebench.environment.cache import sub
-from lancebench.errors import EnvironmentBuildError, SandboxError
+from lancebench.errors import EnvironmentBuildError, SandboxError, WorkspaceError
 from lancebench.grading.pyguard import FIND_SITE_FOLDERS, PTH_NAME, PTH_TEXT
 from lancebench.results.store import atomic_write
 from lancebench.sandbox import docker_engine as engine
@@ -137,20 +139,27 @@ class DockerBackend:
 
     async def capture(self, task: Task, env: PreparedEnvironment, sandbox, scratch: Path) -> CapturedPatch:
         """End every process of ``sandbox``, then diff its workdir against the pristine base in a
-        fresh container. Returns the patch text. Raises :class:`SandboxError`."""
+        fresh container. Returns the patch text. Raises :class:`SandboxError`, and
+        :class:`WorkspaceError` when the workspace cannot be captured, including when the agent
+        filled its storage quota so that the engine cannot mount the container to read it."""
         if not isinstance(sandbox, DockerSandbox) or sandbox.container_id is None:
             raise SandboxError("docker capture needs the started DockerSandbox of the agent phase")
+        with _quota_filled_by(sandbox, task, "read its workspace"):
+            return await self._capture(task, env, sandbox, sandbox.container_id, scratch)
+
+    async def _capture(self, task: Task, env: PreparedEnvironment, sandbox: DockerSandbox, cid: str,
+                       scratch: Path) -> CapturedPatch:
         scratch.mkdir(parents=True, exist_ok=True)
         handle = cast(DockerEnvironment, env.handle)
         if handle.pristine is not None:
-            await asyncio.to_thread(_kill_container, sandbox.container_id)
-            return await capture_on_host(task, env.workdir, env.base_commit, handle.pristine, sandbox.container_id,
+            await asyncio.to_thread(_kill_container, cid)
+            return await capture_on_host(task, env.workdir, env.base_commit, handle.pristine, cid,
                                          scratch)
         spec = SandboxSpec(workdir=env.workdir, image=handle.image, limits=task_limits(task),
                            labels={**{k: v for k, v in sandbox.labels.items() if k != LABEL_MANAGED},
                                    "lancebench.phase": "capture"})
         box = DockerSandbox(spec, quota=False)  # only the harness's copy and git run there
-        killed, started = await asyncio.gather(asyncio.to_thread(_kill_container, sandbox.container_id), box.start(),
+        killed, started = await asyncio.gather(asyncio.to_thread(_kill_container, cid), box.start(),
                                                return_exceptions=True)
         for outcome in (killed, started):
             if isinstance(outcome, BaseException):
@@ -161,7 +170,7 @@ class DockerBackend:
                                  f"ln -sfn {env.workdir}/.git /lancebench/base.git", user="root")
             if not res.ok:
                 raise SandboxError(f"capture setup failed in {box.name}: {res.output[-1000:]}")
-            await asyncio.to_thread(_copy_tree, sandbox.container_id, env.workdir, box._require(), CAPTURE_ROOT,
+            await asyncio.to_thread(_copy_tree, cid, env.workdir, box._require(), CAPTURE_ROOT,
                                     scratch)
             tree = f"{CAPTURE_ROOT}/{Path(env.workdir).name}"
             return await run_capture(box, tree, task, env, scratch)
@@ -174,7 +183,8 @@ class DockerBackend:
         step runs in the same container; its files stay, ``/tmp`` and processes do not)."""
         cid = sandbox.container_id
         try:
-            await asyncio.to_thread(engine.client().api.start, cid)
+            with _quota_filled_by(sandbox, None, "start it again for the next step"):
+                await asyncio.to_thread(engine.client().api.start, cid)
         except engine._import_docker().errors.APIError as exc:
             raise SandboxError(f"could not start the agent container again for the next step: {exc}") from exc
         await asyncio.to_thread(sandbox.apply_network)  # a fresh network namespace: its allowlist again
@@ -201,6 +211,24 @@ class DockerBackend:
         if handle.pristine is None:
             return None
         return await apply_on_host(task, env.workdir, handle.pristine, sandbox, patch, scratch)
+
+
+@contextlib.contextmanager
+def _quota_filled_by(sandbox, task: Task | None, what: str) -> Iterator[None]:
+    """Turn an engine failure on the agent's container into :class:`WorkspaceError` (the agent's
+    doing: ``unresolved``, never ``invalid``) when the container filled its storage quota
+    (:meth:`ContainerQuota.full`), which makes the engine fail to mount it with "no space left
+    on device" (found by the attack pass after issue 14: such trials were ``invalid``)."""
+    try:
+        yield
+    except Exception as exc:
+        quota = getattr(sandbox, "quota", None)
+        if ("no space left on device" in str(exc).lower() and not isinstance(exc, WorkspaceError)
+                and quota is not None and quota.full()):
+            size = f" ({task.config.environment.storage_mb} MiB)" if task is not None else ""
+            raise WorkspaceError(f"the agent filled its storage quota{size} (bytes or files), so the engine "
+                                 f"could not {what}: {str(exc)[-300:]}") from exc
+        raise
 
 
 def _put_pth(cid: str, folders: list[str]) -> None:

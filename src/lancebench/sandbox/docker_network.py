@@ -45,6 +45,10 @@ from lancebench.errors import SandboxError
 
 TABLE = "lancebench"
 _DNS_TTL = 60  # seconds: how long a container may cache an answer of the filtering resolver
+# Queries of one container the filtering resolver holds at once (being answered or waiting); the
+# rest are dropped, as a busy resolver drops them (clients retry). Without it a flood from one
+# container queued without bound in the harness and starved every other container's DNS.
+PENDING_PER_CONTAINER = 2
 
 
 def enforce_problem() -> str | None:
@@ -211,7 +215,9 @@ class _DnsFilter:
                                f"{exc}") from exc
         self.port = self.sock.getsockname()[1]
         self.clients: dict[str, ContainerFilter] = {}
-        self._pool = ThreadPoolExecutor(4, thread_name_prefix="lancebench-dns")
+        self._pending: dict[str, int] = {}  # source address -> queries held (PENDING_PER_CONTAINER)
+        self._pending_lock = threading.Lock()
+        self._pool = ThreadPoolExecutor(16, thread_name_prefix="lancebench-dns")
         threading.Thread(target=self._serve, name=f"lancebench-dns-{gateway}", daemon=True).start()
 
     def register(self, address: str, client: ContainerFilter, previous: str | None) -> None:
@@ -230,19 +236,31 @@ class _DnsFilter:
             except OSError:
                 return
             client = self.clients.get(peer[0])
-            if client is not None:
+            if client is not None and self._hold(peer[0]):
                 self._pool.submit(self._reply, client, data, peer)
+
+    def _hold(self, source: str) -> bool:
+        """Count one more query of ``source``; False (drop it) when it already has
+        ``PENDING_PER_CONTAINER`` held."""
+        with self._pending_lock:
+            held = self._pending.get(source, 0)
+            if held >= PENDING_PER_CONTAINER:
+                return False
+            self._pending[source] = held + 1
+            return True
 
     def _reply(self, client: ContainerFilter, data: bytes, peer) -> None:
         try:
             answer = _answer(client, data)
-        except SandboxError:
-            return  # the rules could not be widened: no answer, the name stays unreachable
-        if answer is not None:
-            try:
+            if answer is not None:
                 self.sock.sendto(answer, peer)
-            except OSError:
-                pass
+        except (SandboxError, OSError):
+            pass  # rules not widened (the name stays unreachable) or the reply not sent: no answer
+        finally:
+            with self._pending_lock:
+                held = self._pending.pop(peer[0], 1) - 1
+                if held:
+                    self._pending[peer[0]] = held
 
 
 def _answer(client: ContainerFilter, data: bytes) -> bytes | None:

@@ -52,6 +52,7 @@ from lancebench.sandbox.fstree import remove_tree
 from lancebench.sandbox.quota import mount_quota, unmount_below
 
 log = logging.getLogger("lancebench")
+_FULL_UNITS = 16  # blocks or inodes: fewer free than this and the quota counts as full
 _said: set[str] = set()
 _support: list[str | None] = []
 
@@ -159,6 +160,17 @@ class ContainerQuota:
         """Whether the engine mounted the started container's root over the quota (it shares this
         machine's mount namespace); when not, nothing is bounded but each file."""
         return self.layer is not None and os.path.ismount(self.layer / "merged")
+
+    def full(self) -> bool:
+        """Whether the quota has (almost) no free block or no free inode left for the container:
+        then the engine itself cannot mount the container's root again (overlayfs makes its work
+        folder there), so reading or restarting it fails with "no space left on device", which is
+        the container's doing. False when the quota cannot be read. Never raises."""
+        try:
+            st = os.statvfs(self.folder)
+        except OSError:
+            return False
+        return st.f_bavail < _FULL_UNITS or st.f_favail < _FULL_UNITS
 
     def detach(self) -> None:
         """Unmount the layer bind (the container must have stopped), so that ``docker rm`` can
