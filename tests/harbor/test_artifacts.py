@@ -113,6 +113,26 @@ def test_each_step_collects_the_tasks_and_its_own_artifacts(shared, tmp_path):
 
 
 @needs_docker
+def test_hooks_run_after_each_step_and_what_they_write_stays_for_the_next(shared, tmp_path):
+    task = two_step_with_artifacts(shared)
+    toml = task / "task.toml"
+    text = toml.read_text().replace('artifacts = ["/app/a.txt"]', 'artifacts = ["/app/a.txt", "/app/both.txt"]')
+    toml.write_text(text.replace("[verifier]\ntimeout_sec = 60\n", "[verifier]\ntimeout_sec = 60\n\n"
+                                 '[[verifier.collect]]\ncommand = "cat a.txt b.txt > both.txt"\n'))
+    (r,) = run_lancebench(task, "oracle", tmp_path / "jobs")
+    steps = trial_dir(tmp_path / "jobs", r) / "steps"
+    for step, both in (("one", b"done\ntodo\n"), ("two", b"done\ndone\n")):  # the container restarted for each
+        (hook,) = json.loads((steps / step / "collect-hooks.json").read_text())
+        assert hook["exit_code"] == 0, hook
+        got = files_under(steps / step / "artifacts")
+        assert (got["app/a.txt"], got["app/both.txt"]) == (b"done\n", both)
+    # step one's capture came before its hook; the file stays in the environment, so step two's has it (as in Harbor)
+    assert "both.txt" not in (steps / "one" / "patch.diff").read_text()
+    assert "both.txt" in (steps / "two" / "patch.diff").read_text()
+    assert r["status"] == "resolved", r
+
+
+@needs_docker
 @pytest.mark.skipif(harbor_skip_reason() is not None, reason=str(harbor_skip_reason()))
 def test_harbor_collects_the_same_files_per_step(shared, tmp_path):
     task = two_step_with_artifacts(shared)

@@ -2,7 +2,8 @@
 after its collect hooks (``[[verifier.collect]]``, a step's too) have run.
 
 When: after the agent's work is captured (every process of the agent's sandbox has ended, so
-nothing can change a file while it is copied, and what a hook writes never enters the patch)
+nothing can change a file while it is copied, and what a hook writes never enters that capture;
+in a multi-step task it stays in the environment for the later steps, as in Harbor)
 and before the sandbox is removed; for a multi-step task after each step's capture. Harbor runs
 the hooks and collects in the same place of its flow: after the agent, before the verifier.
 Where from: the agent's sandbox (Harbor's ``main`` service; lancebench runs no other); a hook
