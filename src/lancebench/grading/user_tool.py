@@ -36,7 +36,9 @@ import time
 from pathlib import Path
 
 from lancebench.errors import LancebenchError, SandboxError, WorkspaceError
+from lancebench.grading.app_server import run_verifier
 from lancebench.grading.patch import filter_patch
+from lancebench.grading.verifier import PYBOOT_INSIDE, RUNNER_ONLY, verifier_env
 from lancebench.sandbox.base import Mount, Sandbox
 from lancebench.sandbox.fstree import remove_tree
 from lancebench.sandbox.local import DEFAULT_PATH, LocalSandbox
@@ -45,7 +47,6 @@ from lancebench.task.model import Task
 TOOLS_DIR = Path(__file__).parent / "tools"
 BIN_INSIDE = "/opt/lancebench/bin"
 REQUESTS_INSIDE = "/opt/lancebench/user-tool"
-PLUGIN_INSIDE = "/opt/lancebench/trace"
 TRACE_INSIDE = "/logs/user-tool"
 OUTPUT_FOLDER = "user_tool"
 OUTPUT_GLOB = f"{OUTPUT_FOLDER}/**"
@@ -156,6 +157,7 @@ class UserToolService:
         shutil.copy2(TOOLS_DIR / "user-tool", self.bin / "user-tool")
         (self.bin / "user-tool").chmod(0o755)
         shutil.copy2(TOOLS_DIR / "lancebench_trace.py", self.plugin / "lancebench_trace.py")
+        shutil.copy2(TOOLS_DIR / "sitecustomize.py", self.plugin / "sitecustomize.py")
         self.secrets = secret_lines(task.paths.tests)
         self.count = 0
         self.sandbox: Sandbox | None = None
@@ -313,6 +315,15 @@ class UserToolService:
             raise SandboxError(f"user tool: could not read the current changes: {res.stderr[-500:]}")
         return res.stdout
 
+    def _replay_env(self) -> dict[str, str]:
+        """The traced run's environment: grading's (:func:`lancebench.grading.verifier.verifier_env`:
+        plugin auto-loading off, the task's plugins, lancebench's ``sitecustomize`` first on
+        ``PYTHONPATH``, the app server started by the harness) plus the tracing plugin, which sits
+        beside that ``sitecustomize`` (both in ``self.plugin``, mounted at ``PYBOOT_INSIDE``)."""
+        env = verifier_env(self.task)
+        plugins = [p for p in env.get("PYTEST_PLUGINS", "").split(",") if p.strip()] + ["lancebench_trace"]
+        return env | {"PYTEST_PLUGINS": ",".join(plugins), "LANCEBENCH_TRACE_DIR": TRACE_INSIDE}
+
     async def _replay(self, patch: str, work: Path) -> tuple[Path, bool, int | None, float | None]:
         """Run the hidden test with the tracing plugin in a fresh sandbox; returns (trace folder
         on the host, patch applied, exit code, reward) — the last two for the harness log only."""
@@ -324,7 +335,7 @@ class UserToolService:
         shutil.copytree(task.paths.tests, tests, dirs_exist_ok=True)
         sandbox = self.backend.open(task, self.env, work / "sandbox", mounts=(
             Mount(tests, "/tests", False), Mount(logs, "/logs/verifier", True),
-            Mount(trace, TRACE_INSIDE, True), Mount(self.plugin, PLUGIN_INSIDE, False)))
+            Mount(trace, TRACE_INSIDE, True), Mount(self.plugin, PYBOOT_INSIDE, False)))
         await sandbox.start()
         try:
             if patch.strip():
@@ -335,10 +346,11 @@ class UserToolService:
                                           "/tmp/lancebench/patch.diff"], cwd=self.env.workdir, timeout=300)
                 if not res.ok:
                     return out, False, None, None
-            env = dict(task.config.verifier.env) | {"PYTEST_PLUGINS": "lancebench_trace", "PYTHONPATH": PLUGIN_INSIDE,
-                                                    "LANCEBENCH_TRACE_DIR": TRACE_INSIDE}
-            res = await sandbox.exec(["bash", "/tests/test.sh"], cwd=self.env.workdir, env=env,
-                                     timeout=task.config.verifier.timeout_sec)
+            res, app_log = await run_verifier(sandbox, task, ["bash", "/tests/test.sh"], cwd=self.env.workdir,
+                                              env=self._replay_env(), timeout=task.config.verifier.timeout_sec,
+                                              sealed=(tests, logs, trace), hidden=RUNNER_ONLY)
+            if app_log:  # the harness's log only: the code under test wrote it
+                self._record({"n": self.count, "app_log": app_log[-2000:]})
             await sandbox.get(TRACE_INSIDE, out)
         finally:
             await sandbox.stop()

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from lancebench.grading.app_server import STARTED_VAR, run_verifier
 from lancebench.grading.choice import grade_choice
 from lancebench.grading.junit import JUnitReport
 from lancebench.grading.outcome import RunOutcome, combine_runs, judge_run
@@ -216,7 +217,7 @@ async def grade_once(task: Task, backend: Backend, env: PreparedEnvironment, pat
         applied = await _apply(backend, task, env, sandbox, patch, scratch, out_dir) if patch.strip() else None
         if applied is False:
             return False, RunOutcome(reason="the patch did not apply")
-        res = await _run_tests(sandbox, task, env, out_dir, step)
+        res = await _run_tests(sandbox, task, env, out_dir, step, sealed=(tests, logs))
     finally:
         await sandbox.stop()
         writes = witness.stop()
@@ -263,13 +264,18 @@ async def _apply(backend: Backend, task: Task, env: PreparedEnvironment, sandbox
 
 
 async def _run_tests(sandbox: Sandbox, task: Task, env: PreparedEnvironment, out_dir: Path,
-                     step: str | None) -> ExecResult:
-    """Run ``tests/test.sh`` (under ``step``'s verifier timeout when it sets one); log to
+                     step: str | None, sealed: tuple[Path, ...]) -> ExecResult:
+    """Run ``tests/test.sh`` (under ``step``'s verifier timeout when it sets one), with the task's
+    app server beside it under another uid when it names one (``grading.app_server``: the host
+    folders ``sealed`` become the runner's alone; its output goes to ``out_dir/app.log``); log to
     ``out_dir/test.log`` and copy ``/logs/verifier`` to ``out_dir/logs``."""
     step_cfg = next((s for s in task.config.steps or [] if s.name == step), None)
     timeout = (step_cfg.verifier.timeout_sec if step_cfg else None) or task.config.verifier.timeout_sec
-    res = await sandbox.exec(["bash", "/tests/test.sh"], cwd=env.workdir, env=verifier_env(task, step),
-                             timeout=timeout, user=phase_user(task, "verifier", step=step))
+    res, app_log = await run_verifier(sandbox, task, ["bash", "/tests/test.sh"], cwd=env.workdir,
+                                      env=verifier_env(task, step), timeout=timeout, sealed=sealed,
+                                      hidden=RUNNER_ONLY, user=phase_user(task, "verifier", step=step), step=step)
+    if app_log is not None:
+        (out_dir / "app.log").write_text(app_log)
     (out_dir / "test.log").write_text(f"exit code: {res.exit_code} timed out: {res.timed_out} "
                                       f"({res.duration_sec:.1f}s)\n--- stdout\n{res.stdout}"
                                       f"\n--- stderr\n{res.stderr}")
@@ -297,6 +303,10 @@ def pytest_plugins(task: Task, step: str | None = None) -> list[str]:
     return [p.strip() for p in env.get("PYTEST_PLUGINS", "").split(",") if p.strip()] + list(task.lb.pytest_plugins)
 
 
+#: Mount targets of the runner's alone: a task's app server never sees them (grading.app_server).
+RUNNER_ONLY = ("/tests", "/logs", PYBOOT_INSIDE, "/opt/lancebench")
+
+
 def verifier_env(task: Task, step: str | None = None) -> dict[str, str]:
     """The environment of ``tests/test.sh``: task.toml's ``[environment]`` and ``[verifier] env``
     (host templates filled, :func:`lancebench.task.settings.phase_env`), pytest's plugin
@@ -304,11 +314,14 @@ def verifier_env(task: Task, step: str | None = None) -> dict[str, str]:
     task names (:func:`pytest_plugins`) loaded instead, no bytecode written, and lancebench's
     guard (``grading/tools/sitecustomize.py``, mounted at :data:`PYBOOT_INSIDE`) first on
     ``PYTHONPATH``. A ``test.sh`` that sets ``PYTHONPATH`` itself replaces that; the guard then
-    still runs from the ``.pth`` file in every site folder (:mod:`lancebench.grading.pyguard`)."""
+    still runs from the ``.pth`` file in every site folder (:mod:`lancebench.grading.pyguard`).
+    ``LANCEBENCH_APP_SERVER=1`` when the task names an app server (the harness runs it)."""
     env = phase_env(task, "verifier", step=step)
     plugins = pytest_plugins(task, step)
     env |= {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONDONTWRITEBYTECODE": "1",
             "PYTHONPATH": PYBOOT_INSIDE + (f":{env['PYTHONPATH']}" if env.get("PYTHONPATH") else "")}
+    if task.lb.app_server:  # the harness starts it (grading.app_server); test.sh must not
+        env[STARTED_VAR] = "1"
     if plugins:
         env["PYTEST_PLUGINS"] = ",".join(plugins)
     return env

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lancebench.sandbox.base import ExecResult, Sandbox, SandboxSpec
+from lancebench.sandbox.base import AppProcess, ExecResult, Sandbox, SandboxSpec
 
 
 class AsUser:
@@ -24,6 +24,15 @@ class AsUser:
                    timeout: float | None = None, stdin: bytes | None = None, user: str | None = None) -> ExecResult:
         return await self.inner.exec(command, cwd=cwd, env=env, timeout=timeout, stdin=stdin,
                                      user=user if user is not None else self.user)
+
+    async def exec_with_app(self, command: str | list[str], app: AppProcess, *, cwd: str | None = None,
+                            env: dict[str, str] | None = None, timeout: float | None = None,
+                            user: str | None = None) -> tuple[ExecResult, str]:
+        return await self.inner.exec_with_app(command, app, cwd=cwd, env=env, timeout=timeout,
+                                              user=user if user is not None else self.user)
+
+    async def host_uid(self, user: str | None = None) -> int | None:
+        return await self.inner.host_uid(user if user is not None else self.user)
 
     async def put(self, src: Path, dest: str) -> None:
         await self.inner.put(src, dest)

@@ -74,6 +74,25 @@ class SandboxSpec:
     labels: dict[str, str] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class AppProcess:
+    """The code under test that a command needs running beside it (a browser task's app server),
+    run by :meth:`Sandbox.exec_with_app` under a uid of its own, so that it cannot touch the
+    command (the test runner): no ``ptrace``, no ``/proc/<pid>/mem``, no signals, no write access
+    to the runner's folders.
+
+    - ``command``: a shell command (``bash -c``), started from the workdir;
+    - ``env``: its environment (on top of the sandbox's);
+    - ``hidden``: mount targets it must not see (``/tests``, ``/logs/verifier``, ...): the local
+      backend leaves them out of its sandbox; docker, one container, relies on their owner and
+      mode (the caller gives them to the runner's uid, :func:`lancebench.sandbox.fstree.seal_tree`).
+    """
+
+    command: str
+    env: dict[str, str] = field(default_factory=dict)
+    hidden: tuple[str, ...] = ()
+
+
 @dataclass
 class ExecResult:
     """The outcome of one command.
@@ -121,6 +140,21 @@ class Sandbox(Protocol):
                    timeout: float | None = None, stdin: bytes | None = None, user: str | None = None) -> ExecResult:
         """Run ``command`` (a string runs under ``bash -c``); ``timeout`` in seconds kills the whole
         process tree; ``user`` ``root`` asks for uid 0 where the backend allows it."""
+        ...
+
+    async def exec_with_app(self, command: str | list[str], app: AppProcess, *, cwd: str | None = None,
+                            env: dict[str, str] | None = None, timeout: float | None = None,
+                            user: str | None = None) -> tuple[ExecResult, str]:
+        """Run ``command`` as :meth:`exec` does while ``app`` runs beside it under another uid
+        (see :class:`AppProcess`); the app is ended when the command ends. Returns (the command's
+        result, the app's output: stdout then stderr, capped). Raises :class:`SandboxError` when
+        the backend fails."""
+        ...
+
+    async def host_uid(self, user: str | None = None) -> int | None:
+        """The host uid that owns what a command run as ``user`` (None: the default user) writes;
+        None: the harness's own uid. Call once started. Raises :class:`SandboxError` when
+        ``user`` cannot be resolved."""
         ...
 
     async def put(self, src: Path, dest: str) -> None:

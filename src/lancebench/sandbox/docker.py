@@ -35,7 +35,7 @@ from typing import Any
 
 from lancebench.errors import SandboxError
 from lancebench.sandbox import docker_engine as engine
-from lancebench.sandbox.base import ExecResult, SandboxSpec
+from lancebench.sandbox.base import AppProcess, ExecResult, SandboxSpec
 from lancebench.sandbox.docker_engine import LABEL_ENVIRONMENT, LABEL_JOB, LABEL_MANAGED, LABEL_TRIAL, engine_problem
 from lancebench.sandbox.docker_image import ensure_image
 from lancebench.sandbox.docker_network import ContainerFilter, lift
@@ -61,6 +61,12 @@ _live_lock = threading.Lock()
 
 
 _ncpu: list[int] = []
+
+
+def app_uid() -> int:
+    """The uid (and gid) a browser task's app server runs as in a container
+    (:meth:`DockerSandbox.exec_with_app`): ``LANCEBENCH_APP_UID``, default 61001."""
+    return int(os.environ.get("LANCEBENCH_APP_UID", "61001"))
 
 
 def _engine_cpus() -> int:
@@ -312,14 +318,59 @@ class DockerSandbox:
         ``bash -c`` (``sh -c`` in images without bash). ``timeout`` (seconds) ends the command's
         whole tree inside the container; the result then has ``timed_out`` and no exit code.
         Raises :class:`SandboxError` when the engine fails (not when the command does)."""
+        out = CappedBuffer(self.spec.limits.output_bytes)
+        err = CappedBuffer(self.spec.limits.output_bytes)
+        return await self._exec(command, cwd=cwd, env=env, timeout=timeout, stdin=stdin, user=user, out=out, err=err)
+
+    async def exec_with_app(self, command: str | list[str], app: AppProcess, *, cwd: str | None = None,
+                            env: dict[str, str] | None = None, timeout: float | None = None,
+                            user: str | None = None) -> tuple[ExecResult, str]:
+        """Run ``command`` while ``app`` runs beside it in the same container (see
+        :class:`lancebench.sandbox.base.AppProcess`), as uid:gid :data:`APP_UID` (``LANCEBENCH_APP_UID``),
+        never the image's user nor root: without capabilities (the container has none) it cannot
+        ``ptrace`` or signal the command's processes, nor write what they own. ``app.hidden`` is
+        left to the folders' owner and mode (one container: the caller seals them). ``HOME`` is
+        ``/tmp``. The app is ended when the command ends. Raises :class:`SandboxError`."""
+        out = CappedBuffer(self.spec.limits.output_bytes)
+        err = CappedBuffer(self.spec.limits.output_bytes)
+        uid = app_uid()
+        companion = asyncio.ensure_future(self._exec(
+            ["bash", "-c", app.command], cwd=cwd, env={"HOME": "/tmp", **app.env}, timeout=None, stdin=None,
+            user=f"{uid}:{uid}", out=out, err=err))
+        try:
+            res = await self.exec(command, cwd=cwd, env=env, timeout=timeout, user=user)
+        finally:
+            companion.cancel()
+            try:
+                await companion
+            except (asyncio.CancelledError, SandboxError):
+                pass
+        return res, out.text() + err.text()
+
+    async def host_uid(self, user: str | None = None) -> int | None:
+        """The uid a command run as ``user`` runs as (None: the image's ``USER``, resolved by
+        :meth:`start`; a name is resolved inside with ``id -u``; no user namespace: the same uid
+        on the host). Raises :class:`SandboxError` when ``user`` is unknown in the image."""
+        if user is None:
+            return self._uid_gid[0]
+        if user == "root" or re.fullmatch(r"\d+(:\d+)?", user):
+            return 0 if user == "root" else int(user.partition(":")[0])
+        out = await asyncio.to_thread(self._simple_exec, ["id", "-u", user], "0")
+        try:
+            return int(out.strip())
+        except ValueError as exc:
+            raise SandboxError(f"could not resolve user {user!r} in {self.name}: {out!r}") from exc
+
+    async def _exec(self, command: str | list[str], *, cwd: str | None, env: dict[str, str] | None,
+                    timeout: float | None, stdin: bytes | None, user: str | None, out: CappedBuffer,
+                    err: CappedBuffer) -> ExecResult:
+        """:meth:`exec`, writing the output to ``out`` and ``err`` (kept when cancelled)."""
         cid = self._require()
         argv = ["bash", "-c", command] if isinstance(command, str) else [str(a) for a in command]
         if not argv:
             raise SandboxError("exec needs a command")
         docker_user = "0" if user == "root" else (user or "")
         t0 = time.monotonic()
-        out = CappedBuffer(self.spec.limits.output_bytes)
-        err = CappedBuffer(self.spec.limits.output_bytes)
         stream = _ExecStream(out, err)
         exe = await stream.open(self._aio(), cid, ["/bin/sh", "-c", WRAPPER, "lancebench-exec", *argv],
                                 stdin=stdin is not None, environment=dict(env or {}),

@@ -170,3 +170,16 @@ def make_readable(root: Path) -> None:
         subprocess.run(["chmod", "-R", "u+rwX", "--", str(root)], capture_output=True, timeout=600)
     except (OSError, subprocess.SubprocessError):
         pass
+
+
+def seal_tree(path: Path, uid: int | None) -> None:
+    """Give ``path`` and everything below it to ``uid`` (the harness's own uid when None) and take
+    every permission from group and others (``chmod -R go-rwx``), never following links: only
+    ``uid`` (and root) can read, write or create anything there. Used for the runner's folders
+    when the code under test runs beside it under another uid. Raises ``OSError`` when it fails."""
+    if not os.path.lexists(path):
+        return
+    chown_tree(path, uid)
+    res = subprocess.run(["chmod", "-R", "go-rwx", "--", str(path)], capture_output=True, text=True)
+    if res.returncode != 0:
+        raise OSError(f"chmod of {path} failed: {res.stderr.strip()[-500:]}")

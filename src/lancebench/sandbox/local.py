@@ -13,7 +13,10 @@ command that started them. A timeout kills the whole tree.
 from __future__ import annotations
 
 import asyncio
+import ctypes
+import functools
 import os
+import re
 import resource
 import shutil
 import signal
@@ -23,7 +26,7 @@ import uuid
 from pathlib import Path, PurePosixPath
 
 from lancebench.errors import SandboxError
-from lancebench.sandbox.base import ExecResult, Mount, SandboxSpec
+from lancebench.sandbox.base import AppProcess, ExecResult, Mount, SandboxSpec
 from lancebench.sandbox.cgroups import CgroupSet
 from lancebench.sandbox.fstree import CopyBounds, chown_tree, copy_file, copy_tree, remove_tree, write_notes
 from lancebench.sandbox.output import CappedBuffer, drain
@@ -38,6 +41,8 @@ DEFAULT_PATH = "/env/venv/bin:/env/bin:/usr/local/bin:/usr/bin:/bin"
 ETC_BINDS = ("alternatives", "fonts", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "mime.types",
              "ssl", "ca-certificates", "chromium", "chromium.d", "gai.conf")
 ETC_NET_BINDS = ("resolv.conf",)
+CLONE_NEWNET = 0x40000000
+_LIBC = ctypes.CDLL(None, use_errno=True)  # setns (os.setns needs Python 3.12), loaded before any fork
 
 
 def sandbox_host_uid() -> int | None:
@@ -46,6 +51,14 @@ def sandbox_host_uid() -> int | None:
     if os.geteuid() != 0:
         return None
     return int(os.environ.get("LANCEBENCH_SANDBOX_UID", "61000"))
+
+
+def app_host_uid() -> int | None:
+    """The host uid a browser task's app server runs as (:meth:`LocalSandbox.exec_with_app`):
+    LANCEBENCH_APP_UID or 61001 when we are root, None (no separate uid) otherwise."""
+    if os.geteuid() != 0:
+        return None
+    return int(os.environ.get("LANCEBENCH_APP_UID", "61001"))
 
 
 def _within(child: PurePosixPath, parent: str) -> bool:
@@ -138,12 +151,27 @@ class LocalSandbox:
         mounts += [Mount(src, target, True) for target, src in sorted(self.extra.items())]
         return mounts
 
-    def _bwrap_argv(self, cwd: str, env: dict[str, str], info_fd: int | None = None) -> list[str]:
+    def _app_mounts(self, hidden: tuple[str, ...]) -> list[Mount]:
+        """The host folders of an app server's sandbox (:meth:`exec_with_app`): the workspace and
+        the spec's mounts read-only, except the ``hidden`` ones; its own ``/tmp``, ``$HOME`` and
+        the other writable folders under ``root/app`` (on the same storage_mb filesystem)."""
+        own = self.root / "app"
+        mounts = [Mount(self.workspace, self.spec.workdir, False),
+                  Mount(own / "tmp", "/tmp", True), Mount(own / "home", HOME, True)]
+        mounts += [Mount(own / sub, target, True) for target, sub in WRITABLE_ELSEWHERE.items()]
+        mounts += [Mount(m.source, m.target, False) for m in self.spec.mounts
+                   if not any(_within(PurePosixPath(m.target), h) for h in hidden)]
+        return mounts
+
+    def _bwrap_argv(self, cwd: str, env: dict[str, str], info_fd: int | None = None,
+                    mounts: list[Mount] | None = None, share_net: bool | None = None) -> list[str]:
+        """bubblewrap's command line for one command: ``mounts`` (default :meth:`_mounts`), the
+        network namespace shared with the caller's when ``share_net`` (default ``spec.network``)."""
         # --disable-userns: no nested user namespace (where a process would hold capabilities again)
         argv = ["bwrap", "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session",
                 "--cap-drop", "ALL",
                 "--uid", str(INSIDE_UID), "--gid", str(INSIDE_UID), "--hostname", "lancebench"]
-        if self.spec.network:
+        if self.spec.network if share_net is None else share_net:
             argv.append("--share-net")
         argv += ["--ro-bind", "/usr", "/usr"]
         for link, target in (("/bin", "usr/bin"), ("/sbin", "usr/sbin"), ("/lib", "usr/lib"), ("/lib64", "usr/lib64")):
@@ -156,7 +184,7 @@ class LocalSandbox:
         for name in ETC_BINDS + (ETC_NET_BINDS if self.spec.network else ()):
             if os.path.exists(f"/etc/{name}"):
                 argv += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
-        for m in self._mounts():
+        for m in self._mounts() if mounts is None else mounts:
             argv += ["--bind" if m.writable else "--ro-bind", str(m.source), m.target]
         # the root is a tmpfs without a size (host memory): read-only, so everything writable is a
         # bound folder of self.root, on the storage_mb filesystem when there is one (sandbox.quota)
@@ -176,8 +204,10 @@ class LocalSandbox:
         env.update(self.spec.env)
         return env
 
-    def _preexec(self) -> None:
-        """Runs in the child between fork and exec: cgroups, rlimits, then the unprivileged uid."""
+    def _preexec(self, uid: int | None = None, netns_fd: int | None = None) -> None:
+        """Runs in the child between fork and exec: cgroups, rlimits, the network namespace
+        ``netns_fd`` when given (an app server joining its runner's), then the unprivileged uid
+        (``uid``, default the sandbox's)."""
         lim = self.spec.limits
         if self.cgroups:
             self.cgroups.enter()
@@ -188,40 +218,63 @@ class LocalSandbox:
             resource.setrlimit(resource.RLIMIT_CPU, (lim.cpu_time_sec, lim.cpu_time_sec + 5))
         fsize = lim.storage_mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
-        if self.uid is not None:
+        if netns_fd is not None and _LIBC.setns(netns_fd, CLONE_NEWNET) != 0:
+            raise OSError(ctypes.get_errno(), "setns into the runner's network namespace failed")
+        uid = self.uid if uid is None else uid
+        if uid is not None:
             os.setgroups([])
-            os.setgid(self.uid)
-            os.setuid(self.uid)
+            os.setgid(uid)
+            os.setuid(uid)
         if not (self.cgroups and self.cgroups.has_pids):
             resource.setrlimit(resource.RLIMIT_NPROC, (lim.pids, lim.pids))
 
     # Sandbox protocol ------------------------------------------------------------------------
+    async def host_uid(self, user: str | None = None) -> int | None:
+        """The host uid commands run as, whatever ``user`` (None: the harness's own)."""
+        return self.uid
+
     async def exec(self, command: str | list[str], *, cwd: str | None = None, env: dict[str, str] | None = None,
                    timeout: float | None = None, stdin: bytes | None = None, user: str | None = None) -> ExecResult:
         """Run a command (see :class:`lancebench.sandbox.base.Sandbox`). ``user`` is ignored: the
         local backend never grants root. Raises :class:`SandboxError` if bubblewrap cannot start."""
+        res, _ = await self._run(command, cwd=cwd, env=env, timeout=timeout, stdin=stdin, app=None)
+        return res
+
+    async def exec_with_app(self, command: str | list[str], app: AppProcess, *, cwd: str | None = None,
+                            env: dict[str, str] | None = None, timeout: float | None = None,
+                            user: str | None = None) -> tuple[ExecResult, str]:
+        """Run ``command`` while ``app`` runs beside it (see :class:`lancebench.sandbox.base.AppProcess`).
+
+        As root, the app runs in a bubblewrap sandbox of its own, as host uid :func:`app_host_uid`
+        (not the sandbox's), in the command's network namespace (it serves the command on
+        127.0.0.1) and in its cgroups, but with its own pid, mount and user namespaces: it cannot
+        see the command's processes, and sees the workspace and the mounts read-only, ``app.hidden``
+        not at all. Without root there is no second uid: the app then runs inside the command's
+        own sandbox, as its user (the known limit in docs/security.md). ``user`` is ignored, as in
+        :meth:`exec`. Raises :class:`SandboxError`."""
+        if app_host_uid() is None:
+            wrapped = ["bash", "-c", '(eval "$LANCEBENCH_APP_COMMAND") >/tmp/lancebench-app.log 2>&1 & "$@"', "app",
+                       *(["bash", "-c", command] if isinstance(command, str) else command)]
+            return await self._run(wrapped, cwd=cwd, env={**(env or {}), **app.env,
+                                                          "LANCEBENCH_APP_COMMAND": app.command},
+                                   timeout=timeout, stdin=None, app=None)
+        return await self._run(command, cwd=cwd, env=env, timeout=timeout, stdin=None, app=app)
+
+    async def _run(self, command: str | list[str], *, cwd: str | None, env: dict[str, str] | None,
+                   timeout: float | None, stdin: bytes | None, app: AppProcess | None) -> tuple[ExecResult, str]:
+        """:meth:`exec`, with ``app`` started beside the command once its sandbox exists."""
         if not self.started:
             raise SandboxError("LocalSandbox.exec called before start()")
         argv_cmd = ["bash", "-c", command] if isinstance(command, str) else list(command)
         full_env = self.base_env()
         full_env.update(env or {})
-        info_r, info_w = os.pipe()  # bwrap writes {"child-pid": N} there once the command starts
-        argv = self._bwrap_argv(cwd or self.spec.workdir, full_env, info_fd=info_w) + argv_cmd
         t0 = time.monotonic()
         out, err = CappedBuffer(self.spec.limits.output_bytes), CappedBuffer(self.spec.limits.output_bytes)
-        try:
-            proc = await asyncio.create_subprocess_exec(
-                *argv, stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-                start_new_session=True, preexec_fn=self._preexec, env={"PATH": "/usr/bin:/bin"}, pass_fds=(info_w,))
-        except (OSError, ValueError) as exc:
-            os.close(info_r)
-            raise SandboxError(f"could not start bubblewrap: {exc}") from exc
-        finally:
-            os.close(info_w)
-        self._procs.add(proc)
+        proc, info = await self._spawn(self._bwrap_argv, cwd or self.spec.workdir, full_env, argv_cmd, stdin,
+                                       self._preexec)
         timed_out = False
         readers = asyncio.gather(drain(proc.stdout, out), drain(proc.stderr, err), self._feed(proc, stdin))
+        companion = asyncio.ensure_future(self._companion(app, info, cwd)) if app else None
         try:
             await asyncio.wait_for(asyncio.shield(readers), timeout)
             await proc.wait()
@@ -240,16 +293,76 @@ class LocalSandbox:
             raise
         finally:
             self._procs.discard(proc)
+            app_output = await self._end_companion(companion)
         await self._reap_leftovers()
         code = proc.returncode
         stderr_text = err.text()
-        with os.fdopen(info_r, "rb") as info:
-            started = b"child-pid" in info.read()
-        if not started and not timed_out:
+        if b"child-pid" not in await info and not timed_out:
             raise SandboxError(f"bubblewrap could not set up the sandbox: {stderr_text.strip()[:500]}")
         return ExecResult(exit_code=None if timed_out else code, stdout=out.text(), stderr=stderr_text,
                           timed_out=timed_out, duration_sec=time.monotonic() - t0,
-                          truncated_bytes=out.cut + err.cut)
+                          truncated_bytes=out.cut + err.cut), app_output
+
+    async def _spawn(self, make_argv, cwd: str, env: dict[str, str], argv_cmd: list[str], stdin: bytes | None,
+                     preexec) -> tuple[asyncio.subprocess.Process, asyncio.Future[bytes]]:
+        """Start bubblewrap (``make_argv(cwd, env, info_fd=...)`` + ``argv_cmd``) with ``preexec``;
+        returns the process and a future of what bubblewrap wrote to its info fd (``{"child-pid": N}``
+        once the sandbox is set up; read to its end, which comes when bubblewrap closes it or exits)."""
+        info_r, info_w = os.pipe()
+        argv = make_argv(cwd, env, info_fd=info_w) + argv_cmd
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *argv, stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+                start_new_session=True, preexec_fn=preexec, env={"PATH": "/usr/bin:/bin"}, pass_fds=(info_w,))
+        except (OSError, ValueError) as exc:
+            os.close(info_r)
+            raise SandboxError(f"could not start bubblewrap: {exc}") from exc
+        finally:
+            os.close(info_w)
+        self._procs.add(proc)
+        return proc, asyncio.ensure_future(asyncio.to_thread(_read_all, info_r))
+
+    async def _companion(self, app: AppProcess, info: asyncio.Future[bytes], cwd: str | None) -> str:
+        """Run ``app`` (see :meth:`exec_with_app`) once the command's sandbox exists, until cancelled;
+        returns its output."""
+        match = re.search(rb'"child-pid"\s*:\s*(\d+)', await info)
+        if match is None:
+            return ""
+        uid = app_host_uid()
+        own = self.root / "app"
+        for sub in ("tmp", "home", *WRITABLE_ELSEWHERE.values()):
+            (own / sub).mkdir(parents=True, exist_ok=True)
+        chown_tree(own, uid)
+        netns = os.open(f"/proc/{int(match.group(1))}/ns/net", os.O_RDONLY)
+        out, err = CappedBuffer(self.spec.limits.output_bytes), CappedBuffer(self.spec.limits.output_bytes)
+        proc = None
+        try:
+            argv = functools.partial(self._bwrap_argv, mounts=self._app_mounts(app.hidden), share_net=True)
+            proc, app_info = await self._spawn(
+                argv, cwd or self.spec.workdir, {**self.base_env(), **app.env}, ["bash", "-c", app.command], None,
+                functools.partial(self._preexec, uid=uid, netns_fd=netns))
+            app_info.cancel()
+            await asyncio.gather(drain(proc.stdout, out), drain(proc.stderr, err), proc.wait())
+        except asyncio.CancelledError:
+            pass
+        finally:
+            os.close(netns)
+            if proc is not None:
+                _killpg(proc.pid)
+                self._procs.discard(proc)
+        return out.text() + err.text()
+
+    @staticmethod
+    async def _end_companion(companion: asyncio.Future[str] | None) -> str:
+        """End an app server started by :meth:`_companion` and return its output ("" when none)."""
+        if companion is None:
+            return ""
+        companion.cancel()
+        try:
+            return await companion
+        except asyncio.CancelledError:
+            return ""
 
     async def _reap_leftovers(self) -> None:
         """When no other command of this sandbox runs, make sure the ended command left no process:
@@ -364,6 +477,12 @@ def _check_reachable(path: Path, uid: int | None) -> None:
             raise SandboxError(f"{path} is not reachable by the sandbox user (uid {uid}): {parent} is not "
                                "searchable by others; put lancebench's folders elsewhere (LANCEBENCH_HOME, -o) "
                                f"or run `chmod o+x {parent}`")
+
+
+def _read_all(fd: int) -> bytes:
+    """Read ``fd`` to its end and close it."""
+    with os.fdopen(fd, "rb") as f:
+        return f.read()
 
 
 def _killpg(pid: int) -> None:

@@ -211,6 +211,10 @@ class LancebenchConfig(_Strict):
       off during grading (``PYTEST_DISABLE_PLUGIN_AUTOLOAD=1``), so a task needing one names it.
     - ``scan_patch``: scan the patch for changes to test-runner machinery (see
       :mod:`lancebench.grading.scan`); ``false`` only for a task on a test tool's own repository.
+    - ``app_server``: a browser task's app server, a shell command run from the workdir: the
+      harness starts it beside ``tests/test.sh`` under another uid, so the code under test cannot
+      reach the test runner (:mod:`lancebench.grading.app_server`); ``test.sh`` then sees
+      ``LANCEBENCH_APP_SERVER=1`` and must not start the server itself.
     """
 
     price_usd: float = Field(0.0, ge=0)
@@ -228,6 +232,7 @@ class LancebenchConfig(_Strict):
     pass_if: Literal["any", "all"] = "all"
     pytest_plugins: list[str] = Field(default_factory=list)
     scan_patch: bool = True
+    app_server: str | None = Field(None, min_length=1)
     local: LocalRecipe | None = None
     choice: ChoiceConfig | None = None
     limits: LimitsConfig = Field(default_factory=LimitsConfig)

@@ -23,6 +23,14 @@ replace them, while the repository still comes first for everything else (its ow
 over an installed copy, as before). Off when ``guard.cfg`` has ``on=0`` (``[lancebench]
 scan_patch = false``: a task on a test tool's own repository). Before that it imports nothing by
 name (``os`` and ``sys`` are loaded by then), and it never raises.
+
+A test runner also makes itself undumpable (``prctl(PR_SET_DUMPABLE, 0)``, guard on or off; ``ctypes``
+imported with the same cut-down ``sys.path``): a process of the same uid without ``CAP_SYS_PTRACE``
+(a browser task's app server, a daemon the code under test left) can then neither ``ptrace`` it
+nor open its ``/proc/<pid>/mem``. Defence in depth only: the interpreter's start-up before this
+runs, and the processes the runner ``exec``s (Playwright's driver, Chromium: ``exec`` makes them
+dumpable again), stay open to a same-uid attacker; the separate uid of ``grading.app_server`` is
+what closes them.
 """
 
 import os
@@ -62,17 +70,30 @@ def _trusted(entry, workdir):
     return True
 
 
+def _undumpable():
+    """``prctl(PR_SET_DUMPABLE, 0)``: no ``ptrace`` or ``/proc/<pid>/mem`` for a same-uid process."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE = 4
+    except BaseException:  # noqa: BLE001 - defence in depth; never stop the runner
+        pass
+
+
 def _guard(cfg):
     if getattr(sys, "_lancebench_guarded", False):
         return
     setattr(sys, "_lancebench_guarded", True)  # noqa: B010 - one guard per process
     argv = list(getattr(sys, "orig_argv", None) or sys.argv)
-    if cfg.get("on") != "1" or not _is_runner(argv):
+    if not _is_runner(argv):
         return
     workdir = os.path.normpath(cfg.get("workdir") or "/nonexistent")
     saved = sys.path[:]
     sys.path[:] = [entry for entry in saved if _trusted(entry, workdir)]
     try:
+        _undumpable()
+        if cfg.get("on") != "1":
+            return
         for name in cfg.get("modules", "").split(","):
             if name.strip():
                 try:
