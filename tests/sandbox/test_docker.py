@@ -21,11 +21,12 @@ import pytest
 from docker_support import docker_skip_reason
 
 from lancebench.errors import EnvironmentBuildError, SandboxError
-from lancebench.sandbox.base import Limits, Mount, SandboxSpec
+from lancebench.sandbox.base import AppProcess, Limits, Mount, SandboxSpec
+from lancebench.sandbox.fstree import seal_tree
 
 docker_mod = pytest.importorskip("docker", reason="the Docker SDK is missing: pip install 'lancebench[docker]'")
 
-from lancebench.sandbox.docker import DockerSandbox, ensure_image, gc  # noqa: E402
+from lancebench.sandbox.docker import DockerSandbox, app_uid, ensure_image, gc  # noqa: E402
 from lancebench.sandbox.docker_engine import client  # noqa: E402
 
 BASE = "debian:bookworm-slim"
@@ -471,3 +472,27 @@ def test_backend_prepares_a_derived_base_and_captures_against_the_pristine_git(t
                 client().api.remove_image(tag, force=True, noprune=True)  # keep the apt layer as build cache
             except docker_mod.errors.APIError:
                 pass
+
+
+def test_exec_with_app_runs_the_app_as_another_uid_and_ends_it(tmp_path):
+    """A browser task's app server (``exec_with_app``) runs as uid 61001 beside the command, cannot
+    read or write a folder sealed to the runner's uid, and ends with the command."""
+    sealed = tmp_path / "sealed"
+    sealed.mkdir()
+    (sealed / "secret").write_text("hidden test\n")
+    app = AppProcess(command="id -u; cat /sealed/secret 2>&1; echo x > /sealed/new 2>&1; "
+                             "(while :; do sleep 0.1; done) & exec sleep 300")
+    owners = "for p in /proc/[0-9]*; do stat -c %u $p 2>/dev/null; done"
+
+    async def body(box):
+        seal_tree(sealed, box.runner_uid)
+        res, out = await box.exec_with_app("id -u; sleep 2; cat /sealed/secret", app, timeout=60)
+        return res, out, await box.exec(owners)
+
+    res, out, after = with_box(body, mounts=(Mount(sealed, "/sealed", True),))
+    assert res.exit_code == 0, res.stderr
+    assert res.stdout.split() == ["0", "hidden", "test"]  # the runner: the image's user, reads its folder
+    assert out.splitlines()[0] == str(app_uid()) == "61001", out
+    assert out.count("Permission denied") == 2 and "hidden test" not in out, out
+    assert not (sealed / "new").exists()
+    assert str(app_uid()) not in after.stdout.split(), after.stdout  # the app and its children ended
