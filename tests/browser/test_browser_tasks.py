@@ -1,5 +1,6 @@
 """The bundled browser tasks are valid: the oracle resolves each, nop resolves none (the F2P tests
-fail and the P2P tests pass on the untouched app), in real Chromium."""
+fail and the P2P tests pass on the untouched app), in real Chromium, on both backends, with the
+app server started by the harness under its own uid (``[lancebench] app_server``)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from docker_support import docker_skip_reason
 
 from lancebench.task.load import load_task
 
@@ -21,14 +23,19 @@ BROWSER_TASKS = sorted(p for p in MINI.iterdir()
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
-def run(agent: str, jobs: Path) -> dict[str, dict]:
+def run(agent: str, jobs: Path, backend: str = "local") -> dict[str, dict]:
     exe = Path(sys.executable).parent / "lancebench"
     cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "lancebench.cli"]
     args = [a for t in BROWSER_TASKS for a in ("-p", str(t))]
-    proc = subprocess.run([*cmd, "run", *args, "-a", agent, "-o", str(jobs)], capture_output=True, text=True,
+    proc = subprocess.run([*cmd, "run", *args, "-a", agent, "-o", str(jobs), "--backend", backend], capture_output=True, text=True,
                           timeout=1200, cwd=REPO, env=dict(os.environ, COLUMNS="300", NO_COLOR="1"))
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    return {r["task"]: r for r in (json.loads(p.read_text()) for p in jobs.glob("*/trials/*/result.json"))}
+    results = {}
+    for path in jobs.glob("*/trials/*/result.json"):
+        r = json.loads(path.read_text())
+        r["app_log"] = (path.parent / "verifier" / "run-0" / "app.log").read_text()  # the harness ran the server
+        results[r["task"]] = r
+    return results
 
 
 def test_there_are_browser_tasks():
@@ -38,11 +45,16 @@ def test_there_are_browser_tasks():
         assert task.lb.browser and task.taxonomy["stack"] == "web-frontend" and task.lb.f2p and task.lb.p2p
 
 
-def test_oracle_resolves_and_nop_does_not(tmp_path):
-    oracle = run("oracle", tmp_path / "oracle")
-    nop = run("nop", tmp_path / "nop")
+@pytest.mark.parametrize("backend", ["local", "docker"])
+def test_oracle_resolves_and_nop_does_not(tmp_path, backend):
+    if backend == "docker" and (reason := docker_skip_reason()):
+        pytest.skip(reason)
+    oracle = run("oracle", tmp_path / "oracle", backend)
+    nop = run("nop", tmp_path / "nop", backend)
     for folder in BROWSER_TASKS:
         task = load_task(folder)
+        assert task.lb.app_server and task.lb.app_server.startswith("python server.py")
+        assert "on http://127.0.0.1:8765/" in oracle[folder.name]["app_log"], oracle[folder.name]["app_log"]
         good, bad = oracle[folder.name], nop[folder.name]
         assert good["status"] == "resolved", good
         assert bad["status"] == "unresolved", bad
