@@ -27,8 +27,9 @@ def run(agent: str, jobs: Path, backend: str = "local") -> dict[str, dict]:
     exe = Path(sys.executable).parent / "lancebench"
     cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "lancebench.cli"]
     args = [a for t in BROWSER_TASKS for a in ("-p", str(t))]
-    proc = subprocess.run([*cmd, "run", *args, "-a", agent, "-o", str(jobs), "--backend", backend], capture_output=True, text=True,
-                          timeout=1200, cwd=REPO, env=dict(os.environ, COLUMNS="300", NO_COLOR="1"))
+    proc = subprocess.run([*cmd, "run", *args, "-a", agent, "-o", str(jobs), "--backend", backend],
+                          capture_output=True, text=True, timeout=1200, cwd=REPO,
+                          env=dict(os.environ, COLUMNS="300", NO_COLOR="1"))
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     results = {}
     for path in jobs.glob("*/trials/*/result.json"):

@@ -485,7 +485,7 @@ def test_exec_with_app_runs_the_app_as_another_uid_and_ends_it(tmp_path):
     owners = "for p in /proc/[0-9]*; do stat -c %u $p 2>/dev/null; done"
 
     async def body(box):
-        seal_tree(sealed, box.runner_uid)
+        seal_tree(sealed, await box.host_uid())
         res, out = await box.exec_with_app("id -u; sleep 2; cat /sealed/secret", app, timeout=60)
         return res, out, await box.exec(owners)
 

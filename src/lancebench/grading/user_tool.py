@@ -38,7 +38,8 @@ from pathlib import Path
 from lancebench.errors import LancebenchError, SandboxError, WorkspaceError
 from lancebench.grading.app_server import run_verifier
 from lancebench.grading.patch import filter_patch
-from lancebench.grading.verifier import PYBOOT_INSIDE, RUNNER_ONLY, verifier_env
+from lancebench.grading.pyguard import PYBOOT_INSIDE, write_pyboot
+from lancebench.grading.verifier import RUNNER_ONLY, pytest_plugins, verifier_env
 from lancebench.sandbox.base import Mount, Sandbox
 from lancebench.sandbox.fstree import remove_tree
 from lancebench.sandbox.local import DEFAULT_PATH, LocalSandbox
@@ -157,7 +158,8 @@ class UserToolService:
         shutil.copy2(TOOLS_DIR / "user-tool", self.bin / "user-tool")
         (self.bin / "user-tool").chmod(0o755)
         shutil.copy2(TOOLS_DIR / "lancebench_trace.py", self.plugin / "lancebench_trace.py")
-        shutil.copy2(TOOLS_DIR / "sitecustomize.py", self.plugin / "sitecustomize.py")
+        write_pyboot(self.plugin, on=task.lb.scan_patch, workdir=env.workdir,
+                     plugins=[*pytest_plugins(task), "lancebench_trace"])
         self.secrets = secret_lines(task.paths.tests)
         self.count = 0
         self.sandbox: Sandbox | None = None
@@ -319,7 +321,7 @@ class UserToolService:
         """The traced run's environment: grading's (:func:`lancebench.grading.verifier.verifier_env`:
         plugin auto-loading off, the task's plugins, lancebench's ``sitecustomize`` first on
         ``PYTHONPATH``, the app server started by the harness) plus the tracing plugin, which sits
-        beside that ``sitecustomize`` (both in ``self.plugin``, mounted at ``PYBOOT_INSIDE``)."""
+        beside that guard (both in ``self.plugin``, mounted at ``PYBOOT_INSIDE``; ``write_pyboot``)."""
         env = verifier_env(self.task)
         plugins = [p for p in env.get("PYTEST_PLUGINS", "").split(",") if p.strip()] + ["lancebench_trace"]
         return env | {"PYTEST_PLUGINS": ",".join(plugins), "LANCEBENCH_TRACE_DIR": TRACE_INSIDE}
