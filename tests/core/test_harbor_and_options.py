@@ -52,3 +52,21 @@ def test_agent_options_parse_json_values():
         "temperature": 0, "prices": {"input": 0.5}, "mode": "text", "x": "a=b"}
     with pytest.raises(ConfigError, match="KEY=VALUE"):
         parse_agent_options(["temperature"])
+
+
+def test_validate_warns_about_a_browser_tasks_app_server(shared):
+    """A browser task without ``app_server`` (its server runs as the runner's user), and one that
+    names it while its test.sh never reads LANCEBENCH_APP_SERVER (two servers), are warned about;
+    the bundled browser task is not."""
+    bundled = TASKS.parents[2] / "src/lancebench/datasets/mini/tasks/expense-app-delete-wrong-row"
+    unnamed, twice = shared / "unnamed", shared / "twice"
+    for dest in (unnamed, twice):
+        shutil.copytree(bundled, dest)
+    toml = (unnamed / "task.toml").read_text()
+    (unnamed / "task.toml").write_text("\n".join(x for x in toml.splitlines() if not x.startswith("app_server")))
+    test_sh = (twice / "tests" / "test.sh").read_text()
+    (twice / "tests" / "test.sh").write_text(test_sh.replace("LANCEBENCH_APP_SERVER", "OTHER_VARIABLE"))
+    out = {p.name: lb("tasks", "validate", p, check=True).stdout for p in (bundled, unnamed, twice)}
+    assert "app_server" not in out[bundled.name] and "LANCEBENCH_APP_SERVER" not in out[bundled.name]
+    assert "a browser task without [lancebench] app_server" in out["unnamed"], out["unnamed"]
+    assert "never reads LANCEBENCH_APP_SERVER" in out["twice"], out["twice"]

@@ -67,7 +67,8 @@ def show(path: Path = typer.Argument(..., help="One task folder."),
 
 
 def task_warnings(task) -> list[str]:
-    """What is legal but probably a mistake: no reference solution, no price, no local recipe."""
+    """What is legal but probably a mistake: no reference solution, no price, no local recipe,
+    a browser task's app server not named or started twice (:func:`app_server_warnings`)."""
     warnings = []
     if not task.paths.solve_sh.is_file():
         warnings.append(f"{task.paths.solve_sh}: missing; the oracle and `lancebench check` cannot validate the task")
@@ -79,7 +80,22 @@ def task_warnings(task) -> list[str]:
     elif (key := needs_network_filter(task)) is not None:
         warnings.append(f"{task.paths.task_toml}: key '{key}' needs a network filter; "
                         "the task runs only with --backend docker, as root on the engine's machine")
-    return warnings
+    return warnings + app_server_warnings(task)
+
+
+def app_server_warnings(task) -> list[str]:
+    """A browser task whose app server is not named (it runs as the test runner's user), or is
+    named while ``tests/test.sh`` never reads ``LANCEBENCH_APP_SERVER`` (it would start a second one)."""
+    if task.lb.app_server:
+        scripts = [task.paths.test_sh, *sorted(task.paths.root.glob("steps/*/tests/test.sh"))]
+        if not any("LANCEBENCH_APP_SERVER" in p.read_text(errors="replace") for p in scripts if p.is_file()):
+            return [f"{task.paths.test_sh}: never reads LANCEBENCH_APP_SERVER, so it starts the app server too "
+                    "while the harness runs [lancebench] app_server; start it only when that variable is unset "
+                    "(docs/tasks.md)"]
+    elif task.lb.browser:
+        return [f"{task.paths.task_toml}: a browser task without [lancebench] app_server; the server the tests "
+                "drive runs as the test runner's user and could reach it (docs/security.md); name it there"]
+    return []
 
 
 def register(app: typer.Typer) -> None:
