@@ -255,7 +255,7 @@ class UserToolService:
         try:
             patch = await self._current_patch(work / "capture")
             kept, _ = filter_patch(patch, [*self.task.protected_globs(), OUTPUT_GLOB], self.task.lb.unprotect)
-            trace, applied, record["exit_code"], record["reward"] = await self._replay(kept, work)
+            trace, applied, record["exit_code"], record["reward"] = await self._replay(kept, work, record)
             if not applied:
                 record["outcome"] = "patch did not apply"
                 return False, ("user-tool: your changes could not be applied to a fresh copy of the repository "
@@ -326,9 +326,10 @@ class UserToolService:
         plugins = [p for p in env.get("PYTEST_PLUGINS", "").split(",") if p.strip()] + ["lancebench_trace"]
         return env | {"PYTEST_PLUGINS": ",".join(plugins), "LANCEBENCH_TRACE_DIR": TRACE_INSIDE}
 
-    async def _replay(self, patch: str, work: Path) -> tuple[Path, bool, int | None, float | None]:
+    async def _replay(self, patch: str, work: Path, record: dict) -> tuple[Path, bool, int | None, float | None]:
         """Run the hidden test with the tracing plugin in a fresh sandbox; returns (trace folder
-        on the host, patch applied, exit code, reward) — the last two for the harness log only."""
+        on the host, patch applied, exit code, reward) — the last two for the harness log only,
+        as is the app server's output, put into ``record["app_log"]`` (its last 2,000 characters)."""
         logs, trace, out = work / "logs", work / "trace", work / "out"
         for d in (logs, trace):
             d.mkdir(parents=True, exist_ok=True)
@@ -351,8 +352,8 @@ class UserToolService:
             res, app_log = await run_verifier(sandbox, task, ["bash", "/tests/test.sh"], cwd=self.env.workdir,
                                               env=self._replay_env(), timeout=task.config.verifier.timeout_sec,
                                               sealed=(tests, logs, trace), hidden=RUNNER_ONLY)
-            if app_log:  # the harness's log only: the code under test wrote it
-                self._record({"n": self.count, "app_log": app_log[-2000:]})
+            if app_log:  # the app server's output, for the harness's log only (``record``)
+                record["app_log"] = app_log[-2000:]
             await sandbox.get(TRACE_INSIDE, out)
         finally:
             await sandbox.stop()
