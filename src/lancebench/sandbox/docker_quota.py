@@ -120,15 +120,18 @@ class ContainerQuota:
             say_once(reason)
             return None
         quota = cls(name, folder or quota_root() / name)
-        quota._record()
-        reason = mount_quota(quota.folder, size_mb)
-        if reason:
-            say_once(reason)
-            quota.release()
-            return None
-        quota.shm.mkdir(mode=0o1777)
-        os.chmod(quota.shm, 0o1777)
-        return quota
+        try:
+            quota._record()
+            reason = mount_quota(quota.folder, size_mb)
+            if reason is None:
+                quota.shm.mkdir(mode=0o1777)
+                os.chmod(quota.shm, 0o1777)
+                return quota
+        except OSError as exc:
+            reason = f"the quota could not be made ({exc})"
+        say_once(reason.split("; storage_mb bounds")[0])
+        quota.release()
+        return None
 
     def cover(self, mounts: tuple[Mount, ...]) -> None:
         """Cover the host folder of each writable mount with a folder of the quota
