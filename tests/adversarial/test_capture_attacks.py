@@ -12,6 +12,7 @@ the trial is graded: ``resolved`` with a real fix, ``unresolved`` otherwise, nev
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 from pathlib import Path
@@ -84,3 +85,17 @@ def test_capture_under_hostile_git_files(script, jobs, backend, tmp_path):
     repo = rebuilt(patch, tmp_path)
     for rel, content in files.items():
         assert (repo / rel).read_bytes() == content, rel
+
+
+@pytest.mark.slow
+def test_crlf_survives_into_predictions(jobs, tmp_path):
+    """Regression: patches were read back in Python's text mode, which turns CRLF into LF, so a
+    patch of a CRLF file no longer said what the workspace held (the capture, and
+    ``lancebench predictions``). Both keep the bytes now."""
+    lb("run", "-p", CALC, "-a", f"script:{AGENTS / 'gitattrs_crlf_filters.sh'}", "-o", jobs, check=True, timeout=900)
+    out = tmp_path / "preds.jsonl"
+    lb("predictions", job_dir(jobs), "-o", out, check=True)
+    (pred,) = [json.loads(line) for line in out.read_text().splitlines()]
+    assert "+    return a + b\r\n" in pred["model_patch"]
+    repo = rebuilt(pred["model_patch"], tmp_path)
+    assert (repo / "calc.py").read_bytes() == CASES["gitattrs_crlf_filters.sh"][1]["calc.py"]
