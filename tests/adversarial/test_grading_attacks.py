@@ -74,6 +74,22 @@ def test_harmless_uses_in_a_real_fix_are_graded(script, note, jobs, backend):
     assert 'id="scan-notes"' in page.read_text() and html.escape(note, quote=False) in page.read_text()
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("variant", ["fork-comment", "exec"])
+def test_ending_the_runner_before_it_reports_is_refused(variant, jobs, shared, backend):
+    """A task graded by its reward only (no F2P/P2P lists; test.sh writes 1 when pytest exits 0):
+    the code under test ends pytest with status 0 at import. Found by the attack pass after
+    issue 14: ``resolved`` on both backends (a comment naming ``os.fork()`` made the scan take
+    ``os._exit(0)`` for a forked child's exit; ``os.execv`` was not read at all). Now the scan
+    decides; the calc task with its lists was already ``unresolved`` (no JUnit report)."""
+    task = derive_task(CALC, shared / f"calc-reward-only-{variant}", toml={r"^(f2p|p2p) = .*$": ""},
+                       append_instruction=f"VARIANT={variant}")
+    r = attack(task, "exit_before_report.sh", jobs, backend)
+    assert_unresolved(r)
+    assert r["reason"].startswith("the patch changes test-runner machinery (static scan)"), r["reason"]
+    assert "outside a forked child" in r["reason"], r["reason"]
+
+
 # 2. start-up files and modules shadowing the runner's -------------------------------------------
 @pytest.mark.slow
 @pytest.mark.parametrize("script,planted", [("shadow_runner_module.sh", "iniconfig.py"),
