@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from conftest import attacker
-from lbtest import job_dir, lb, one_result
+from lbtest import derive_task, job_dir, lb, one_result
 
 REPO = Path(__file__).resolve().parents[2]
 EXPENSE = REPO / "src" / "lancebench" / "datasets" / "mini" / "tasks" / "expense-app-delete-wrong-row"
@@ -59,3 +59,24 @@ def test_app_server_cannot_write_the_report_or_read_the_tests(jobs, backend):
     assert all(outcome == "denied" for _, outcome in attempts), attempts
     for test in F2P:
         assert r["tests"][test] == "failed", r["tests"]
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_control_without_app_server_the_same_attack_reaches_the_runner(jobs, shared):
+    """The control: the same task with its server started by ``test.sh`` (no ``app_server``, as
+    before) gives the same attack the runner's uid, and its writes to the report, the rewards and
+    the verifier's folder succeed (the witness still holds the runner's write, so the trial stays
+    ``unresolved``): what refuses them above is the separate uid."""
+    task = derive_task(EXPENSE, shared / "no-app-server", toml={r"^app_server = .*$": ""},
+                       files={"tests/test.sh": (EXPENSE / "tests" / "test.sh").read_text().replace(
+                           "\nexit 0\n", "\ncat /tmp/app-server.log\nexit 0\n")})
+    lb("run", "-p", task, "-a", attacker("app_server_rewrites_report.sh"), "-o", jobs, check=True, timeout=900)
+    r = one_result(jobs)
+    run = job_dir(jobs) / "trials" / r["trial_id"] / "verifier" / "run-0"
+    log = (run / "test.log").read_text(errors="replace")
+    assert not (run / "app.log").exists()  # test.sh started the server itself
+    for reached in ("write report: WROTE", "write reward: WROTE", "create reward json: CREATED",
+                    "read hidden tests: READ"):
+        assert f"ATTACK {reached}" in log, log[-3000:]
+    assert r["status"] == "unresolved", (r["status"], r["reason"])
