@@ -14,9 +14,11 @@ The trial is ``resolved`` when the main reward of those rewards is >= 1
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import math
 import time
+from typing import cast
 
 from lancebench.agents.base import Agent, AgentContext
 from lancebench.grading.outcome import main_reward
@@ -97,9 +99,7 @@ async def run_steps(spec, agent: Agent, backend: Backend, env: PreparedEnvironme
             if declares_artifacts(task):
                 await collect(task, step, sandbox, backend, paths.root / "steps" / step.name,
                               spec.scratch / f"artifacts-{step.name}")
-            if not last:
-                await resume_sandbox(backend, sandbox)
-            record = await _grade_step(spec, backend, env, patch, step, result)
+            record = await _grade_and_resume(spec, backend, env, patch, step, result, None if last else sandbox)
             record["agent_exit"] = outcome.exit
             result.steps.append(record)
             graded.append(record["rewards"])
@@ -117,6 +117,21 @@ async def run_steps(spec, agent: Agent, backend: Backend, env: PreparedEnvironme
     summary = ", ".join(f"{r['name']} {r['status']}" for r in result.steps)
     result.reason = None if result.status == "resolved" else f"{strategy} reward {value:g} < 1 ({summary})"
     return patch
+
+
+async def _grade_and_resume(spec, backend: Backend, env: PreparedEnvironment, patch: str, step: StepConfig,
+                            result: TrialResult, sandbox) -> dict:
+    """Grade the work after ``step`` (:func:`_grade_step`) while the agent's ``sandbox`` (None
+    after the last step) starts again for the next one: the grading runs in its own fresh
+    sandbox from the captured patch, so the two are independent, and the agent runs nothing
+    until the next step begins. Returns the step's record; raises the grading's error first."""
+    resumed = resume_sandbox(backend, sandbox) if sandbox is not None else asyncio.sleep(0)
+    record, started = await asyncio.gather(_grade_step(spec, backend, env, patch, step, result), resumed,
+                                           return_exceptions=True)
+    for outcome in (record, started):
+        if isinstance(outcome, BaseException):
+            raise outcome
+    return cast(dict, record)
 
 
 async def _grade_step(spec, backend: Backend, env: PreparedEnvironment, patch: str, step: StepConfig,
