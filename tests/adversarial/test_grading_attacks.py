@@ -151,6 +151,24 @@ def test_a_test_sh_that_sets_pythonpath_keeps_the_guard(variant, jobs, shared, b
 
 
 @pytest.mark.slow
+def test_a_module_pytest_imports_after_the_guard_is_guarded_too(jobs, shared, backend):
+    """The same task with pytest 9 in its environment, and ``vendor/readline.py``: pytest (8.4 and
+    later) imports ``readline`` at start-up (``_readline_workaround`` in its capture plugin),
+    after the guard restored ``sys.path``, so a module of that name first on the task's
+    PYTHONPATH ran in the runner and forged a pass (found by the attack pass after issue 14:
+    ``resolved``). The guard now imports it too (and ``getpass``/``termios``, which ``tmp_path``
+    imports late, and ``tracemalloc``)."""
+    task = _own_pythonpath_task(shared, "export", guarded=True)
+    for name in ("Dockerfile", "setup.sh"):
+        path = task / "environment" / name
+        path.write_text(path.read_text().replace("pytest==8.3.4", "pytest==9.0.2"))
+    r = attack(task, "shadow_readline_pythonpath.sh", jobs, backend)
+    assert_unresolved(r)
+    assert r["dropped_paths"] == []  # it reached grading
+    assert r["tests"]["test_calc::test_add"] == "failed", r["tests"]
+
+
+@pytest.mark.slow
 def test_a_test_sh_that_sets_pythonpath_is_forged_without_the_guard(jobs, shared, backend):
     """Control: with the guard off (scan_patch = false) the same attack on the same task resolves,
     so the guarded case above is unresolved because of the guard."""

@@ -27,9 +27,13 @@ PTH_TEXT = ("import os; p = '/lancebench/pyboot/sitecustomize.py'; os.path.isfil
             "exec(compile(open(p, 'rb').read(), p, 'exec'), {'__name__': '__lancebench_guard__'})\n")
 SITE_FOLDERS = ("site-packages", "dist-packages")
 # Modules a test runner imports (besides what importing pytest pulls in): imported by the guard
-# from the environment before the repository can shadow them.
+# from the environment before the repository can shadow them. The last four are standard modules
+# pytest imports only after start-up (so after the guard): readline (capture plugin, pytest 8.4+),
+# getpass and termios (tmp_path's user name), tracemalloc (warnings); a readline.py first on a
+# test.sh's PYTHONPATH forged a pass (attack pass after issue 14).
 GUARDED_MODULES = ("pytest", "_pytest.junitxml", "_pytest.unittest", "_pytest.doctest", "_pytest.reports", "pluggy",
-                   "iniconfig", "packaging.version", "unittest", "doctest", "xml.etree.ElementTree", "json", "pdb")
+                   "iniconfig", "packaging.version", "unittest", "doctest", "xml.etree.ElementTree", "json", "pdb",
+                   "readline", "getpass", "termios", "tracemalloc")
 # Folders a search for site folders never enters (huge, or never an interpreter's).
 SKIP_NAMES = ("node_modules", ".git", "__pycache__")
 MAX_DEPTH = 8
