@@ -83,3 +83,21 @@ def test_storage_filled_to_the_last_byte_and_inode(fix, jobs, shared, backend):
         assert r["status"] == "unresolved", (r["status"], r["reason"])
         assert r["tests"]["test_calc::test_add"] == "failed", r["tests"]
     assert _loop_devices(r["trial_id"]) == []
+
+
+@pytest.mark.slow
+def test_storage_filled_by_the_code_under_test(jobs, shared, backend):
+    """The code under test fills the grading sandbox's ``storage_mb`` filesystem (bytes, then
+    every inode) at import and leaves it full while the runner reports and the harness reads the
+    logs (attack pass after issue 14; held on both backends, kept as a regression test): the
+    trial is ``unresolved`` (local: test.sh could not even write its reward, an exclusion the
+    untouched base does not share; docker: the runner's report, held by the witness), never
+    ``invalid``, and no loop device of it is left."""
+    task = derive_task(TASKS / "calc", shared / "calc-fill-graded",
+                       toml={r"^memory_mb = 1024$": f"memory_mb = 1024\nstorage_mb = {LIMIT_MB}"})
+    lb("run", "-p", task, "-a", f"script:{AGENTS / 'fill_storage_while_graded.sh'}", "-o", jobs,
+       "--backend", backend, check=True, timeout=900)
+    r = one_result(jobs)
+    assert r["status"] == "unresolved", (r["status"], r["reason"])
+    assert r["rewards"].get("reward", 0.0) < 1.0, r["rewards"]
+    assert _loop_devices(r["trial_id"]) == []
