@@ -101,3 +101,22 @@ def test_storage_filled_by_the_code_under_test(jobs, shared, backend):
     assert r["status"] == "unresolved", (r["status"], r["reason"])
     assert r["rewards"].get("reward", 0.0) < 1.0, r["rewards"]
     assert _loop_devices(r["trial_id"]) == []
+
+
+@pytest.mark.slow
+def test_sparse_files_do_not_swell_the_capture(jobs, shared, backend):
+    """40 sparse files of 60 MB (no block written, so the quota never fills). Found by the attack
+    pass after issue 14 on docker: the capture archived 2.4 GB of zeros, spooled them on the host
+    and unpacked them again in the capture container (5 GB of the host's disk at its peak, one
+    minute), with nothing to stop 1,000 such files. Now the archive is bounded (twice the image,
+    plus storage_mb and 64 MiB) and a workspace past it is the agent's failure: ``unresolved``.
+    Local: git reads the files in the sandbox, the trial is graded (``unresolved``)."""
+    task = derive_task(TASKS / "calc", shared / "calc-sparse",
+                       toml={r"^memory_mb = 1024$": f"memory_mb = 1024\nstorage_mb = {LIMIT_MB}"})
+    lb("run", "-p", task, "-a", f"script:{AGENTS / 'sparse_files.sh'}", "-o", jobs, "--backend", backend,
+       check=True, timeout=900)
+    r = one_result(jobs)
+    assert r["status"] == "unresolved", (r["status"], r["reason"])
+    if backend == "docker":
+        assert "of files as an archive (sparse files count in full)" in r["reason"], r["reason"]
+    assert _loop_devices(r["trial_id"]) == []

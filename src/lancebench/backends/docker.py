@@ -38,7 +38,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 from lancebench.backends.capture import run_capture
 from lancebench.backends.docker_hosttools import apply_on_host, capture_on_host, pristine_of
@@ -170,8 +170,8 @@ class DockerBackend:
                                  f"ln -sfn {env.workdir}/.git /lancebench/base.git", user="root")
             if not res.ok:
                 raise SandboxError(f"capture setup failed in {box.name}: {res.output[-1000:]}")
-            await asyncio.to_thread(_copy_tree, cid, env.workdir, box._require(), CAPTURE_ROOT,
-                                    scratch)
+            bound = await asyncio.to_thread(_capture_bound, handle.image, task)
+            await asyncio.to_thread(_copy_tree, cid, env.workdir, box._require(), CAPTURE_ROOT, scratch, bound)
             tree = f"{CAPTURE_ROOT}/{Path(env.workdir).name}"
             return await run_capture(box, tree, task, env, scratch)
         finally:
@@ -256,14 +256,44 @@ def _kill_container(cid: str) -> None:
             raise SandboxError(f"could not end the agent container's processes: {exc}") from exc
 
 
-def _copy_tree(src_cid: str, src: str, dst_cid: str, dst_dir: str, scratch: Path) -> None:
-    """Copy folder ``src`` of one container into ``dst_dir`` of another (tar, spooled in ``scratch``)."""
+def _capture_bound(image: str, task: Task) -> int:
+    """Bytes the archive of the agent's workdir may hold (:func:`_copy_tree`): twice the image's
+    size (its files, with room for the archive's headers) plus what the agent may write
+    (``storage_mb``) and 64 MiB. The storage quota bounds the blocks the agent writes, not the
+    sizes a sparse file claims, which an archive spells out in full."""
+    size = int(engine.client().api.inspect_image(image).get("Size") or 0)
+    return 2 * size + (task.config.environment.storage_mb + 64) * 1024 * 1024
+
+
+def _drop_stream(chunks: Any) -> None:
+    """Close the HTTP response behind an archive stream of the docker SDK that is not read to its
+    end, so that the engine stops writing it and lets the container go (otherwise it holds the
+    container until the stream is read, and removing it times out)."""
+    frame = getattr(chunks, "gi_frame", None)
+    response = frame.f_locals.get("response") if frame is not None else None
+    chunks.close()
+    if response is not None:
+        response.close()
+
+
+def _copy_tree(src_cid: str, src: str, dst_cid: str, dst_dir: str, scratch: Path, max_bytes: int) -> None:
+    """Copy folder ``src`` of one container into ``dst_dir`` of another (tar, spooled in ``scratch``).
+    Raises :class:`WorkspaceError` when the archive grows past ``max_bytes`` (found by the attack
+    pass after issue 14: 40 sparse files of 60 MB each, no block written, made 2.4 GB of archive
+    spooled on the host and unpacked again in the capture container: 5 GB of the host's disk
+    for one trial, without bound), :class:`SandboxError` when the engine fails."""
     docker = engine._import_docker()
     api = engine.client().api
     try:
         chunks, _ = api.get_archive(src_cid, src)
         with tempfile.TemporaryFile(dir=scratch) as buf:
+            total = 0
             for chunk in chunks:
+                total += len(chunk)
+                if total > max_bytes:
+                    _drop_stream(chunks)
+                    raise WorkspaceError(f"{src} holds more than {max_bytes // (1024 * 1024)} MiB of files as an "
+                                         "archive (sparse files count in full); it was not captured")
                 buf.write(chunk)
             buf.seek(0)
             api.put_archive(dst_cid, dst_dir, buf)
