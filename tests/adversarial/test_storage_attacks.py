@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from lbtest import TASKS, derive_task, job_dir, lb, one_result
+from lbtest import FIXTURES, TASKS, derive_task, job_dir, lb, one_result
 
 AGENTS = Path(__file__).resolve().parent / "agents"
 LIMIT_MB = 64
@@ -119,4 +119,22 @@ def test_sparse_files_do_not_swell_the_capture(jobs, shared, backend):
     assert r["status"] == "unresolved", (r["status"], r["reason"])
     if backend == "docker":
         assert "of files as an archive (sparse files count in full)" in r["reason"], r["reason"]
+    assert _loop_devices(r["trial_id"]) == []
+
+
+@pytest.mark.slow
+def test_sparse_files_in_an_image_without_git(jobs, shared, backend):
+    """The same sparse files in a Harbor task whose image has no git (docker exports the workdir
+    to the host and diffs it there): the export spooled the whole archive on the host before
+    checking its size (2.4 GB here; nothing stopped 1,000 files of ``storage`` each). Now it
+    stops at twice ``storage_mb`` and 64 MiB: ``unresolved`` (attack pass after issue 14)."""
+    if backend == "local":
+        pytest.skip("an image without git is a docker path")
+    task = derive_task(FIXTURES / "harbor" / "env-sizes", shared / "env-sizes-sparse",
+                       toml={r'^storage = "1G"$': 'storage = "64M"'})
+    lb("run", "-p", task, "-a", f"script:{AGENTS / 'sparse_files.sh'}", "-o", jobs, "--backend", backend,
+       check=True, timeout=900)
+    r = one_result(jobs)
+    assert r["status"] == "unresolved", (r["status"], r["reason"])
+    assert "192 MiB of files as an archive (sparse files count in full)" in r["reason"], r["reason"]
     assert _loop_devices(r["trial_id"]) == []

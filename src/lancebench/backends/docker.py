@@ -38,7 +38,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, cast
+from typing import cast
 
 from lancebench.backends.capture import run_capture
 from lancebench.backends.docker_hosttools import apply_on_host, capture_on_host, pristine_of
@@ -265,17 +265,6 @@ def _capture_bound(image: str, task: Task) -> int:
     return 2 * size + (task.config.environment.storage_mb + 64) * 1024 * 1024
 
 
-def _drop_stream(chunks: Any) -> None:
-    """Close the HTTP response behind an archive stream of the docker SDK that is not read to its
-    end, so that the engine stops writing it and lets the container go (otherwise it holds the
-    container until the stream is read, and removing it times out)."""
-    frame = getattr(chunks, "gi_frame", None)
-    response = frame.f_locals.get("response") if frame is not None else None
-    chunks.close()
-    if response is not None:
-        response.close()
-
-
 def _copy_tree(src_cid: str, src: str, dst_cid: str, dst_dir: str, scratch: Path, max_bytes: int) -> None:
     """Copy folder ``src`` of one container into ``dst_dir`` of another (tar, spooled in ``scratch``).
     Raises :class:`WorkspaceError` when the archive grows past ``max_bytes`` (found by the attack
@@ -291,7 +280,7 @@ def _copy_tree(src_cid: str, src: str, dst_cid: str, dst_dir: str, scratch: Path
             for chunk in chunks:
                 total += len(chunk)
                 if total > max_bytes:
-                    _drop_stream(chunks)
+                    engine.drop_stream(chunks)
                     raise WorkspaceError(f"{src} holds more than {max_bytes // (1024 * 1024)} MiB of files as an "
                                          "archive (sparse files count in full); it was not captured")
                 buf.write(chunk)

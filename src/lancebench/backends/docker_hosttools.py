@@ -66,7 +66,13 @@ def _export(cid: str, src: str, dest: Path, max_bytes: int) -> None:
     try:
         chunks, _ = engine.client().api.get_archive(cid, src)
         with tempfile.TemporaryFile() as buf:
+            spooled, bound = 0, 2 * max_bytes + (64 << 20)  # room for the archive's headers
             for chunk in chunks:
+                spooled += len(chunk)
+                if spooled > bound:  # sparse files count in full: stop before the host's disk fills
+                    engine.drop_stream(chunks)
+                    raise WorkspaceError(f"{src} holds more than {bound // (1024 * 1024)} MiB of files as an archive "
+                                         "(sparse files count in full); it was not captured")
                 buf.write(chunk)
             buf.seek(0)
             with tarfile.open(fileobj=buf, mode="r|") as tar:

@@ -135,3 +135,14 @@ def endpoint() -> tuple[str, str | tuple[str, int]]:
         return "tcp", (host or "localhost", int(port or 2375))
     raise SandboxError(f"DOCKER_HOST={url}: the docker backend supports unix sockets and plain tcp engines; "
                        "reach a remote engine through `ssh -L` to a local socket instead")
+
+
+def drop_stream(chunks: Any) -> None:
+    """Close the HTTP response behind an archive stream of the docker SDK (``get_archive``) that
+    is not read to its end, so that the engine stops writing it and lets the container go
+    (otherwise it holds the container until the stream is read, and removing it times out)."""
+    frame = getattr(chunks, "gi_frame", None)
+    response = frame.f_locals.get("response") if frame is not None else None
+    getattr(chunks, "close", lambda: None)()
+    if response is not None:
+        response.close()
