@@ -227,3 +227,39 @@ def test_a_dns_flood_starves_neither_the_harness_nor_another_trial():
     assert answered.stdout.split()[:2] == ["12", "34"], answered.output
     assert backlog <= 2 * docker_network.PENDING_PER_CONTAINER, backlog
     assert again.stdout.split()[:2] == ["12", "34"], again.output
+
+
+def test_hosts_file_mapped_addresses_and_the_resolver_port_stay_closed(hosts):
+    """Root in the container, allowed ``a`` only (attack pass after issue 14; held, kept as a
+    regression test): maps a name to ``b`` in ``/etc/hosts``, reaches ``b`` by that name, by its
+    IPv4-mapped IPv6 address, and by TCP on the filtering resolver's port of the gateway. Every
+    attempt is refused (the rules are by address, for both families); ``a`` still answers."""
+    a, b = hosts
+
+    async def body(box):
+        from lancebench.sandbox import docker_network
+        port = max(f.port for f in docker_network._filters.values())
+        gateway = (await box.exec("ip route 2>/dev/null | awk '/default/ {print $3}'; "
+                                  "awk '$2 == \"00000000\" {print $3}' /proc/net/route", user="root")).stdout.split()
+        mapped = await box.exec(f"echo '{b.ip} allowed.test' >> /etc/hosts && echo ok", user="root")
+        by_name = await fetch(box, "allowed.test", user="root")
+        by_v6 = await fetch(box, f"::ffff:{b.ip}", user="root")
+        resolver_tcp = await box.exec(f"timeout 5 bash -c 'exec 3<>/dev/tcp/$0/{port}' "
+                                      f"{_gateway_of(gateway)} && echo reached || echo refused")
+        return mapped, by_name, by_v6, resolver_tcp, await fetch(box, a.ip, user="root")
+
+    mapped, by_name, by_v6, resolver_tcp, allowed = run_box((a.ip,), body)
+    assert mapped.stdout.strip() == "ok", mapped.output  # the hosts file was changed
+    for attempt in (by_name, by_v6):  # each connect was tried and answered with a reset by the rules
+        assert attempt.exit_code != 0 and "Connection refused" in attempt.output, attempt.output
+    assert resolver_tcp.stdout.strip().endswith("refused"), resolver_tcp.output
+    assert allowed.stdout.strip() == "server-a", allowed.output
+
+
+def _gateway_of(words: list[str]) -> str:
+    """The gateway from ``ip route`` (dotted) or ``/proc/net/route`` (little-endian hex)."""
+    for word in words:
+        if word.count(".") == 3:
+            return word
+    raw = bytes.fromhex(words[-1])
+    return ".".join(str(x) for x in reversed(raw))
