@@ -46,9 +46,10 @@ from lancebench.errors import SandboxError
 TABLE = "lancebench"
 _DNS_TTL = 60  # seconds: how long a container may cache an answer of the filtering resolver
 # Queries of one container the filtering resolver holds at once (being answered or waiting); the
-# rest are dropped, as a busy resolver drops them (clients retry). Without it a flood from one
-# container queued without bound in the harness and starved every other container's DNS.
-PENDING_PER_CONTAINER = 2
+# rest are dropped, as a busy resolver drops them (clients retry, after 5 s by glibc's default).
+# Without it a flood from one container queued without bound in the harness and starved every
+# other container's DNS. 8: a package manager's parallel look-ups (A and AAAA each) fit.
+PENDING_PER_CONTAINER = 8
 
 
 def enforce_problem() -> str | None:
@@ -217,7 +218,7 @@ class _DnsFilter:
         self.clients: dict[str, ContainerFilter] = {}
         self._pending: dict[str, int] = {}  # source address -> queries held (PENDING_PER_CONTAINER)
         self._pending_lock = threading.Lock()
-        self._pool = ThreadPoolExecutor(16, thread_name_prefix="lancebench-dns")
+        self._pool = ThreadPoolExecutor(32, thread_name_prefix="lancebench-dns")
         threading.Thread(target=self._serve, name=f"lancebench-dns-{gateway}", daemon=True).start()
 
     def register(self, address: str, client: ContainerFilter, previous: str | None) -> None:
