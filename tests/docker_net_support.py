@@ -18,7 +18,8 @@ import ctypes
 import os
 import socket
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -153,3 +154,45 @@ class ZoneServer:
 
     def close(self) -> None:
         self.sock.close()
+
+
+# GET / with bash's /dev/tcp (the minimal image has no curl); prints the body's last line or fails
+FETCH = ('fetch() { timeout 5 bash -c \'exec 3<>"/dev/tcp/$0/$1" && printf "GET / HTTP/1.0\\r\\n\\r\\n" >&3 '
+         '&& tail -n 1 <&3\' "$1" "$2"; }; ')
+
+
+@contextmanager
+def two_hosts(job: str) -> Iterator[tuple[BridgeHost, BridgeHost]]:
+    """Two HTTP servers on the bridge: ``a`` answers "server-a", ``b`` "server-b", both on 8080."""
+    a, b = BridgeHost(f"{job}-a"), BridgeHost(f"{job}-b")
+    try:
+        a.serve_http("server-a")
+        b.serve_http("server-b")
+        yield a, b
+    finally:
+        a.close()
+        b.close()
+
+
+def run_box(job: str, allow, body, **kw):
+    """``await body(box)`` for a started ``debian:bookworm-slim`` :class:`DockerSandbox` with
+    network allowlist ``allow`` (None: public), stopped afterwards; returns what ``body`` returns."""
+    import asyncio
+
+    from lancebench.sandbox.base import SandboxSpec
+    from lancebench.sandbox.docker import DockerSandbox
+
+    async def go():
+        box = DockerSandbox(SandboxSpec(image="debian:bookworm-slim", network=True, allow_hosts=allow,
+                                        labels={"job": job, "trial": "t"}, **kw))
+        await box.start()
+        try:
+            return await body(box)
+        finally:
+            await box.stop()
+    return asyncio.run(go())
+
+
+async def fetch(box, host, port=8080, user=None):
+    """The last line ``GET /`` on ``host:port`` returns from inside ``box`` (an ExecResult)."""
+    return await box.exec(FETCH + f"fetch {host} {port}", user=user)

@@ -24,7 +24,8 @@ from lbtest import FIXTURES, job_dir, lb, one_result
 
 pytest.importorskip("docker", reason="the Docker SDK is missing: pip install 'lancebench[docker]'")
 
-from docker_net_support import BridgeHost  # noqa: E402
+import docker_net_support as net_support  # noqa: E402
+from docker_net_support import fetch, two_hosts  # noqa: E402
 
 from lancebench.sandbox.base import Mount, SandboxSpec  # noqa: E402
 from lancebench.sandbox.docker import DockerSandbox  # noqa: E402
@@ -33,36 +34,16 @@ from lancebench.sandbox.docker_network import TABLE, enforce_problem  # noqa: E4
 _REASON = docker_skip_reason() or enforce_problem()
 pytestmark = [pytest.mark.docker, pytest.mark.skipif(_REASON is not None, reason=_REASON or "")]
 JOB = f"pytest-netattack-{uuid.uuid4().hex[:6]}"
-FETCH = ('fetch() { timeout 5 bash -c \'exec 3<>"/dev/tcp/$0/$1" && printf "GET / HTTP/1.0\\r\\n\\r\\n" >&3 '
-         '&& tail -n 1 <&3\' "$1" "$2"; }; ')
 
 
 @pytest.fixture(scope="module")
 def hosts():
-    a, b = BridgeHost(f"{JOB}-a"), BridgeHost(f"{JOB}-b")
-    try:
-        a.serve_http("server-a")
-        b.serve_http("server-b")
-        yield a, b
-    finally:
-        a.close()
-        b.close()
+    with two_hosts(JOB) as both:
+        yield both
 
 
 def run_box(allow, body, **kw):
-    async def go():
-        box = DockerSandbox(SandboxSpec(image="debian:bookworm-slim", network=True, allow_hosts=allow,
-                                        labels={"job": JOB, "trial": "t"}, **kw))
-        await box.start()
-        try:
-            return await body(box)
-        finally:
-            await box.stop()
-    return asyncio.run(go())
-
-
-async def fetch(box, host, port=8080, user=None):
-    return await box.exec(FETCH + f"fetch {host} {port}", user=user)
+    return net_support.run_box(JOB, allow, body, **kw)
 
 
 def host_tools(folder) -> str:
