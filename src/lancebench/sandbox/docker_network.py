@@ -33,6 +33,7 @@ address (a CDN) are reachable as well; TLS SNI and HTTP Host are not inspected.
 
 from __future__ import annotations
 
+import importlib.util
 import ipaddress
 import os
 import shutil
@@ -54,7 +55,8 @@ PENDING_PER_CONTAINER = 8
 
 def enforce_problem() -> str | None:
     """Why an allowlist cannot be enforced on this machine (one line), or None when it can: the
-    harness must be root, with ``nsenter`` and ``nft``, on the same machine as the engine."""
+    harness must be root, with ``nsenter`` and ``nft``, on the same machine as the engine, and
+    have dnspython (the filtering resolver's parser: ``pip install 'lancebench[docker]'``)."""
     host = os.environ.get("DOCKER_HOST", "")
     if host and not host.startswith("unix://"):
         return f"the engine is remote (DOCKER_HOST={host}); its containers' namespaces are out of reach"
@@ -63,6 +65,8 @@ def enforce_problem() -> str | None:
     missing = [tool for tool in ("nsenter", "nft") if shutil.which(tool) is None]
     if missing:
         return f"{' and '.join(missing)} not found (apt-get install util-linux nftables)"
+    if importlib.util.find_spec("dns") is None:
+        return "dnspython is missing, so listed names cannot be resolved (pip install 'lancebench[docker]')"
     return None
 
 
