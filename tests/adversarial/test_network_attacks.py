@@ -166,9 +166,9 @@ _PERL_FLOOD = r"""perl -MSocket -e '
 socket(my $s, PF_INET, SOCK_DGRAM, 0) or die;
 my $q = pack("n6", 0x1234, 0x0100, 1, 0, 0, 0) . "\x05exfil\x07example\x00\x00\x01\x00\x01";
 my $to = sockaddr_in(53, inet_aton("192.0.2.53"));
-my $n = 0; my $end = time + SECONDS;
-while (time < $end) { for (1..1000) { send($s, $q, 0, $to); $n++ } }
-print "sent=$n\n";'"""
+my ($n, $out) = (0, 0); my $end = time + SECONDS;
+while (time < $end) { for (1..1000) { send($s, $q, 0, $to) and $out++; $n++ } }
+print "sent=$n left=$out\n";'"""
 
 
 def test_a_dns_flood_starves_neither_the_harness_nor_another_trial():
@@ -176,9 +176,11 @@ def test_a_dns_flood_starves_neither_the_harness_nor_another_trial():
     queries a second from perl in the minimal image) while another trial's container asks one
     query. Found by the attack pass after issue 14: every datagram was queued for the resolver's
     4 threads without bound (15,000 waiting after 10 s, 48 MB of the harness's memory, the
-    other container's query unanswered for seconds). Now each container has at most a few
-    queries waiting; the rest are dropped as a full resolver drops them, and the other
-    container is answered at once."""
+    other container's query unanswered for seconds). Then, with a bound on queries held, CI's
+    busy machine still lost the other container's query: the flood filled the resolver's socket
+    buffer and the kernel dropped what came after. Now the container's own rules let out at most
+    DNS_RATE queries a second (perl's send fails for the rest), the resolver holds at most a few
+    per container, and the other container is answered at once."""
     from lancebench.sandbox import docker_network
 
     query = r"\x12\x34\x01\x00\x00\x01\x00\x00\x00\x00\x00\x00\x05exfil\x07example\x00\x00\x01\x00\x01"
@@ -204,7 +206,10 @@ def test_a_dns_flood_starves_neither_the_harness_nor_another_trial():
             await other.stop()
 
     answered, backlog, sent, again = asyncio.run(go())
-    assert int(sent.stdout.split("=")[1]) > 50_000, sent.output  # the flood ran
+    counts = dict(word.split("=") for word in sent.stdout.split())
+    assert int(counts["sent"]) > 50_000, sent.output  # the flood ran
+    # what left the container: the burst, then the rate for the flood's 8 s (and 1 s of slack)
+    assert int(counts["left"]) <= docker_network.DNS_BURST + 9 * docker_network.DNS_RATE, sent.output
     assert answered.stdout.split()[:2] == ["12", "34"], answered.output
     assert backlog <= 2 * docker_network.PENDING_PER_CONTAINER, backlog
     assert again.stdout.split()[:2] == ["12", "34"], again.output

@@ -13,7 +13,8 @@ the engine names, never a pid that could have been reused, and never the harness
 - IP and CIDR entries are in the sets from the start; host-name entries are resolved on the host
   at that moment and their addresses added;
 - DNS over UDP (to any server) is redirected to a filtering resolver in the harness
-  (:class:`_DnsFilter`, on the bridge's gateway address). It answers only names on the list
+  (:class:`_DnsFilter`, on the bridge's gateway address), at most ``DNS_RATE`` queries a second
+  per container (the rest are dropped in the container's namespace). It answers only names on the list
   (``api.example.com`` exactly, ``*.example.com`` for any name ending in ``.example.com``,
   not ``example.com`` itself), resolving them on the host and adding the addresses to the sets
   *before* it answers; every other name is refused, so DNS is no way out. DNS over TCP is rejected
@@ -51,6 +52,13 @@ _DNS_TTL = 60  # seconds: how long a container may cache an answer of the filter
 # Without it a flood from one container queued without bound in the harness and starved every
 # other container's DNS. 8: a package manager's parallel look-ups (A and AAAA each) fit.
 PENDING_PER_CONTAINER = 8
+# DNS queries a second one container may send to the filtering resolver (nftables ``limit``, in
+# the container's own namespace, so the bound is per container and costs the harness nothing);
+# beyond a burst of DNS_BURST the excess is dropped before it leaves the container. Without it, a
+# flood from one container (50,000 queries a second from perl) filled the resolver's socket
+# buffer, and the kernel dropped the queries of every other container on that bridge.
+DNS_RATE = 50
+DNS_BURST = 100
 
 
 def enforce_problem() -> str | None:
@@ -193,6 +201,8 @@ class ContainerFilter:
                 f"  chain dns {{ type nat hook output priority -100; policy accept;\n"
                 f"    meta nfproto ipv4 udp dport 53 dnat ip to {gateway}:{port}\n  }}\n"
                 f"  chain out {{ type filter hook output priority 0; policy drop;\n"
+                f"    ip daddr {gateway} udp dport {port} limit rate over {DNS_RATE}/second burst "
+                f"{DNS_BURST} packets drop\n"
                 f"    oif \"lo\" accept\n    ct state established,related accept\n"
                 f"    ip daddr {gateway} udp dport {port} accept\n"
                 f"    ip daddr @allow4 accept\n    ip6 daddr @allow6 accept\n"
