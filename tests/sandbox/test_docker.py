@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import socket
 import subprocess
 import sys
 import textwrap
@@ -333,23 +334,55 @@ def test_ctrl_c_removes_the_container(tmp_path):
         client().api.inspect_container(cid)
 
 
-def test_gc_removes_leftovers_of_one_job_only():
+def _start_ticks(pid: int) -> str:
+    """Field 22 of /proc/PID/stat (proc(5)): the process's start time in clock ticks."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
+
+
+def test_gc_removes_what_a_killed_harness_left_and_keeps_a_running_jobs_containers(tmp_path):
+    """gc beside a running job (a user may run two jobs and gc at once): the container of a harness
+    killed with -9 goes; those of a live harness (this process), in the same job and in another
+    job, stay running. Only this test's own jobs are named, so other jobs on the machine are untouched."""
     crashed, other = f"{JOB}-crashed", f"{JOB}-other"
+    script = tmp_path / "child.py"
+    script.write_text(textwrap.dedent(f"""
+        import asyncio
+        from lancebench.sandbox.base import SandboxSpec
+        from lancebench.sandbox.docker import DockerSandbox
+        async def main():
+            box = DockerSandbox(SandboxSpec(image={BASE!r}, labels={{"job": {crashed!r}, "trial": "dead"}}))
+            await box.start()
+            print(box.container_id, box.name, flush=True)
+            await asyncio.sleep(1000)
+        asyncio.run(main())
+    """))
+    child = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    try:
+        dead_id, dead_name = child.stdout.readline().split()
+        owner = client().api.inspect_container(dead_id)["Config"]["Labels"]["lancebench.owner"]
+        assert owner == f"{socket.gethostname()}:{child.pid}:{_start_ticks(child.pid)}"
+    finally:
+        child.kill()
+        child.wait(timeout=30)
 
     async def body():
-        a = DockerSandbox(spec(labels={"job": crashed, "trial": "1"}))
-        b = DockerSandbox(spec(labels={"job": other, "trial": "1"}))
+        a = DockerSandbox(spec(labels={"job": crashed, "trial": "live"}))
+        b = DockerSandbox(spec(labels={"job": other, "trial": "live"}))
         await a.start()
         await b.start()
         try:
-            a_id = a.container_id
-            a.container_id = None  # as if the harness had crashed: nothing will stop it
             removed = gc(crashed)
-            assert len(removed.containers) == 1 and removed.containers[0].startswith("lancebench-")
+            assert dead_name in removed.containers and a.name in removed.kept, removed
+            assert a.name not in removed.containers and b.name not in removed.containers + removed.kept
             with pytest.raises(docker_mod.errors.NotFound):
-                client().api.inspect_container(a_id)
+                client().api.inspect_container(dead_id)
+            assert client().api.inspect_container(a.container_id)["State"]["Running"]
+            assert (await a.exec("echo alive")).stdout == "alive\n"
+            removed = gc(other)
+            assert removed.kept == [b.name] and b.name not in removed.containers
             assert client().api.inspect_container(b.container_id)["State"]["Running"]
         finally:
+            await a.stop()
             await b.stop()
     run(body())
 

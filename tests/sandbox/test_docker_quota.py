@@ -14,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -109,13 +110,14 @@ def test_harness_killed_mid_trial_leaves_nothing(release, tmp_path, home):
     """kill -9 of ``lancebench run`` while the agent's container runs on its quota: the mounts stay
     (nobody is left to release them) until ``lancebench gc``, or the next run's docker backend,
     finds the record of a dead owner."""
+    job = f"quota-killed-{uuid.uuid4().hex[:8]}"  # its own: another test may run beside it
     agent = tmp_path / "sleeper.sh"
     agent.write_text("#!/bin/bash\necho started > started.txt\nsleep 600\n")
     agent.chmod(0o755)
     jobs = tmp_path / "jobs"
     env = dict(os.environ, LANCEBENCH_HOME=str(home), NO_COLOR="1")
     proc = subprocess.Popen([*lancebench_exe(), "run", "-p", TASKS / "calc", "-a", f"script:{agent}", "-o", jobs,
-                             "--backend", "docker", "--job-name", "quota-killed"], env=env,
+                             "--backend", "docker", "--job-name", job], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 300
@@ -128,13 +130,13 @@ def test_harness_killed_mid_trial_leaves_nothing(release, tmp_path, home):
         proc.wait()
     assert leftovers(home) != [] and len(list((home / "docker-quota").glob("*.json"))) == 1
     if release == "gc":
-        lb("gc", "--job", "quota-killed", check=True, env={"LANCEBENCH_HOME": str(home)})
+        lb("gc", "--job", job, check=True, env={"LANCEBENCH_HOME": str(home)})
     else:  # another job: its backend releases what the dead one left, then runs as usual
         lb("run", "-p", TASKS / "calc", "-a", "nop", "-o", tmp_path / "other", "--backend", "docker", check=True,
            timeout=900, env={"LANCEBENCH_HOME": str(home)})
     assert leftovers(home) == []
     assert list((home / "docker-quota").glob("*.json")) == []
-    names = subprocess.run(["docker", "ps", "-a", "--filter", "label=lancebench.job=quota-killed", "--format",
+    names = subprocess.run(["docker", "ps", "-a", "--filter", f"label=lancebench.job={job}", "--format",
                             "{{.Names}}"], capture_output=True, text=True, check=True).stdout.split()
     assert names == []
 

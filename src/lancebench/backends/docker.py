@@ -395,7 +395,7 @@ def _probe(cli, image: str, workdir: str, *, fix: str | None, init: bool = False
     host_config = api.create_host_config(network_mode="none", cap_drop=["ALL"], security_opt=["no-new-privileges"],
                                          init=True, cap_add=["CHOWN", "DAC_OVERRIDE", "FOWNER"] if fix else None)
     container = api.create_container(image, entrypoint=KEEPER[:1], command=KEEPER[1:], host_config=host_config,
-                                     labels={LABEL_MANAGED: "true", "lancebench.phase": "prepare"})
+                                     labels=engine.managed_labels(**{"lancebench.phase": "prepare"}))
     cid = container["Id"]
     u, _, g = user.partition(":")
     script = (f"command -v git >/dev/null || {{ echo 'git is not installed in the image' >&2; exit 90; }}\n"

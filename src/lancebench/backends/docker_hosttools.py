@@ -105,8 +105,8 @@ def pristine_of(image: str, workdir: str, root: Path) -> tuple[Path, str]:
     if done.is_file():
         return folder, done.read_text().strip()
     tmp = Path(tempfile.mkdtemp(dir=root, prefix=".tmp-"))
-    cid = api.create_container(image, command=["true"], labels={"lancebench.managed": "true",
-                                                                  "lancebench.phase": "prepare"})["Id"]
+    cid = api.create_container(image, command=["true"], labels=engine.managed_labels(
+                                                                  **{"lancebench.phase": "prepare"}))["Id"]
     try:
         try:
             _export(cid, workdir, tmp / "tree", max_bytes=1 << 40)

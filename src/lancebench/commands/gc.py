@@ -13,7 +13,7 @@ def gc_command(
     """Remove containers lancebench left behind (crashed or killed jobs) with their storage quotas
     (loop mounts), optionally its images.
 
-    Run it when no job is running: containers of a live job are removed too. Examples:
+    Containers of a job still running on this machine are kept. Examples:
       lancebench gc
       lancebench gc --job my-job
       lancebench gc --images
@@ -33,6 +33,8 @@ def gc_command(
                   + (f" and {len(result.images)} image(s)" if images else ""), highlight=False)
     for name in result.containers + result.images:
         console.print(f"  {name}", highlight=False)
+    if result.kept:
+        console.print(f"kept {len(result.kept)} container(s) of jobs still running", highlight=False)
 
 
 def register(app: typer.Typer) -> None:

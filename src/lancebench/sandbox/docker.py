@@ -79,7 +79,7 @@ def _engine_cpus() -> int:
 
 def _labels(spec: SandboxSpec) -> dict[str, str]:
     """``spec.labels`` under the ``lancebench.`` prefix (``job`` becomes ``lancebench.job``)."""
-    out = {LABEL_MANAGED: "true"}
+    out = engine.managed_labels()
     for key, value in spec.labels.items():
         out[key if key.startswith("lancebench.") else f"lancebench.{key}"] = str(value)
     return out
@@ -563,19 +563,22 @@ class DockerSandbox:
 # leftovers -----------------------------------------------------------------------------------
 @dataclass
 class GcResult:
-    """What :func:`gc` removed: container names and image tags (or ids)."""
+    """What :func:`gc` removed (container names, image tags or ids) and the containers it kept
+    because the harness process that made them still runs."""
 
     containers: list[str] = field(default_factory=list)
     images: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
 
 
 def gc(job: str | None = None, *, images: bool = False) -> GcResult:
     """Remove containers lancebench left behind (label ``lancebench.managed``), only those of
     ``job`` when given, each with its storage quota; first, of any job, the containers and quotas
-    of harness processes that died (:func:`lancebench.sandbox.docker_quota.prune_stale`). With
-    ``images`` also the cached environment images (all of them, or those built during ``job``).
-    Running containers of a live job are removed too: run it when no job is running. Raises
-    :class:`SandboxError` when no engine answers."""
+    of harness processes that died (:func:`lancebench.sandbox.docker_quota.prune_stale`). A
+    container whose harness process still runs on this machine (label ``lancebench.owner``, see
+    :func:`lancebench.sandbox.docker_engine.owner_alive`) is kept: gc beside a running job leaves
+    that job alone. With ``images`` also the cached environment images (all of them, or those
+    built during ``job``). Raises :class:`SandboxError` when no engine answers."""
     docker = engine._import_docker()
     cli = engine.client()
     filters = [LABEL_MANAGED] + ([f"{LABEL_JOB}={job}"] if job else [])
@@ -583,6 +586,9 @@ def gc(job: str | None = None, *, images: bool = False) -> GcResult:
     try:
         for c in cli.api.containers(all=True, filters={"label": filters}):
             name = (c.get("Names") or [c["Id"][:12]])[0].lstrip("/")
+            if engine.owner_alive((c.get("Labels") or {}).get(engine.LABEL_OWNER)):
+                result.kept.append(name)
+                continue
             release_container(c["Id"], quota_of(name))
             result.containers.append(name)
         if images:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import socket
 import threading
 from typing import Any
 
@@ -21,6 +22,8 @@ LABEL_JOB = "lancebench.job"
 LABEL_TRIAL = "lancebench.trial"
 LABEL_ENVIRONMENT = "lancebench.environment"
 LABEL_TASK = "lancebench.task"
+#: ``HOST:PID:START`` of the harness process that created a container (see :func:`managed_labels`).
+LABEL_OWNER = "lancebench.owner"
 
 START_HINT = ("start one with `.ci/docker-setup.sh` (installs docker.io, starts dockerd, builds the base images), "
               "or point DOCKER_HOST at a running engine")
@@ -52,6 +55,38 @@ def client(timeout: float = 120.0):
                 raise SandboxError(f"no Docker engine answers ({exc}); {START_HINT}") from exc
             _client = c
         return _client
+
+
+def process_start(pid: int) -> str:
+    """The start time of process ``pid`` on this machine (clock ticks since boot, field 22 of
+    ``/proc/PID/stat``; "" when it does not exist), so that a reused pid is not taken for the
+    process that had it before."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return ""
+
+
+def _owner() -> str:
+    pid = os.getpid()
+    return f"{socket.gethostname()}:{pid}:{process_start(pid)}"
+
+
+def managed_labels(**extra: str) -> dict[str, str]:
+    """The labels of a container lancebench creates: ``lancebench.managed``, ``lancebench.owner``
+    (``HOST:PID:START`` of this process, read back by :func:`owner_alive`) and ``extra``."""
+    return {LABEL_MANAGED: "true", LABEL_OWNER: _owner(), **extra}
+
+
+def owner_alive(owner: str | None) -> bool:
+    """Whether the process an owner label names (``HOST:PID:START``, see :func:`managed_labels`)
+    still runs: on this machine, the same pid with the same start time. False for no label (made
+    by an older lancebench) and for another machine's process, which cannot be checked from here."""
+    parts = (owner or "").rsplit(":", 2)
+    if len(parts) != 3 or parts[0] != socket.gethostname() or not parts[1].isdigit():
+        return False
+    return process_start(int(parts[1])) == parts[2] != ""
 
 
 def remove_container(ref: str) -> None:

@@ -198,7 +198,7 @@ class ContainerQuota:
             pass
 
     def _record(self) -> None:
-        data = {"pid": os.getpid(), "start": _start_time(os.getpid()), "folder": str(self.folder),
+        data = {"pid": os.getpid(), "start": engine.process_start(os.getpid()), "folder": str(self.folder),
                 "layer": str(self.layer or ""), "covers": [str(s) for s in self.covers]}
         path = _record_path(self.name)
         tmp = path.with_name(path.name + ".tmp")
@@ -208,16 +208,6 @@ class ContainerQuota:
 
 def _record_path(name: str) -> Path:
     return quota_root() / f"{name}.json"
-
-
-def _start_time(pid: int) -> str:
-    """The start time of process ``pid`` (clock ticks since boot; "" when it does not exist), so
-    that a reused pid is not taken for a quota's owner."""
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().rsplit(")", 1)[1].split()[19]
-    except (OSError, IndexError):
-        return ""
 
 
 def _end_container(name: str) -> None:
@@ -270,7 +260,7 @@ def prune_stale() -> list[str]:
             except (OSError, ValueError):
                 data = {}
             pid = int(data.get("pid") or 0)
-            if pid and _start_time(pid) == data.get("start"):
+            if pid and engine.process_start(pid) == data.get("start"):
                 continue  # its owner still runs
             name = path.name[:-len(".json")]
             try:

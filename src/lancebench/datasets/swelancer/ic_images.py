@@ -86,7 +86,7 @@ def official_tests(image: str, image_id: str, issue: str) -> Path:
     cid = None
     try:
         dest.parent.mkdir(parents=True, exist_ok=True)
-        labels = {engine.LABEL_MANAGED: "true", "lancebench.phase": "swelancer-ic-tests"}
+        labels = engine.managed_labels(**{"lancebench.phase": "swelancer-ic-tests"})
         cid = cli.api.create_container(image_id, command=["true"], labels=labels)["Id"]
         with tempfile.TemporaryFile(dir=dest.parent) as buf:
             chunks, _ = cli.api.get_archive(cid, TESTS_INSIDE)
