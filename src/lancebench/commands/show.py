@@ -11,6 +11,7 @@ import typer
 from rich import box
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from lancebench.commands.common import console, fail, out
 from lancebench.errors import ConfigError, LancebenchError
@@ -39,23 +40,41 @@ def judges_cell(r: TrialResult) -> str:
     return ", ".join(parts)
 
 
+TASK_WIDTH = 26
+
+
+def short_task(name: str, width: int = TASK_WIDTH) -> str:
+    """``name`` cut to ``width`` characters in the middle (``boltons-byte…ndary-manager``), so
+    names that differ only at the end (a task and its ``-manager`` variant) stay apart."""
+    if len(name) <= width:
+        return name
+    tail = (width - 1) // 2
+    return f"{name[:width - 1 - tail]}…{name[-tail:]}"
+
+
+def _cut(text: str) -> Text:
+    """A one-line cell that ends in an ellipsis when cut (the column itself may shrink, so the
+    numbers of the other columns always show)."""
+    return Text(" ".join(text.split())[:200], no_wrap=True, overflow="ellipsis")
+
+
 def results_table(results: list[TrialResult], title: str) -> Table:
-    """One line per trial (80 columns: the task, judges and reason are cut with an ellipsis; the
-    full text is in ``show --trial ID`` and ``--json``)."""
+    """One line per trial: task (cut in the middle), attempt, status, reward, model cost (USD),
+    wall time (seconds), judges and reason (cut with an ellipsis to the terminal's width; the full
+    text is in ``show --trial ID`` and ``--json``). The numeric columns never shrink."""
     table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     judged = any(r.judges for r in results)
-    table.add_column("task", overflow="ellipsis", no_wrap=True, min_width=12, max_width=26)
+    table.add_column("task", no_wrap=True, min_width=12, max_width=TASK_WIDTH)
     for col, width in (("try", 3), ("status", 10), ("reward", 6), ("$", 5), ("time", 5)):
         table.add_column(col, no_wrap=True, min_width=width, justify="left" if col == "status" else "right")
     if judged:
-        table.add_column("judges", overflow="ellipsis", no_wrap=True, min_width=6)
-    table.add_column("reason", overflow="ellipsis", no_wrap=True, min_width=6)
+        table.add_column("judges", min_width=6)
+    table.add_column("reason", min_width=6)
     for r in sorted(results, key=lambda r: (r.task, r.attempt)):
         cost = "?" if r.usage.cost_usd is None else f"{r.usage.cost_usd:.3f}"
-        table.add_row(escape(r.task), str(r.attempt), f"[{STATUS_STYLE[r.status]}]{r.status}[/]",
+        table.add_row(escape(short_task(r.task)), str(r.attempt), f"[{STATUS_STYLE[r.status]}]{r.status}[/]",
                       escape(reward_cell(r.rewards)), cost, f"{r.timings.total_sec:.0f}s",
-                      *((escape(judges_cell(r)),) if judged else ()),
-                      escape(" ".join((r.reason or "").split())[:200]))
+                      *((_cut(judges_cell(r)),) if judged else ()), _cut(r.reason or ""))
     return table
 
 
