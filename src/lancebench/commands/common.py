@@ -82,8 +82,12 @@ def select_tasks(paths: list[Path] | None, dataset: str | None, globs: list[str]
         unique.setdefault(t.paths.root, t)
     tasks = list(unique.values())
     if globs:
+        known = sorted(t.name for t in tasks)
         tasks = [t for t in tasks if any(fnmatch.fnmatch(t.name, g) for g in globs)]
         errors = [e for e in errors if any(fnmatch.fnmatch(e.task_dir.name, g) for g in globs)]
+        if known and not tasks and not errors:
+            shown = ", ".join(known[:8]) + (f", ... ({len(known)} in all)" if len(known) > 8 else "")
+            raise ConfigError(f"no task of {label} matches -t {' '.join(globs)} (globs over task names: {shown})")
     tasks = sorted(tasks, key=lambda t: t.name)
     if limit is not None:
         tasks = tasks[:limit]

@@ -12,7 +12,7 @@ from rich.table import Table
 
 from lancebench.commands.common import console, out, print_task_errors, run_async, select_tasks
 from lancebench.datasets.registry import DATASETS, load_dataset
-from lancebench.errors import LancebenchError
+from lancebench.errors import ConfigError, LancebenchError
 from lancebench.results.store import write_json
 
 
@@ -69,7 +69,7 @@ def datasets(as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 def check(
     path: list[Path] | None = typer.Option(None, "-p", "--path", help="A task folder or a folder of tasks."),
     dataset: str | None = typer.Option(None, "-d", "--dataset", help="A dataset name (e.g. mini)."),
-    k: int = typer.Option(3, "-k", help="Oracle repeats in fresh sandboxes (flakiness)."),
+    k: int = typer.Option(3, "-k", min=1, help="Oracle repeats in fresh sandboxes (flakiness)."),
     task_glob: list[str] | None = typer.Option(None, "-t", "--task", help="Only tasks matching (glob)."),
     backend: str = typer.Option("local", "--backend", help="local or docker."),
     concurrency: int = typer.Option(1, "-n", "--concurrency", min=1),
@@ -92,6 +92,8 @@ def check(
         tasks, errors, label = select_tasks(path, dataset, task_glob, None, source)
         tasks, errors = runnable(tasks, errors, backend)  # a task the backend cannot run: one line, no trial
         print_task_errors(errors)
+        if not tasks and not errors:
+            raise ConfigError("no tasks selected")
         checks = run_async(check_tasks(tasks, k=k, backend=backend, jobs_dir=jobs_dir, label=slug(label),
                                        concurrency=concurrency, backend_options=settings))
     except LancebenchError as exc:

@@ -1,0 +1,40 @@
+"""User mistakes found by using lancebench from the README as a new evaluator would: each ends in
+one line naming what is wrong and the fix (exit 2), never a silent success or a long run."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+CALC = REPO / "tests" / "fixtures" / "tasks" / "calc"
+
+
+def lb(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess:
+    exe = Path(sys.executable).parent / "lancebench"
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "lancebench.cli"]
+    env = dict(os.environ, COLUMNS="400", NO_COLOR="1", TERM="dumb")
+    return subprocess.run([*cmd, *map(str, args)], capture_output=True, text=True, timeout=300, env=env, cwd=cwd)
+
+
+@pytest.mark.parametrize("command", [["check", "-d", "mini"], ["run", "-d", "mini", "-a", "nop"]])
+def test_a_task_glob_that_matches_nothing_is_an_error_naming_the_tasks(tmp_path, command):
+    # before: `check -t zzz*` printed an empty table, "0/0 tasks ok" and exited 0
+    proc = lb(*command, "-t", "zzz*", "-o", tmp_path / "jobs", cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "no task of mini matches -t zzz*" in proc.stderr
+    assert "boltons-bytes2human-boundary-manager" in proc.stderr  # the names a glob can match
+    assert not (tmp_path / "jobs").exists() or not any((tmp_path / "jobs").rglob("result.json"))
+
+
+@pytest.mark.parametrize("k", ["0", "-1"])
+def test_check_needs_at_least_one_oracle_run(tmp_path, k):
+    # before: -k -1 started a check of every task (and -k 0 would pass the oracle without running it)
+    proc = lb("check", "-p", CALC, "-k", k, "-o", tmp_path / "jobs", cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "Invalid value for '-k'" in proc.stderr
+    assert not (tmp_path / "jobs").exists()
