@@ -120,11 +120,14 @@ class BridgeHost:
 
 
 class ZoneServer:
-    """A DNS server on 127.0.0.1 answering ``zone`` (name -> IPv4) with A records, NXDOMAIN for
-    any other name; ``address`` is ``127.0.0.1:PORT``; ``asked`` lists the names it was asked."""
+    """A DNS server on 127.0.0.1 answering ``zone`` (name -> IPv4, or a list of them) with A
+    records, NXDOMAIN for any other name, and nothing at all for names ending in ``silent`` (a
+    server that never answers); ``address`` is ``127.0.0.1:PORT``; ``asked`` lists the names it
+    was asked."""
 
-    def __init__(self, zone: dict[str, str]):
-        self.zone = {k.lower(): v for k, v in zone.items()}
+    def __init__(self, zone: dict[str, str | list[str]], silent: str | None = None):
+        self.zone = {k.lower(): [v] if isinstance(v, str) else v for k, v in zone.items()}
+        self.silent = silent
         self.asked: list[str] = []
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         self.sock.bind(("127.0.0.1", 0))
@@ -146,10 +149,12 @@ class ZoneServer:
             question = query.question[0]
             name = question.name.to_text(omit_final_dot=True).lower()
             self.asked.append(name)
+            if self.silent and name.endswith(self.silent):
+                continue
             if name not in self.zone:
                 response.set_rcode(dns.rcode.NXDOMAIN)
             elif question.rdtype == dns.rdatatype.A:
-                response.answer.append(dns.rrset.from_text(question.name, 30, "IN", "A", self.zone[name]))
+                response.answer.append(dns.rrset.from_text_list(question.name, 30, "IN", "A", self.zone[name]))
             self.sock.sendto(response.to_wire(), peer)
 
     def close(self) -> None:

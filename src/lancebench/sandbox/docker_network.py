@@ -18,7 +18,9 @@ the engine names, never a pid that could have been reused, and never the harness
   (``api.example.com`` exactly, ``*.example.com`` for any name ending in ``.example.com``,
   not ``example.com`` itself), resolving them on the host and adding the addresses to the sets
   *before* it answers; every other name is refused, so DNS is no way out. DNS over TCP is rejected
-  like any connection to an unlisted address.
+  like any connection to an unlisted address. A name never opens the host (the bridge's gateway),
+  another container of the harness, loopback, link-local (cloud metadata), multicast or
+  unspecified addresses, and one container learns at most ``MAX_LEARNED`` addresses.
 
 A process in the container cannot lift the rules: changing netfilter tables or routes needs
 CAP_NET_ADMIN over the namespace, which belongs to the host's user namespace; the container has no
@@ -41,7 +43,6 @@ import shutil
 import socket
 import subprocess
 import threading
-from concurrent.futures import ThreadPoolExecutor
 
 from lancebench.errors import SandboxError
 
@@ -57,8 +58,26 @@ PENDING_PER_CONTAINER = 8
 # beyond a burst of DNS_BURST the excess is dropped before it leaves the container. Without it, a
 # flood from one container (50,000 queries a second from perl) filled the resolver's socket
 # buffer, and the kernel dropped the queries of every other container on that bridge.
-DNS_RATE = 50
-DNS_BURST = 100
+# A query dropped there is no lost packet to the sender: its send() fails (EPERM; ENOBUFS on the
+# interface's egress, since glibc asks for errors with IP_RECVERR), and glibc's resolver then
+# gives up at once instead of retrying after its timeout. So the bound must stay above what an
+# honest agent asks: at 50 a second after 100, 16 parallel look-ups (a package manager's
+# downloads) lost 94 of 320 names within 6 s. The resolver answers at most PENDING_PER_CONTAINER
+# at once anyway (about 20 ms each); the rate only bounds what a flood makes the harness parse.
+DNS_RATE = 200
+DNS_BURST = 400
+# The resolver's socket buffer (bytes, SO_RCVBUFFORCE as root): the bursts of several containers
+# at once (a small query takes about 768 bytes of it) fit, so none is lost there.
+_RCVBUF = 4 << 20
+# Addresses one container may learn through allowed names (beyond those its exact names have when
+# it starts); past it, a name is answered with the addresses it already has, or refused. Each new
+# address costs the harness an ``nsenter`` + ``nft`` (about 10 ms of CPU): a wildcard whose names
+# resolve to addresses the agent picks (ip-10-9-1-2.example) made 42 of them a second, half a core.
+MAX_LEARNED = 1024
+# Never learned through a name: they are the container itself or the host, not the network.
+_NEVER = tuple(ipaddress.ip_network(n) for n in (
+    "0.0.0.0/8", "127.0.0.0/8", "169.254.0.0/16", "224.0.0.0/3", "::/128", "::1/128", "fe80::/10", "ff00::/8",
+    "::ffff:0:0/96"))
 
 
 def enforce_problem() -> str | None:
@@ -160,9 +179,10 @@ class ContainerFilter:
         """Install (or replace) the rules in the network namespace file ``netns`` (the container's
         ``NetworkSettings.SandboxKey``), whose bridge address is ``address`` and gateway
         ``gateway``. Raises :class:`SandboxError`."""
-        for name in sorted(self.names):
-            self.learned.update(resolve(name))
         dns_filter = _dns_filter(gateway)
+        never = {gateway, *dns_filter.clients}
+        for name in sorted(self.names):
+            self.learned.update(a for a in resolve(name) if _may_learn(a, never))
         with self._lock:
             self.netns = netns
             dns_filter.register(address, self, previous=self.address)
@@ -176,16 +196,19 @@ class ContainerFilter:
                 dns_filter.unregister(self.address, self)
         self.netns = None
 
-    def add(self, addresses: list[str]) -> None:
-        """Allow ``addresses`` (just resolved for an allowed name) in the running container."""
+    def add(self, addresses: list[str], never: set[str]) -> list[str]:
+        """Allow ``addresses`` (just resolved for an allowed name) in the running container, except
+        those in ``never`` (the gateway, the harness's other containers), the ranges no name may
+        open (loopback, link-local, multicast, unspecified) and those past ``MAX_LEARNED``; returns
+        the ones of ``addresses`` the container may now reach. Raises :class:`SandboxError`."""
         with self._lock:
-            new = [a for a in addresses if a not in self.learned]
-            if not new or self.netns is None:
-                self.learned.update(new)
-                return
-            script = "".join(f"add element inet {TABLE} {_set_of(a)} {{ {a} }}\n" for a in new)
-            _nft(self.netns, script)
+            fit = [a for a in addresses if _may_learn(a, never)]
+            new = [a for a in fit if a not in self.learned][:max(0, MAX_LEARNED - len(self.learned))]
+            if new and self.netns is not None:
+                script = "".join(f"add element inet {TABLE} {_set_of(a)} {{ {a} }}\n" for a in new)
+                _nft(self.netns, script)
             self.learned.update(new)
+            return [a for a in fit if a in self.learned]
 
     def _ruleset(self, gateway: str, port: int) -> str:
         v4 = [str(n) for n in self.networks if n.version == 4] + [a for a in self.learned if ":" not in a]
@@ -194,8 +217,7 @@ class ContainerFilter:
         def elements(items: list[str]) -> str:
             return f" elements = {{ {', '.join(sorted(set(items)))} }};" if items else ""
 
-        return (f"add table inet {TABLE}\ndelete table inet {TABLE}\n"
-                f"table inet {TABLE} {{\n"
+        return (f"{_DELETE}table inet {TABLE} {{\n"
                 f"  set allow4 {{ type ipv4_addr; flags interval; auto-merge;{elements(v4)} }}\n"
                 f"  set allow6 {{ type ipv6_addr; flags interval; auto-merge;{elements(v6)} }}\n"
                 f"  chain dns {{ type nat hook output priority -100; policy accept;\n"
@@ -216,6 +238,19 @@ def _set_of(address: str) -> str:
     return "allow6" if ":" in address else "allow4"
 
 
+def _may_learn(address: str, never: set[str]) -> bool:
+    """Whether a name may open ``address``: not in ``never`` nor in a range of ``_NEVER``."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    return address not in never and not any(ip.version == n.version and ip in n for n in _NEVER)
+
+
+# remove the table (``add`` first: deleting a missing table is an error)
+_DELETE = f"add table inet {TABLE}\ndelete table inet {TABLE}\n"
+
+
 class _DnsFilter:
     """The filtering resolver on one bridge gateway address: a UDP socket answering the containers
     registered with it (by source address), see the module docstring."""
@@ -228,11 +263,11 @@ class _DnsFilter:
             self.sock.close()
             raise SandboxError(f"could not listen on the bridge gateway {gateway} for the allowlist's DNS: "
                                f"{exc}") from exc
+        self.sock.setsockopt(socket.SOL_SOCKET, getattr(socket, "SO_RCVBUFFORCE", 33), _RCVBUF)
         self.port = self.sock.getsockname()[1]
         self.clients: dict[str, ContainerFilter] = {}
         self._pending: dict[str, int] = {}  # source address -> queries held (PENDING_PER_CONTAINER)
         self._pending_lock = threading.Lock()
-        self._pool = ThreadPoolExecutor(32, thread_name_prefix="lancebench-dns")
         threading.Thread(target=self._serve, name=f"lancebench-dns-{gateway}", daemon=True).start()
 
     def register(self, address: str, client: ContainerFilter, previous: str | None) -> None:
@@ -252,7 +287,11 @@ class _DnsFilter:
                 return
             client = self.clients.get(peer[0])
             if client is not None and self._hold(peer[0]):
-                self._pool.submit(self._reply, client, data, peer)
+                # a thread of its own (at most PENDING_PER_CONTAINER per container): with a shared
+                # pool of 32, four containers asking for names whose DNS never answers held every
+                # worker, and a fifth container's look-up waited 9 s
+                threading.Thread(target=self._reply, args=(client, data, peer), daemon=True,
+                                 name=f"lancebench-dnsq-{peer[0]}").start()
 
     def _hold(self, source: str) -> bool:
         """Count one more query of ``source``; False (drop it) when it already has
@@ -266,7 +305,7 @@ class _DnsFilter:
 
     def _reply(self, client: ContainerFilter, data: bytes, peer) -> None:
         try:
-            answer = _answer(client, data)
+            answer = _answer(client, data, never={self.sock.getsockname()[0], *self.clients})
             if answer is not None:
                 self.sock.sendto(answer, peer)
         except (SandboxError, OSError):
@@ -278,8 +317,9 @@ class _DnsFilter:
                     self._pending[peer[0]] = held
 
 
-def _answer(client: ContainerFilter, data: bytes) -> bytes | None:
-    """The reply to DNS query ``data`` from ``client``'s container (None: not a query)."""
+def _answer(client: ContainerFilter, data: bytes, never: set[str]) -> bytes | None:
+    """The reply to DNS query ``data`` from ``client``'s container (None: not a query); addresses
+    in ``never`` are neither answered nor opened (see :meth:`ContainerFilter.add`)."""
     import dns.exception  # noqa: PLC0415 (a dependency of the docker extra)
     import dns.message  # noqa: PLC0415
     import dns.rcode  # noqa: PLC0415
@@ -299,11 +339,14 @@ def _answer(client: ContainerFilter, data: bytes) -> bytes | None:
     if not client.allows_name(name):
         response.set_rcode(dns.rcode.REFUSED)
         return response.to_wire()
-    addresses = resolve(name)
-    if not addresses:
+    found = resolve(name)
+    if not found:
         response.set_rcode(dns.rcode.NXDOMAIN)
         return response.to_wire()
-    client.add(addresses)  # before the answer: the container may connect at once
+    addresses = client.add(found, never)  # before the answer: the container may connect at once
+    if not addresses:
+        response.set_rcode(dns.rcode.REFUSED)
+        return response.to_wire()
     family = {dns.rdatatype.A: 4, dns.rdatatype.AAAA: 6}.get(question.rdtype)
     chosen = [a for a in addresses if ipaddress.ip_address(a).version == family]
     if chosen:
@@ -325,4 +368,4 @@ def _dns_filter(gateway: str) -> _DnsFilter:
 def lift(netns: str) -> None:
     """Remove the allowlist from the network namespace file ``netns`` (the phase has the whole
     network)."""
-    _nft(netns, f"add table inet {TABLE}\ndelete table inet {TABLE}\n")
+    _nft(netns, _DELETE)

@@ -1,0 +1,213 @@
+"""Attacks on the network allowlist's filtering resolver from inside docker containers (attack
+pass after the DNS rate limit, commit 5d2fa6e): what an allowed wildcard name can make the
+harness open or do, look-ups the resolver can never finish, and what the rate limit does to an
+honest agent's resolver. Names resolve through a test DNS server (``LANCEBENCH_ALLOWLIST_DNS``);
+the queries are built by hand in perl (the minimal image has no DNS tools besides ``getent``).
+
+Needs a Docker engine on this machine, ``debian:bookworm-slim`` and root; skipped otherwise.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import subprocess
+import threading
+import uuid
+
+import pytest
+from docker_support import docker_skip_reason
+
+pytest.importorskip("docker", reason="the Docker SDK is missing: pip install 'lancebench[docker]'")
+
+from docker_net_support import ZoneServer  # noqa: E402
+
+from lancebench.sandbox import docker_network  # noqa: E402
+from lancebench.sandbox.base import SandboxSpec  # noqa: E402
+from lancebench.sandbox.docker import DockerSandbox  # noqa: E402
+from lancebench.sandbox.docker_engine import client  # noqa: E402
+
+_REASON = docker_skip_reason() or docker_network.enforce_problem()
+pytestmark = [pytest.mark.docker, pytest.mark.skipif(_REASON is not None, reason=_REASON or "")]
+JOB = f"pytest-dnsattack-{uuid.uuid4().hex[:6]}"
+
+# ASK name[:2q|:big] ...: one query each (type A) to 192.0.2.53:53 (redirected to the filter),
+# one at a time; prints "ARG rcode=N A,A,..." or "ARG none" (no answer within 2 s).
+# :2q sends the question twice in one query, :big pads the query to 60,000 bytes.
+_ASK = r"""cat > /tmp/ask.pl <<'PERL'
+use strict; use Socket;
+socket(my $s, PF_INET, SOCK_DGRAM, 0) or die "socket: $!";
+my $to = sockaddr_in(53, inet_aton("192.0.2.53")); my $id = 0;
+sub skip { my ($b, $o) = @_; while (1) { my $l = ord substr($b, $o, 1);
+  return $o + 2 if $l >= 192; $o += 1 + $l; return $o if $l == 0 } }
+for my $arg (@ARGV) {
+  my ($name, $how) = split /:/, $arg; $how //= ""; $id++;
+  my $qn = join("", map { chr(length $_) . $_ } split /\./, $name) . "\0" . pack("n2", 1, 1);
+  my $q = pack("n6", $id, 0x0100, $how eq "2q" ? 2 : 1, 0, 0, 0) . ($how eq "2q" ? $qn x 2 : $qn);
+  $q .= "\0" x 60000 if $how eq "big";
+  unless (send($s, $q, 0, $to)) { print "$arg send-failed\n"; next }
+  my ($buf, $got) = ("", 0); my $end = time + 2;
+  while (!$got && time <= $end) { my $rin = ""; vec($rin, fileno($s), 1) = 1;
+    next unless select(my $r = $rin, undef, undef, 0.5); recv($s, $buf, 4096, 0);
+    $got = 1 if unpack("n", $buf) == $id }
+  unless ($got) { print "$arg none\n"; next }
+  my (undef, $flags, $qd, $an) = unpack("n4", $buf); my $o = 12;
+  $o = skip($buf, $o) + 4 for 1..$qd;
+  my @a; for (1..$an) { $o = skip($buf, $o); my ($t, undef, undef, $len) = unpack("n2 N n", substr($buf, $o, 10));
+    $o += 10; push @a, inet_ntoa(substr($buf, $o, 4)) if $t == 1; $o += $len }
+  print "$arg rcode=", $flags & 15, " ", join(",", @a), "\n";
+}
+PERL
+perl /tmp/ask.pl"""
+
+
+def _answers(output: str) -> dict[str, tuple[int | None, set[str]]]:
+    """ASK's output as {arg: (rcode or None for no answer, addresses)}."""
+    out: dict[str, tuple[int | None, set[str]]] = {}
+    for line in output.splitlines():
+        arg, _, rest = line.partition(" ")
+        if rest.startswith("rcode="):
+            code, _, addrs = rest[len("rcode="):].partition(" ")
+            out[arg] = (int(code), set(filter(None, addrs.split(","))))
+        elif rest in ("none", "send-failed"):
+            out[arg] = (None, set())
+    return out
+
+
+def _boxes(n: int, allow: tuple[str, ...]) -> list[DockerSandbox]:
+    spec = {"image": "debian:bookworm-slim", "network": True, "allow_hosts": allow}
+    return [DockerSandbox(SandboxSpec(**spec, labels={"job": JOB, "trial": f"t{i}"})) for i in range(n)]
+
+
+def _net(box: DockerSandbox) -> dict:
+    return client().api.inspect_container(box.name)["NetworkSettings"]
+
+
+def _nft_json(box: DockerSandbox, *what: str) -> dict:
+    res = subprocess.run(["nsenter", f"--net={_net(box)['SandboxKey']}", "nft", "-j", "list", *what],
+                         capture_output=True, text=True, check=True)
+    return json.loads(res.stdout)
+
+
+def test_a_wildcard_name_opens_neither_the_host_nor_another_trial_nor_without_bound(monkeypatch):
+    """``*.evil.test`` allowed; the attacker controls that zone. Its names pointing at the bridge's
+    gateway (the harness's host: a server listening there), cloud metadata, loopback and another
+    trial's container were answered and opened before (the docs called it a known limit); names
+    resolving to fresh addresses without end cost the harness an ``nft`` run each, without
+    bound. Now: those names are refused (a name with one good address among them gets only that
+    one), the host's server is refused, and the container learns at most ``MAX_LEARNED``
+    addresses. Held variants, in the same container: odd case, the bare suffix, a longer name
+    ending elsewhere, two questions in one query, a 60,000-byte query."""
+    blocks = {f"b{k}.evil.test": [f"10.77.{k}.{2 * i + 1}" for i in range(28)] for k in range(40)}
+    zone = ZoneServer({"ok.evil.test": "192.0.2.10", "evil.test": "192.0.2.11", "xevil.test": "192.0.2.11",
+                       "ok.evil.test.other.test": "192.0.2.11", "meta.evil.test": "169.254.169.254",
+                       "lo.evil.test": "127.0.0.1", **blocks})
+    monkeypatch.setenv("LANCEBENCH_ALLOWLIST_DNS", zone.address)
+    held = ["OK.Evil.TEST", "evil.test", "xevil.test", "ok.evil.test.other.test", "ok.evil.test:2q",
+            "ok.evil.test:big"]
+    opened = ["gw.evil.test", "meta.evil.test", "lo.evil.test", "peer.evil.test", "mixed.evil.test"]
+
+    async def go():
+        attacker, victim = _boxes(2, ("*.evil.test",))
+        await asyncio.gather(attacker.start(), victim.start())
+        try:
+            gateway, peer = _net(attacker)["Gateway"], _net(victim)["IPAddress"]
+            zone.zone.update({"gw.evil.test": [gateway], "peer.evil.test": [peer],
+                              "mixed.evil.test": [gateway, "192.0.2.12"]})
+            with socket.create_server((gateway, 0)) as host_server:  # a service of the host
+                asked = await attacker.exec(" ".join([_ASK, "ok.evil.test", *held, *opened, *blocks, "b0.evil.test"]))
+                reach = await attacker.exec(f"timeout 5 bash -c 'exec 3<>/dev/tcp/$0/$1' {gateway} "
+                                            f"{host_server.getsockname()[1]} && echo reached || echo refused")
+            allowed = _nft_json(attacker, "set", "inet", docker_network.TABLE, "allow4")
+            other = await victim.exec(" ".join([_ASK, "ok.evil.test"]))
+            return gateway, peer, asked, reach, allowed, other
+        finally:
+            await asyncio.gather(attacker.stop(), victim.stop())
+
+    gateway, peer, asked, reach, allowed, other = asyncio.run(go())
+    got = _answers(asked.stdout)
+    assert got["ok.evil.test"] == got["OK.Evil.TEST"] == (0, {"192.0.2.10"}), asked.output
+    for name in ("evil.test", "xevil.test", "ok.evil.test.other.test", *opened[:4]):
+        assert got[name] == (5, set()), (name, asked.output)  # REFUSED
+    assert got["mixed.evil.test"] == (0, {"192.0.2.12"}), asked.output  # the gateway left out
+    assert got["ok.evil.test:2q"][0] == 1 and got["ok.evil.test:big"][0] is None, asked.output  # FORMERR, dropped
+    assert reach.stdout.strip().endswith("refused"), reach.output
+    # the blocks: 1,120 fresh addresses offered; the container learns up to the bound (2 learned
+    # before them), a block past it is refused, and one already learned is answered again
+    room = docker_network.MAX_LEARNED - 2
+    sizes = [len(got[b][1]) for b in blocks]
+    assert sizes == [28] * (room // 28) + [room % 28] + [0] * (40 - room // 28 - 1), sizes
+    for b, size in zip(blocks, sizes, strict=True):  # answered (NOERROR) or REFUSED, only its own addresses
+        assert got[b][0] == (0 if size else 5) and got[b][1] <= set(blocks[b]), (b, got[b])
+    assert got["b0.evil.test"] == (0, set(blocks["b0.evil.test"])), asked.output
+    # what the container may reach is exactly what it was answered: no gateway, peer, metadata
+    elements = {e for item in allowed["nftables"] if "set" in item for e in item["set"].get("elem", [])}
+    answered = {a for code, addrs in got.values() for a in addrs}
+    assert elements == answered and len(elements) == docker_network.MAX_LEARNED, len(elements)
+    assert not {gateway, peer, "169.254.169.254", "127.0.0.1"} & elements
+    assert _answers(other.stdout)["ok.evil.test"] == (0, {"192.0.2.10"}), other.output  # the victim is answered
+
+
+def test_an_honest_agents_parallel_look_ups_outlast_the_rate_limit(monkeypatch):
+    """16 look-ups at a time (a package manager's parallel downloads), 320 names. At 50 queries a
+    second after a burst of 100, the rate limit dropped queries in the container's namespace,
+    which fails the sender's ``send()`` (EPERM), and glibc's resolver gives up at once instead of
+    retrying: 94 of 320 look-ups failed within 6 s. With the bound above what honest look-ups
+    ask (the resolver's own holding bound drops silently, and glibc retries those), all succeed."""
+    zone = ZoneServer({f"pkg{i}.pkg.test": "192.0.2.20" for i in range(1, 321)})
+    monkeypatch.setenv("LANCEBENCH_ALLOWLIST_DNS", zone.address)
+    look_ups = ("seq 320 | xargs -P 16 -I{} sh -c 'getent ahosts pkg{}.pkg.test >/dev/null && echo ok || echo FAIL' "
+                "| sort | uniq -c")
+
+    async def go():
+        [box] = _boxes(1, ("*.pkg.test",))
+        await box.start()
+        try:
+            return await box.exec(look_ups)
+        finally:
+            await box.stop()
+
+    res = asyncio.run(go())
+    assert res.stdout.split() == ["320", "ok"], res.output
+
+
+# 50 queries a second for names under silent.test (the test DNS server never answers them: the
+# harness's look-up of each takes its whole timeout), each a new name, for SECONDS
+_STALL = r"""perl -MSocket -e '
+socket(my $s, PF_INET, SOCK_DGRAM, 0) or die; my $to = sockaddr_in(53, inet_aton("192.0.2.53"));
+my $n = 0; my $end = time + SECONDS;
+while (time < $end) { my $l = "x$n"; my $q = pack("n6", $n & 0xffff, 0x0100, 1, 0, 0, 0) . "\x05stall"
+  . pack("C", length $l) . "$l\x06silent\x04test\x00\x00\x01\x00\x01"; send($s, $q, 0, $to) and $n++;
+  select(undef, undef, undef, 0.02) }
+print "sent=$n\n";'"""
+
+
+@pytest.mark.slow
+def test_names_that_never_resolve_starve_no_other_container(monkeypatch):
+    """Four containers each keep as many queries as the resolver holds for one container waiting
+    on names whose DNS never answers. The resolver's 32 shared workers were all taken, and a fifth
+    container's look-up waited 9 s. Each held query now has its own thread (still at most
+    ``PENDING_PER_CONTAINER`` per container): the fifth container's five look-ups each succeed
+    within one 2-second try of its resolver."""
+    zone = ZoneServer({f"n{i}.fine.test": "192.0.2.30" for i in range(5)}, silent=".silent.test")
+    monkeypatch.setenv("LANCEBENCH_ALLOWLIST_DNS", zone.address)
+    honest = ("for i in 0 1 2 3 4; do RES_OPTIONS='timeout:2 attempts:1' getent ahostsv4 n$i.fine.test "
+              ">/dev/null && echo ok || echo FAIL; sleep 0.5; done")
+
+    async def go():
+        boxes = _boxes(5, ("*.silent.test", "*.fine.test"))
+        await asyncio.gather(*(b.start() for b in boxes))
+        try:
+            stalls = [asyncio.ensure_future(b.exec(_STALL.replace("SECONDS", "12"))) for b in boxes[:4]]
+            await asyncio.sleep(3)  # every stalling container has its queries held
+            held = sum(t.name.startswith("lancebench-dnsq-") for t in threading.enumerate())
+            answered = await boxes[4].exec(honest)
+            return answered, held, [await s for s in stalls]
+        finally:
+            await asyncio.gather(*(b.stop() for b in boxes))
+
+    answered, held, stalls = asyncio.run(go())
+    assert all(int(s.stdout.split("=")[1]) > 400 for s in stalls), [s.output for s in stalls]
+    assert held == 4 * docker_network.PENDING_PER_CONTAINER, held  # the stall was on, and bounded
+    assert answered.stdout.split() == ["ok"] * 5, answered.output
