@@ -57,8 +57,30 @@ def test_conflicting_memory_and_memory_mb_name_the_file_and_both_keys(tmp_path):
     with pytest.raises(TaskErrors) as exc:
         load_task(d)
     (err,) = exc.value.errors
-    assert err.path == d / "task.toml" and err.key == "environment"
+    assert err.path == d / "task.toml" and err.key == "environment.memory"
     assert "memory_mb" in str(err) and "1024 MB" in str(err)
+
+
+def test_every_bad_size_and_host_of_the_table_is_named_at_its_own_key(tmp_path):
+    # before: the first bad size hid the others (one error at key 'environment', prefixed
+    # "Value error," and followed by the whole table); a fix-and-retry loop per mistake
+    d = _harbor_task(tmp_path, 'memory = "8 GB"\nstorage = "20X"\ncpus = 1\nnetwork_mode = "allowlist"\n'
+                               'allowed_hosts = ["http://pypi.org"]')
+    with pytest.raises(TaskErrors) as exc:
+        load_task(d)
+    by_key = {e.key: str(e) for e in exc.value.errors}
+    assert sorted(by_key) == ["environment.allowed_hosts", "environment.memory", "environment.storage"]
+    assert "size '8 GB' must end in G, M or K" in by_key["environment.memory"]
+    assert "size '20X' must end in G, M or K" in by_key["environment.storage"]
+    assert "is a URL: write the host name alone ('pypi.org')" in by_key["environment.allowed_hosts"]
+    assert not any("Value error" in m or "'cpus'" in m for m in by_key.values())
+
+
+def test_a_good_size_string_is_not_dumped_and_keeps_the_environment_digest(tmp_path):
+    a = load_task(_harbor_task(tmp_path / "a", 'memory = "1G"'))
+    b = load_task(_harbor_task(tmp_path / "b", "memory_mb = 1024"))
+    assert "memory" not in a.config.environment.model_dump() and a.config.environment.memory_mb == 1024
+    assert a.config.environment.model_dump_json() == b.config.environment.model_dump_json()
 
 
 def test_numeric_memory_is_an_error_with_the_fix(tmp_path):

@@ -78,6 +78,19 @@ def test_allowed_hosts_are_checked_and_normalised_as_harbor_does():
             check_hosts([bad])
 
 
+@pytest.mark.parametrize("bad,fix", [("10.0.0.1/8", "write the range as '10.0.0.0/8'"),
+                                     ("FE80::1/64", "write the range as 'fe80::/64'"),
+                                     ("https://Files.Example.org:443/x",
+                                      "write the host name alone ('files.example.org')"),
+                                     ("x.example:443", "without a port or path"),
+                                     ("x.example/path", "without a port or path")])
+def test_a_bad_allowed_host_names_its_fix(bad, fix):
+    # before: a URL or a host with a port was told to be "an IP address or a CIDR range"
+    with pytest.raises(ValueError) as exc:
+        check_hosts([bad])
+    assert fix in str(exc.value)
+
+
 def test_harbor_agrees_on_every_entry():
     python = harbor_python()
     if python is None:
@@ -112,6 +125,21 @@ def test_validate_warns_and_show_names_the_filter(tmp_path):
     shown = json.loads(lb("tasks", "show", dest, "--json", check=True).stdout)
     assert shown["network"]["verifier"]["allowed_hosts"] == ["10.1.2.3"]
     assert shown["network"]["filter"] == "verifier.network_mode"
+
+
+def test_validate_names_the_root_requirement_of_a_task_without_a_local_recipe(tmp_path):
+    # before: a Harbor-only task (no [lancebench.local]) got only "runs only with --backend docker",
+    # and the user running docker without root learned at plan time that it also needs root
+    dest = _allowlist_task(tmp_path)
+    toml = dest / "task.toml"
+    text = toml.read_text()
+    start = text.index("[lancebench.local]")
+    end = text.find("\n[", start + 1)
+    toml.write_text(text[:start] + (text[end + 1:] if end != -1 else ""))
+    proc = lb("tasks", "validate", dest, env={"LB_JUDGE_BASE_URL": "http://x", "LB_JUDGE_API_KEY": "sk-test-1234"})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "key 'verifier.network_mode' needs a network filter; the task runs only with --backend docker, " \
+           "as root on the engine's machine" in " ".join(proc.stdout.split())
 
 
 def test_show_gives_each_steps_network():

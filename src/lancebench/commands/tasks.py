@@ -74,12 +74,12 @@ def task_warnings(task) -> list[str]:
         warnings.append(f"{task.paths.solve_sh}: missing; the oracle and `lancebench check` cannot validate the task")
     if task.price_usd == 0:
         warnings.append(f"{task.paths.task_toml}: no [lancebench] price_usd; the task earns $0")
-    if task.kind == "code" and task.lb.local is None:
-        warnings.append(f"{task.paths.task_toml}: no [lancebench.local] recipe; "
-                        "the task runs only with --backend docker")
-    elif (key := needs_network_filter(task)) is not None:
+    if (key := needs_network_filter(task)) is not None:  # said even without a local recipe: root matters too
         warnings.append(f"{task.paths.task_toml}: key '{key}' needs a network filter; "
                         "the task runs only with --backend docker, as root on the engine's machine")
+    elif task.kind == "code" and task.lb.local is None:
+        warnings.append(f"{task.paths.task_toml}: no [lancebench.local] recipe; "
+                        "the task runs only with --backend docker")
     return warnings + app_server_warnings(task)
 
 

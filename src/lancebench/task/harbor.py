@@ -12,6 +12,7 @@ import ipaddress
 import re
 from pathlib import PurePosixPath
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -55,19 +56,32 @@ def check_hosts(hosts: list[str] | None) -> list[str] | None:
     out = []
     for host in hosts:
         h = host.strip().lower().rstrip(".")
+        if "://" in h:
+            name = urlsplit(h).hostname or "the host"
+            raise ValueError(f"allowed_hosts entry {host!r} is a URL: write the host name alone ({name!r})")
         if "/" in h or ":" in h:
-            try:
-                out.append(ipaddress.ip_network(h, strict=True).compressed if "/" in h
-                           else str(ipaddress.IPv6Address(h).compressed))
-            except ValueError:
-                raise ValueError(f"allowed_hosts entry {host!r} must be an IP address or a CIDR range with no host "
-                                 f"bits set (like 10.0.0.0/8), not a URL, port or path") from None
+            out.append(_address_entry(host, h))
             continue
         if not _HOST.match(h) or (h.startswith("*.") and _is_address(h[2:])):
             raise ValueError(f"allowed_hosts entry {host!r} must be a host name, *.suffix (of a name), "
                              f"IP address or CIDR range")
         out.append(h)
     return out
+
+
+def _address_entry(host: str, h: str) -> str:
+    """``h`` (``host`` lower-cased) as a compressed IPv6 address or CIDR range. Raises ``ValueError``
+    naming the fix: the range with its host bits cleared, or that a port or path does not belong."""
+    try:
+        return ipaddress.ip_network(h, strict=True).compressed if "/" in h else ipaddress.IPv6Address(h).compressed
+    except ValueError:
+        pass
+    try:
+        loose = ipaddress.ip_network(h, strict=False).compressed
+    except ValueError:
+        raise ValueError(f"allowed_hosts entry {host!r} must be a host name, *.suffix, IP address or CIDR range "
+                         "(like 10.0.0.0/8), without a port or path") from None
+    raise ValueError(f"allowed_hosts entry {host!r} has host bits set: write the range as {loose!r}")
 
 
 def _is_address(text: str) -> bool:

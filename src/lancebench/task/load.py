@@ -40,7 +40,9 @@ def _config_errors(toml_path: Path, exc: ValidationError) -> list[TaskError]:
             allowed = ", ".join(sorted(owner.model_fields)) if owner else "see the docs"
             errors.append(TaskError(toml_path, "unknown key", key=key, fix=f"allowed keys here: {allowed}"))
         else:
-            errors.append(TaskError(toml_path, err["msg"], key=key, fix=f"got {err.get('input')!r}"))
+            msg = err["msg"].removeprefix("Value error, ")
+            value = err.get("input")  # a whole table is not repeated: the message names the key in it
+            errors.append(TaskError(toml_path, msg, key=key, fix=None if isinstance(value, dict) else f"got {value!r}"))
     return errors
 
 

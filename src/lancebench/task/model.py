@@ -13,9 +13,9 @@ import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from lancebench.task.harbor import (
     ArtifactConfig,
@@ -116,30 +116,45 @@ class EnvironmentConfig(PhaseNetwork):
     workdir: str | None = None
     allow_internet: bool | None = None
 
+    # Harbor's legacy size strings: converted to memory_mb / storage_mb by _legacy_sizes; left
+    # here (and never dumped) only when they cannot be, so that _bad_size names the key
+    memory: Any = Field(None, exclude=True)
+    storage: Any = Field(None, exclude=True)
+
     @model_validator(mode="before")
     @classmethod
     def _legacy_sizes(cls, data):
-        """``memory``/``storage`` size strings become ``memory_mb``/``storage_mb``."""
+        """``memory``/``storage`` size strings become ``memory_mb``/``storage_mb``; a value that
+        cannot be converted, or conflicts, stays for :meth:`_bad_size` (an error at its own key,
+        reported beside the table's other errors)."""
         if not isinstance(data, dict):
             return data
         data = dict(data)
         if isinstance(data.get("os"), str):
             data["os"] = data["os"].lower()
         for legacy in ("memory", "storage"):
-            if legacy not in data:
+            value = data.get(legacy)
+            try:
+                mb = parse_size_mb(value) if isinstance(value, str) else None
+            except ValueError:
                 continue
-            value = data.pop(legacy)
-            if not isinstance(value, str):
-                raise ValueError(f"{legacy} = {value!r}: a size string like '8G' is expected "
-                                 f"(or give {legacy}_mb in MiB)")
-            mb = parse_size_mb(value)
-            if f"{legacy}_mb" in data and data[f"{legacy}_mb"] != mb:
-                raise ValueError(f"{legacy} = {value!r} ({mb} MB) conflicts with {legacy}_mb = "
-                                 f"{data[f'{legacy}_mb']!r}: "
-                                 "keep one of them")
-            data.setdefault(f"{legacy}_mb", mb)
+            if mb is not None and data.get(f"{legacy}_mb", mb) == mb:
+                data.pop(legacy)
+                data[f"{legacy}_mb"] = mb
         return data
 
+    @field_validator("memory", "storage")
+    @classmethod
+    def _bad_size(cls, value, info: ValidationInfo):
+        """Reached only with a size :meth:`_legacy_sizes` could not use: raises ``ValueError``."""
+        if value is None:
+            return None
+        key = info.field_name
+        if not isinstance(value, str):
+            raise ValueError(f"a size string like '8G' or '512M' is expected, not {value!r} (or give {key}_mb in MiB)")
+        mb = parse_size_mb(value)  # raises for a bad suffix or number
+        raise ValueError(f"{key} = {value!r} ({mb} MB) conflicts with {key}_mb = {info.data.get(f'{key}_mb')!r}: "
+                         "keep one of them")
 
 
 class Checkout(_Strict):
