@@ -189,7 +189,10 @@ def test_names_that_never_resolve_starve_no_other_container(monkeypatch):
     on names whose DNS never answers. The resolver's 32 shared workers were all taken, and a fifth
     container's look-up waited 9 s. Each held query now has its own thread (still at most
     ``PENDING_PER_CONTAINER`` per container): the fifth container's five look-ups each succeed
-    within one 2-second try of its resolver."""
+    within one 2-second try of its resolver. Then a new container gets a stalling one's address
+    while that one's queries are still held: the held queries were counted by address, and the
+    new container's look-ups were dropped (found when the next test's container failed); they
+    are counted by container now."""
     zone = ZoneServer({f"n{i}.fine.test": "192.0.2.30" for i in range(5)}, silent=".silent.test")
     monkeypatch.setenv("LANCEBENCH_ALLOWLIST_DNS", zone.address)
     honest = ("for i in 0 1 2 3 4; do RES_OPTIONS='timeout:2 attempts:1' getent ahostsv4 n$i.fine.test "
@@ -203,11 +206,25 @@ def test_names_that_never_resolve_starve_no_other_container(monkeypatch):
             await asyncio.sleep(3)  # every stalling container has its queries held
             held = sum(t.name.startswith("lancebench-dnsq-") for t in threading.enumerate())
             answered = await boxes[4].exec(honest)
-            return answered, held, [await s for s in stalls]
+            stalled = [await s for s in stalls]
+            # a new container on a stalling one's address, while that one's queries are still held
+            await boxes[0].exec(_STALL.replace("SECONDS", "1"))
+            address = _net(boxes[0])["IPAddress"]
+            await boxes[0].stop()
+            [heir] = _boxes(1, ("*.fine.test",))
+            await heir.start()
+            try:
+                inherited = _net(heir)["IPAddress"], await heir.exec(honest)
+            finally:
+                await heir.stop()
+            return answered, held, stalled, address, inherited
         finally:
             await asyncio.gather(*(b.stop() for b in boxes))
 
-    answered, held, stalls = asyncio.run(go())
+    answered, held, stalls, address, (heir_address, heir) = asyncio.run(go())
     assert all(int(s.stdout.split("=")[1]) > 400 for s in stalls), [s.output for s in stalls]
     assert held == 4 * docker_network.PENDING_PER_CONTAINER, held  # the stall was on, and bounded
     assert answered.stdout.split() == ["ok"] * 5, answered.output
+    # the engine gave the stopped container's address to the next one (the case under test)...
+    assert heir_address == address, (heir_address, address)
+    assert heir.stdout.split() == ["ok"] * 5, heir.output  # ...which was answered, not counted as it

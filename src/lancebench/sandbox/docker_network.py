@@ -266,7 +266,10 @@ class _DnsFilter:
         self.sock.setsockopt(socket.SOL_SOCKET, getattr(socket, "SO_RCVBUFFORCE", 33), _RCVBUF)
         self.port = self.sock.getsockname()[1]
         self.clients: dict[str, ContainerFilter] = {}
-        self._pending: dict[str, int] = {}  # source address -> queries held (PENDING_PER_CONTAINER)
+        # container -> queries held (PENDING_PER_CONTAINER); by container, not address: a new
+        # container reusing a stopped one's address started with its queries still held (those
+        # of names that never resolve), and its own were dropped for seconds
+        self._pending: dict[ContainerFilter, int] = {}
         self._pending_lock = threading.Lock()
         threading.Thread(target=self._serve, name=f"lancebench-dns-{gateway}", daemon=True).start()
 
@@ -286,35 +289,35 @@ class _DnsFilter:
             except OSError:
                 return
             client = self.clients.get(peer[0])
-            if client is not None and self._hold(peer[0]):
+            if client is not None and self._hold(client):
                 # a thread of its own (at most PENDING_PER_CONTAINER per container): with a shared
                 # pool of 32, four containers asking for names whose DNS never answers held every
                 # worker, and a fifth container's look-up waited 9 s
                 threading.Thread(target=self._reply, args=(client, data, peer), daemon=True,
                                  name=f"lancebench-dnsq-{peer[0]}").start()
 
-    def _hold(self, source: str) -> bool:
-        """Count one more query of ``source``; False (drop it) when it already has
+    def _hold(self, client: ContainerFilter) -> bool:
+        """Count one more query of ``client``; False (drop it) when it already has
         ``PENDING_PER_CONTAINER`` held."""
         with self._pending_lock:
-            held = self._pending.get(source, 0)
+            held = self._pending.get(client, 0)
             if held >= PENDING_PER_CONTAINER:
                 return False
-            self._pending[source] = held + 1
+            self._pending[client] = held + 1
             return True
 
     def _reply(self, client: ContainerFilter, data: bytes, peer) -> None:
         try:
             answer = _answer(client, data, never={self.sock.getsockname()[0], *self.clients})
-            if answer is not None:
+            if answer is not None and self.clients.get(peer[0]) is client:  # not to a new owner of the address
                 self.sock.sendto(answer, peer)
         except (SandboxError, OSError):
             pass  # rules not widened (the name stays unreachable) or the reply not sent: no answer
         finally:
             with self._pending_lock:
-                held = self._pending.pop(peer[0], 1) - 1
+                held = self._pending.pop(client, 1) - 1
                 if held:
-                    self._pending[peer[0]] = held
+                    self._pending[client] = held
 
 
 def _answer(client: ContainerFilter, data: bytes, never: set[str]) -> bytes | None:
