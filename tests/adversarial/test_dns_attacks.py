@@ -11,17 +11,20 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
 import socket
 import subprocess
 import threading
 import uuid
+from pathlib import Path
 
 import pytest
 from docker_support import docker_skip_reason
 
 pytest.importorskip("docker", reason="the Docker SDK is missing: pip install 'lancebench[docker]'")
 
-from docker_net_support import ZoneServer  # noqa: E402
+from docker_net_support import BridgeHost, ZoneServer  # noqa: E402
+from lbtest import FIXTURES, job_dir, lb, results  # noqa: E402
 
 from lancebench.sandbox import docker_network  # noqa: E402
 from lancebench.sandbox.base import SandboxSpec  # noqa: E402
@@ -228,3 +231,39 @@ def test_names_that_never_resolve_starve_no_other_container(monkeypatch):
     # the engine gave the stopped container's address to the next one (the case under test)...
     assert heir_address == address, (heir_address, address)
     assert heir.stdout.split() == ["ok"] * 5, heir.output  # ...which was answered, not counted as it
+
+
+@pytest.mark.slow
+def test_dns_attacks_through_the_cli(monkeypatch, shared, jobs):
+    """Two trials at once of a task allowing ``*.evil.test`` (a zone the attacker chose: one name
+    points at the harness's host, one at cloud metadata), each agent flooding the resolver from
+    16 sockets, asking for those names and probing the host's server, then doing the task
+    (``dns_attacks.sh``, through ``lancebench run --backend docker -k 2 -n 2``). Both trials are
+    recorded and resolved (never invalid: the agent's doing), the names are refused, the host's
+    server refused, and the allowed name reached."""
+
+    gateway = client().networks.get("bridge").attrs["IPAM"]["Config"][0]["Gateway"]
+    allowed = BridgeHost(f"{JOB}-cli")
+    try:
+        allowed.serve_http("server-a")
+        zone = ZoneServer({"ok.evil.test": allowed.ip, "gw.evil.test": gateway, "meta.evil.test": "169.254.169.254"})
+        task = shared / "net-tools"
+        shutil.copytree(FIXTURES / "harbor" / "net-tools", task)
+        toml = task / "task.toml"
+        toml.write_text(toml.read_text().replace("allowed_hosts = []", 'allowed_hosts = ["*.evil.test"]'))
+        with socket.create_server((gateway, 0)) as host_server:  # a service of the harness's host
+            with (task / "instruction.md").open("a") as f:
+                f.write(f"\nGATEWAY={gateway}:{host_server.getsockname()[1]}\nALLOWED=ok.evil.test:8080\n")
+            lb("run", "-p", task, "-a", f"script:{Path(__file__).resolve().parent / 'agents' / 'dns_attacks.sh'}",
+               "-o", jobs, "--backend", "docker", "-k", "2", "-n", "2", check=True, timeout=900,
+               env={"LANCEBENCH_ALLOWLIST_DNS": zone.address})
+    finally:
+        allowed.close()
+    rs = results(job_dir(jobs))
+    assert [r["status"] for r in rs] == ["resolved", "resolved"], rs
+    for r in rs:
+        patch = (job_dir(jobs) / "trials" / r["trial_id"] / "patch.diff").read_text()
+        net = dict(line[1:].split("=", 1) for line in patch.splitlines()
+                   if line.startswith("+") and not line.startswith("+++") and "=" in line)
+        assert int(net["flood"]) > 10_000, net  # the flood ran
+        assert (net["gw"], net["meta"], net["host"], net["allowed"]) == ("", "", "refused", "reached"), net
