@@ -193,3 +193,22 @@ def test_show_groups_like_report_two_datasets_one_job(cli, tmp_path, trial, job_
     assert shown == {"mini m1 on mini": (2, 1), "mini m1 on swelancer": (1, 1)}
     report = json.loads(cli(job, "--format", "json", "--bootstrap", "50").stdout)
     assert sorted((r["dataset"], r["trials"]) for r in report["rows"]) == [("mini", 2), ("swelancer", 1)]
+
+
+def test_table_gives_the_invalid_share_and_labels_notes_by_configuration(cli, jobs):
+    # before: the table gave the invalid count alone (the README promises each agent's invalid
+    # rate) and a note named its row by agent and model only, so two rows of one agent that
+    # differ in a setting (backend=docker) carried the same label
+    from rich.console import Console
+
+    from lancebench.report.render import render_table
+    res = cli(*jobs, "--format", "json", "--bootstrap", "50")
+    report = json.loads(res.stdout)
+    console = Console(width=400, record=True)
+    render_table(report, console)
+    text = console.export_text()
+    m1 = next(r for r in report["rows"] if r["model"] == "m1")
+    assert (m1["invalid"], m1["trials"]) == (1, 5)
+    assert "1 (20.0%)" in text  # 1 invalid of 5 trials
+    assert "row 2 (mini, qwen-local, mini): model cost is 0" in text
+    assert "invalid: trials (share of trials); cost: model spend of every trial (USD)" in text

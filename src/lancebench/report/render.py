@@ -108,13 +108,22 @@ def quality_line(metrics: dict[str, Any]) -> str | None:
     return "quality (medians): " + "; ".join(parts)
 
 
+def row_label(row: dict[str, Any]) -> str:
+    """A report row's configuration in a few words, as the table's first columns show it:
+    ``oracle (backend=docker), -, mini`` (agent with its distinguishing settings, model, dataset)."""
+    agent = row["agent"] + (f" ({row['settings']})" if row.get("settings") else "")
+    return f"{agent}, {row['model'] or '-'}, {row['dataset'] or '-'}"
+
+
 def render_table(report: dict[str, Any], console: Console) -> None:
     """Print the report as a rich table (success with bootstrap intervals, dollars, cost, savings),
     then each row's notes. pass@k and pass^k are shown at k = the row's most valid attempts."""
     rows = report["rows"]
     by = any("by" in r for r in rows)
     t = Table(title=f"lancebench report: {report['confidence']:.0%} bootstrap intervals over tasks",
-              caption="pass@k and pass^k at k = most valid attempts of a task; savings: AI-first with 1 try",
+              caption="pass@k and pass^k at k = most valid attempts of a task; invalid: trials (share of "
+                      "trials); cost: model spend of every trial (USD); savings: AI-first with 1 try "
+                      "(docs/metrics.md)",
               show_lines=False)
     headers = ["agent", "model", "dataset", *((rows[0]["by"],) if by else ()), "tasks", "trials", "invalid",
                "pass@1", "k", "pass@k", "pass^k", "earned", "available", "earn rate", "cost", "savings@1"]
@@ -127,7 +136,7 @@ def render_table(report: dict[str, Any], console: Console) -> None:
         t.add_row(
             r["agent"] + (f" ({r['settings']})" if r.get("settings") else ""), r["model"] or "-", r["dataset"] or "-",
             *((r.get("by_value", ""),) if by else ()),
-            tasks, str(r["trials"]), str(r["invalid"]),
+            tasks, str(r["trials"]), f"{r['invalid']} ({_pct(r.get('invalid_rate'))})",
             _pct(r["pass_at_1"]) + _ci(r.get("pass_at_1_ci")), k,
             _pct(r["pass_at_k"].get(k)), _pct(r["pass_hat_k"].get(k)),
             _usd(r["earned_usd"]), _usd(r["available_usd"]),
@@ -141,8 +150,8 @@ def render_table(report: dict[str, Any], console: Console) -> None:
             console.print(f"row {i} {line}", highlight=False)
     for i, r in enumerate(rows, 1):
         for note in r["notes"]:
-            console.print(f"row {i} ({r['agent']}, {r['model'] or '-'}"
-                          + (f", {r.get('by_value')}" if by else "") + f"): {note}", highlight=False)
+            console.print(f"row {i} ({row_label(r)}" + (f", {r.get('by_value')}" if by else "") + f"): {note}",
+                          highlight=False)
     for path, count in report.get("unfinished_trials", {}).items():
         console.print(f"{path}: {count} trial folder(s) have no result.json yet (running or interrupted): "
                       f"not counted", highlight=False)
