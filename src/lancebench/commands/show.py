@@ -175,8 +175,8 @@ def print_job(job: JobResults, summary: dict) -> None:
     if len(blocks) > 1:
         out.print(f"[yellow]note:[/yellow] {len(blocks)} configurations in one job: their numbers are shown apart")
     if job.unfinished:
-        out.print(f"[yellow]unfinished:[/yellow] {len(job.unfinished)} planned trial(s) have no result; "
-                  "run the same command again to finish them")
+        out.print(f"[yellow]unfinished:[/yellow] {len(job.unfinished)} planned trial(s) have no result: a run "
+                  "is still writing the job, or was interrupted (then run the same command again to finish them)")
     config = job.results[0].config if len(blocks) == 1 and job.results else None
     if config is not None:
         out.print(f"configuration: {escape(config.label())} (lancebench {config.lancebench_version})", highlight=False)
