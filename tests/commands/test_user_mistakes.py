@@ -38,3 +38,16 @@ def test_check_needs_at_least_one_oracle_run(tmp_path, k):
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "Invalid value for '-k'" in proc.stderr
     assert not (tmp_path / "jobs").exists()
+
+
+def test_grade_takes_a_dataset_like_run(tmp_path):
+    # before: `predictions` wrote a job of `run -d mini` as predictions, but `grade` took only -p,
+    # so grading them back needed the path of the bundled tasks inside the installed package
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text('{"instance_id": "no-such-task", "model_name_or_path": "m", "model_patch": ""}\n')
+    proc = lb("grade", "-d", "mini", "--predictions", preds, "-o", tmp_path / "jobs", cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "1 prediction(s) name no task of -d mini: no-such-task" in proc.stderr
+    assert "no instance_id matches a task name of mini" in proc.stderr
+    both = lb("grade", "-d", "mini", "-p", CALC, "--predictions", preds, "-o", tmp_path / "jobs", cwd=tmp_path)
+    assert both.returncode == 2 and "pass exactly one of -p PATH" in both.stderr

@@ -302,7 +302,9 @@ def _run_settings(settings: RunSettings, resolved: dict | None = None) -> bool:
 
 
 def grade(
-    path: list[Path] = typer.Option(..., "-p", "--path", help="Task folders (instance_id = task folder name)."),
+    path: list[Path] | None = typer.Option(None, "-p", "--path",
+                                           help="Task folders (instance_id = task folder name)."),
+    dataset: str | None = typer.Option(None, "-d", "--dataset", help="Or a dataset (instance_id = task name)."),
     predictions: Path = typer.Option(..., "--predictions", help="SWE-bench predictions: JSON or JSONL."),
     jobs_dir: Path = typer.Option(Path("jobs"), "-o", "--jobs-dir", help="Where job folders go."),
     job_name: str | None = typer.Option(None, "--job-name", help="Job folder name (default: from tasks and model)."),
@@ -311,7 +313,9 @@ def grade(
 ) -> None:
     """Grade given patches (SWE-bench predictions format) exactly as agent trials are graded.
 
-    Example: lancebench grade -p tasks/ --predictions preds.jsonl
+    Examples:
+      lancebench grade -p tasks/ --predictions preds.jsonl
+      lancebench grade -d mini --predictions preds.jsonl   (the output of `lancebench predictions`)
     """
     from lancebench.agents.replay import PatchAgent, read_predictions
     try:
@@ -319,7 +323,8 @@ def grade(
         check_output_folder(jobs_dir)
         check_backend(backend)
         records = read_predictions(predictions)
-        tasks, errors, label = select_tasks(path, None, None, None)
+        tasks, errors, label = select_tasks(path, dataset, None, None)
+        where = f"-d {dataset}" if dataset else "-p"
         tasks, errors = runnable(tasks, errors, backend)
         print_task_errors(errors)
         by_model: dict[str, dict[str, str]] = {}
@@ -332,16 +337,16 @@ def grade(
         known = {t.name for t in tasks}
         unknown = sorted({i for patches in by_model.values() for i in patches} - known)
         if unknown:
-            console.print(f"[red]error:[/red] {len(unknown)} prediction(s) name no task under -p: "
+            console.print(f"[red]error:[/red] {len(unknown)} prediction(s) name no task of {where}: "
                           f"{', '.join(unknown[:10])}")
             if len(unknown) == sum(len(p) for p in by_model.values()):
-                raise ConfigError(f"{predictions}: no instance_id matches a task folder name under "
-                                  f"{', '.join(map(str, path))}")
+                raise ConfigError(f"{predictions}: no instance_id matches a task name of "
+                                  f"{dataset or ', '.join(map(str, path or []))}")
         for model_name, patches in by_model.items():
             chosen = [t for t in tasks if t.name in patches]
             missing = len(tasks) - len(chosen)
             if missing:
-                console.print(f"[yellow]note:[/yellow] {missing} of {len(tasks)} task(s) under -p have no "
+                console.print(f"[yellow]note:[/yellow] {missing} of {len(tasks)} task(s) of {where} have no "
                               f"prediction of "
                               f"{model_name!r}: not graded, not counted")
             opts = JobOptions(name=job_name or slug(label, "predictions", model_name), jobs_dir=jobs_dir,

@@ -185,7 +185,7 @@ def print_job(job: JobResults, summary: dict) -> None:
 def _print_trial(job: JobResults, trial: str) -> None:
     found = [r for r in job.results if r.trial_id == trial or r.trial_id.startswith(trial)]
     if len(found) != 1:
-        ids = ", ".join(r.trial_id for r in job.results[:5])
+        ids = ", ".join(r.trial_id for r in (found or job.results)[:5])  # the matches, when several
         raise ConfigError(f"--trial {trial}: {'no' if not found else len(found)} trial(s) of {job.path} match; "
                           f"give a trial id (e.g. {ids or 'none recorded'})")
     print(found[0].model_dump_json(indent=2))
