@@ -28,7 +28,7 @@ def test_eta_counts_and_usage_so_far():
     assert status.eta_sec() == 3 * 20.0 / 2
     line = status.headline()
     assert line.startswith("3/6 done: 1 resolved 1 unresolved 1 invalid")
-    assert "ETA 0:30" in line and "2.0k/500 tok $0.30" in line
+    assert "ETA 0:30" in line and "2.0k in/500 out tok $0.30" in line  # input/output tokens, USD
     status.add(result("c", "resolved", 5.0, 0, 0, None))  # a price unknown: dollars unknown, never 0
     assert status.headline().endswith("$?")
 

@@ -58,8 +58,8 @@ class JobStatus:
         cost = "$?" if usage.cost_usd is None else f"${usage.cost_usd:.2f}"
         return (f"{len(self.results)}/{self.total} done: {counts['resolved']} resolved {counts['unresolved']} "
                 f"unresolved {counts['invalid']} invalid | {_clock(time.monotonic() - self.start)}"
-                f"{'' if eta is None else ' ETA ' + _clock(eta)} | {_tokens(usage.input_tokens)}/"
-                f"{_tokens(usage.output_tokens)} tok {cost}")
+                f"{'' if eta is None else ' ETA ' + _clock(eta)} | {_tokens(usage.input_tokens)} in/"
+                f"{_tokens(usage.output_tokens)} out tok {cost}")
 
     def __rich__(self) -> Group:
         now = time.monotonic()
