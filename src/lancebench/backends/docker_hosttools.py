@@ -111,6 +111,11 @@ def pristine_of(image: str, workdir: str, root: Path) -> tuple[Path, str]:
         try:
             _export(cid, workdir, tmp / "tree", max_bytes=1 << 40)
         except (SandboxError, WorkspaceError) as exc:
+            if isinstance(exc.__cause__, engine._import_docker().errors.NotFound):  # the task's mistake
+                raise EnvironmentBuildError(
+                    f"image {image} has no folder {workdir}, the task's workdir: create it in "
+                    f"environment/Dockerfile (WORKDIR {workdir}), or set [environment] workdir in task.toml to "
+                    "the folder that holds the repository") from exc
             raise EnvironmentBuildError(f"image {image}: workdir {workdir} could not be read: {exc}") from exc
         _git(["init", "-q", "--bare", str(tmp / "base.git")], tmp / "base.git", None)
         _git(["add", "-A", "."], tmp / "base.git", tmp / "tree")
