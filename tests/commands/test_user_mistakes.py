@@ -51,3 +51,18 @@ def test_grade_takes_a_dataset_like_run(tmp_path):
     assert "no instance_id matches a task name of mini" in proc.stderr
     both = lb("grade", "-d", "mini", "-p", CALC, "--predictions", preds, "-o", tmp_path / "jobs", cwd=tmp_path)
     assert both.returncode == 2 and "pass exactly one of -p PATH" in both.stderr
+
+
+def test_validate_finds_the_oracle_of_each_step(tmp_path):
+    # before: a multi-step task whose steps carry their own solutions was told that
+    # solution/solve.sh is missing and the oracle cannot validate it
+    import shutil
+    task = tmp_path / "two-step"
+    shutil.copytree(REPO / "tests" / "fixtures" / "harbor" / "two-step", task)
+    proc = lb("tasks", "validate", task, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "solve.sh" not in proc.stdout
+    (task / "steps" / "two" / "solution" / "solve.sh").unlink()
+    proc = lb("tasks", "validate", task, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "no steps/<name>/solution/solve.sh for step(s) two and no solution/solve.sh" in proc.stdout

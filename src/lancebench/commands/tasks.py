@@ -11,6 +11,7 @@ from rich.markup import escape
 from lancebench.commands.common import out, print_task_errors
 from lancebench.task.load import load_tasks
 from lancebench.task.settings import effective_settings, missing_host_vars, needs_network_filter
+from lancebench.task.steps import step_solution_dir
 from lancebench.task.support import task_unsupported
 
 tasks_app = typer.Typer(help="Inspect and validate task folders.", no_args_is_help=True)
@@ -70,7 +71,13 @@ def task_warnings(task) -> list[str]:
     """What is legal but probably a mistake: no reference solution, no price, no local recipe,
     a browser task's app server not named or started twice (:func:`app_server_warnings`)."""
     warnings = []
-    if not task.paths.solve_sh.is_file():
+    if task.config.steps:  # each step's oracle: steps/<name>/solution/solve.sh, else solution/solve.sh
+        lacking = [st.name for st in task.config.steps
+                   if (d := step_solution_dir(task, st)) is None or not (d / "solve.sh").is_file()]
+        if lacking:
+            warnings.append(f"{task.paths.root}: no steps/<name>/solution/solve.sh for step(s) {', '.join(lacking)} "
+                            "and no solution/solve.sh; the oracle and `lancebench check` cannot validate them")
+    elif not task.paths.solve_sh.is_file():
         warnings.append(f"{task.paths.solve_sh}: missing; the oracle and `lancebench check` cannot validate the task")
     if task.price_usd == 0:
         warnings.append(f"{task.paths.task_toml}: no [lancebench] price_usd; the task earns $0")
