@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import shutil
 import socket
 import subprocess
@@ -267,3 +268,59 @@ def test_dns_attacks_through_the_cli(monkeypatch, shared, jobs):
                    if line.startswith("+") and not line.startswith("+++") and "=" in line)
         assert int(net["flood"]) > 10_000, net  # the flood ran
         assert (net["gw"], net["meta"], net["host"], net["allowed"]) == ("", "", "refused", "reached"), net
+
+
+# garbage to the filtering resolver's own address and port, from 8 sockets, for SECONDS
+_RAW_FLOOD = r"""perl -MSocket -e '
+my @s; for (1..8) { socket(my $s, PF_INET, SOCK_DGRAM, 0) or die; push @s, $s }
+my $to = sockaddr_in(PORT, inet_aton("GATEWAY")); my $n = 0; my $end = time + SECONDS;
+while (time < $end) { for my $s (@s) { send($s, "x" x 40, 0, $to) and $n++ } }
+print "sent=$n\n";'"""
+
+
+def test_containers_with_the_whole_network_cannot_flood_the_resolver():
+    """Two containers with the whole network (no allowlist, so no rate limit in their namespace)
+    on the same bridge send to the resolver's own address and port from 8 sockets each (found
+    by scanning the gateway's UDP ports). Every datagram was queued and read by the resolver:
+    the harness spent a third of a core and an allowlisted container lost 3 of 40 queries. The
+    kernel now queues only datagrams from registered containers (a BPF socket filter): it drops
+    the flood (the socket's drop counter in ``/proc/net/udp``) and the allowlisted container's 40
+    queries are each answered within 1 s."""
+    query = r"\x12\x34\x01\x00\x00\x01\x00\x00\x00\x00\x00\x00\x05exfil\x07example\x00\x00\x01\x00\x01"
+    ask = (f"printf '{query}' > /tmp/q; ok=0; for i in $(seq 40); do exec 3<>/dev/udp/192.0.2.53/53; cat /tmp/q >&3; "
+           "r=$(timeout 1 head -c 2 <&3 | od -An -tx1); exec 3<&-; [ \"$r\" = ' 12 34' ] && ok=$((ok+1)); "
+           "sleep 0.1; done; echo ok=$ok")
+
+    async def go():
+        [allowed] = _boxes(1, ("192.0.2.1",))
+        public = [DockerSandbox(SandboxSpec(image="debian:bookworm-slim", network=True,
+                                            labels={"job": JOB, "trial": f"public{i}"})) for i in range(2)]
+        await asyncio.gather(allowed.start(), *(p.start() for p in public))
+        try:
+            gateway = _net(allowed)["Gateway"]
+            flood = (_RAW_FLOOD.replace("PORT", str(docker_network._filters[gateway].port))
+                     .replace("GATEWAY", gateway).replace("SECONDS", "8"))
+            inode = os.fstat(docker_network._filters[gateway].sock.fileno()).st_ino
+            before = _socket_drops(inode)
+            floods = [asyncio.ensure_future(p.exec(flood)) for p in public]
+            await asyncio.sleep(1)
+            answered, sent = await allowed.exec(ask), [await f for f in floods]
+            return answered, sent, _socket_drops(inode) - before
+        finally:
+            await asyncio.gather(allowed.stop(), *(p.stop() for p in public))
+
+    answered, floods, dropped = asyncio.run(go())
+    sent = [int(f.stdout.split("=")[1]) for f in floods]
+    assert min(sent) > 100_000, [f.output for f in floods]
+    assert dropped >= 0.95 * sum(sent), (dropped, sent)  # the kernel dropped the flood; the harness never read it
+    assert answered.stdout.strip() == "ok=40", answered.output
+
+
+def _socket_drops(inode: int) -> int:
+    """The kernel's count of datagrams dropped for the UDP socket with ``inode`` (its last column
+    in ``/proc/net/udp``)."""
+    for line in Path("/proc/net/udp").read_text().splitlines()[1:]:
+        fields = line.split()
+        if int(fields[9]) == inode:
+            return int(fields[-1])
+    raise AssertionError(f"no UDP socket with inode {inode}")
