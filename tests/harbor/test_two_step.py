@@ -55,6 +55,8 @@ def test_min_reward_gate_stops_later_steps(shared, tmp_path):
     assert _steps(r) == [("one", "unresolved", {"reward": 0.0})], r  # step two never ran
     assert "below min_reward 1" in r["steps"][0]["stopped"]
     assert r["rewards"] == {"reward": 0.0}  # the mean over the graded steps only, as in Harbor
+    # before: "mean reward 0 < 1 (one unresolved)", silent on the step that never ran
+    assert r["reason"] == "mean reward 0 < 1 (step one unresolved; not run: two)", r["reason"]
 
 
 @pytest.mark.skipif(harbor_skip_reason() is not None, reason=str(harbor_skip_reason()))

@@ -114,7 +114,9 @@ async def run_steps(spec, agent: Agent, backend: Backend, env: PreparedEnvironme
     result.rewards = combine_steps(graded, strategy)
     value = main_reward(result.rewards, task.lb.reward_key)
     result.status = "resolved" if value >= 1.0 else "unresolved"
-    summary = ", ".join(f"{r['name']} {r['status']}" for r in result.steps)
+    not_run = [st.name for st in (task.config.steps or [])[len(result.steps):]]
+    summary = "; ".join([f"step {r['name']} {r['status']}" for r in result.steps]
+                        + ([f"not run: {', '.join(not_run)}"] if not_run else []))
     result.reason = None if result.status == "resolved" else f"{strategy} reward {value:g} < 1 ({summary})"
     return patch
 
