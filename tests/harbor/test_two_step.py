@@ -5,10 +5,12 @@ The same fixture gives the same rewards under Harbor 0.25."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from docker_support import docker_skip_reason
 from harbor_support import FIXTURES, copy_fixture, harbor_reward, harbor_skip_reason, run_harbor, run_lancebench
-from lbtest import agent
+from lbtest import agent, lb
 
 pytestmark = pytest.mark.skipif(docker_skip_reason() is not None, reason=str(docker_skip_reason()))
 TASK = FIXTURES / "two-step"
@@ -77,3 +79,15 @@ def test_failing_health_check_makes_the_trial_invalid_with_the_reason(shared, tm
     (r,) = run_lancebench(task, "oracle", tmp_path / "jobs")
     assert r["status"] == "invalid", r
     assert f"health check [{table}] failed 2 times in a row" in r["reason"] and "/app/missing" in r["reason"]
+
+
+def test_check_grades_the_base_with_each_steps_verifier(tmp_path):
+    # before: `check` ran the shared tests/test.sh on the base, which a multi-step task does not
+    # have: "the verifier is broken on the untouched repository (... exit code 127)", for every
+    # multi-step task
+    proc = lb("check", "-p", TASK, "--backend", "docker", "-k", "1", "-o", tmp_path / "jobs",
+              "--json-out", tmp_path / "check.json")
+    verdict = json.loads((tmp_path / "check.json").read_text())
+    assert proc.returncode == 0 and verdict["ok"], verdict
+    (task,) = verdict["tasks"]
+    assert (task["oracle"], task["nop"], task["problems"]) == (["resolved"], "unresolved", [])

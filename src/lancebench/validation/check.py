@@ -22,6 +22,7 @@ from lancebench.grading.outcome import KEPT, RunOutcome
 from lancebench.grading.verifier import grade_once
 from lancebench.runner.executor import AgentRecipe
 from lancebench.runner.job import JobOptions, run_job
+from lancebench.sandbox.backend import Backend, PreparedEnvironment
 from lancebench.sandbox.fstree import remove_tree
 from lancebench.task.model import Task
 
@@ -50,6 +51,8 @@ async def check_base(task: Task, backend_name: str, work: Path,
     outcomes, problems)."""
     backend = make_backend(backend_name, options)
     env = await backend.prepare(task)
+    if task.config.steps:
+        return await check_steps_base(task, backend, env, work)
     _, run = await grade_once(task, backend, env, "", work / "sandbox", work / "out")
     problems = []
     if run.broken:
@@ -65,6 +68,26 @@ async def check_base(task: Task, backend_name: str, work: Path,
     elif run.passed:
         problems.append("base: the untouched repository is already resolved")
     return run.tests, problems
+
+
+async def check_steps_base(task: Task, backend: Backend, env: PreparedEnvironment,
+                           work: Path) -> tuple[dict[str, str], list[str]]:
+    """A multi-step task's base: each step's verifier (its tests laid over the shared ones) on the
+    untouched repository must run, and not every step may pass there. Returns (test outcomes keyed
+    ``<step>/<test>``, problems)."""
+    tests: dict[str, str] = {}
+    problems, passed = [], []
+    for step in task.config.steps or []:
+        _, run = await grade_once(task, backend, env, "", work / step.name / "sandbox", work / step.name / "out",
+                                  step=step.name)
+        tests |= {f"{step.name}/{t}": v for t, v in run.tests.items()}
+        if run.broken:
+            problems.append(f"base, step {step.name}: the verifier is broken on the untouched repository "
+                            f"({run.reason})")
+        passed.append(run.passed)
+    if all(passed):
+        problems.append("base: the untouched repository already passes every step")
+    return tests, problems
 
 
 def missing_ids_problems(run: RunOutcome, shown: int = 8) -> list[str]:
