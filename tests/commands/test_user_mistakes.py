@@ -66,3 +66,14 @@ def test_validate_finds_the_oracle_of_each_step(tmp_path):
     proc = lb("tasks", "validate", task, cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "no steps/<name>/solution/solve.sh for step(s) two and no solution/solve.sh" in proc.stdout
+
+
+@pytest.mark.parametrize("backend,message", [("dockr", "unknown backend 'dockr'; choose one of local, docker"),
+                                             ("nosuchmod:X", "backend 'nosuchmod:X': cannot import nosuchmod")])
+def test_a_mistyped_backend_stops_before_the_job_folder_records_it(tmp_path, backend, message):
+    # before: the job folder was written first with backend "dockr" in its configuration, so the
+    # corrected command was refused ("this job was run with another configuration")
+    proc = lb("run", "-p", CALC, "-a", "nop", "--backend", backend, "-o", tmp_path / "jobs", cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert message in proc.stderr
+    assert not (tmp_path / "jobs").exists()

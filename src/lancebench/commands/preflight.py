@@ -88,9 +88,10 @@ def check_agent(agent: str, model: str | None) -> None:
 
 
 def check_backend(name: str) -> None:
-    """``local`` needs bubblewrap; ``docker`` needs the Docker SDK and an engine that answers.
-    Other names (``module:Class`` plug-ins) are checked when built. Raises
-    :class:`MissingComponentError`."""
+    """``local`` needs bubblewrap; ``docker`` needs the Docker SDK and an engine that answers;
+    any other name must be a ``module:Class`` plug-in that imports (built later). Raises
+    :class:`MissingComponentError`, or :class:`ConfigError` for an unknown name (checked before the
+    job folder records it: a typo must not become the job's configuration)."""
     if name == "local":
         if shutil.which("bwrap") is None:
             raise MissingComponentError("--backend local needs bubblewrap (bwrap): apt-get install bubblewrap")
@@ -104,6 +105,12 @@ def check_backend(name: str) -> None:
             raise MissingComponentError(f"--backend docker: no Docker engine answers at {host} "
                                         f"({type(exc).__name__}); start one (e.g. .ci/docker-setup.sh) "
                                         "or use --backend local") from None
+    else:
+        from lancebench.backends.registry import BACKENDS
+        from lancebench.plugins import load_object
+        if ":" not in name:
+            raise ConfigError(f"unknown backend '{name}'; choose one of {', '.join(BACKENDS)} or module:Class")
+        load_object(name, "backend")
 
 
 def check_executor(name: str) -> None:
