@@ -324,3 +324,42 @@ def _socket_drops(inode: int) -> int:
         if int(fields[9]) == inode:
             return int(fields[-1])
     raise AssertionError(f"no UDP socket with inode {inode}")
+
+
+# a new name under many.test in each query, as fast as the container lets them out, for SECONDS
+_UNIQUE = r"""perl -MSocket -e '
+socket(my $s, PF_INET, SOCK_DGRAM, 0) or die; my $to = sockaddr_in(53, inet_aton("192.0.2.53"));
+my $n = 0; my $end = time + SECONDS;
+while (time < $end) { my $l = "u$n"; my $q = pack("n6", $n & 0xffff, 0x0100, 1, 0, 0, 0)
+  . pack("C", length $l) . "$l\x04many\x04test\x00\x00\x01\x00\x01"; send($s, $q, 0, $to); $n++ }
+print "sent=$n\n";'"""
+
+
+def test_unique_names_cannot_make_the_harness_flood_its_resolver(monkeypatch):
+    """``*.many.test`` allowed: the agent asks for a new name under it in every query, as fast as
+    its rate limit lets them out (no cache helps). Each was looked up by the harness's resolver
+    (two queries, A and AAAA): 400 a second from one container, a share of the quota a cloud
+    resolver gives the harness's own look-ups. Now each container has a look-up budget
+    (``LOOKUP_RATE`` a second after ``LOOKUP_BURST``; the rest wait, held, or are dropped past
+    the queries held): what reached the test's DNS server stays within it, and a name asked
+    after the flood is answered."""
+    zone = ZoneServer({"after.many.test": "192.0.2.40"})
+    monkeypatch.setenv("LANCEBENCH_ALLOWLIST_DNS", zone.address)
+    seconds = 5
+
+    async def go():
+        [box] = _boxes(1, ("*.many.test",))
+        await box.start()
+        try:
+            flood = await box.exec(_UNIQUE.replace("SECONDS", str(seconds)))
+            upstream = len(zone.asked)  # the harness's look-ups so far (A and AAAA each)
+            await asyncio.sleep(2)
+            return flood, upstream, await box.exec(" ".join([_ASK, "after.many.test"]))
+        finally:
+            await box.stop()
+
+    flood, upstream, after = asyncio.run(go())
+    assert int(flood.stdout.split("=")[1]) > 10_000, flood.output
+    budget = docker_network.LOOKUP_BURST + docker_network.LOOKUP_RATE * (seconds + 1)  # 1 s of slack
+    assert 2 * docker_network.LOOKUP_BURST <= upstream <= 2 * budget, upstream
+    assert _answers(after.stdout)["after.many.test"] == (0, {"192.0.2.40"}), after.output

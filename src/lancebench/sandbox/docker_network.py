@@ -46,6 +46,7 @@ import socket
 import struct
 import subprocess
 import threading
+import time
 
 from lancebench.errors import SandboxError
 
@@ -77,6 +78,15 @@ _RCVBUF = 4 << 20
 # address costs the harness an ``nsenter`` + ``nft`` (about 10 ms of CPU): a wildcard whose names
 # resolve to addresses the agent picks (ip-10-9-1-2.example) made 42 of them a second, half a core.
 MAX_LEARNED = 1024
+# Allowed names one container may have the harness look up, a second after a burst (each is one
+# or two queries of the host's resolver, for a name the agent may make unique, so no cache helps);
+# the rest wait their turn, held (PENDING_PER_CONTAINER bounds them; dropping them instead lost
+# 7 of an honest agent's 320 parallel look-ups, when glibc's one retry was dropped too). Without
+# it a container at DNS_RATE made the host's resolver ask 400 names a second, which a cloud
+# resolver's quota (1,024 packets a second per interface on AWS) shares with the harness's own
+# look-ups (the model's API).
+LOOKUP_RATE = 50
+LOOKUP_BURST = 100
 # Never learned through a name: they are the container itself or the host, not the network.
 _NEVER = tuple(ipaddress.ip_network(n) for n in (
     "0.0.0.0/8", "127.0.0.0/8", "169.254.0.0/16", "224.0.0.0/3", "::/128", "::1/128", "fe80::/10", "ff00::/8",
@@ -173,6 +183,17 @@ class ContainerFilter:
         self.netns: str | None = None
         self.address: str | None = None
         self._lock = threading.Lock()
+        self._tokens, self._refilled = float(LOOKUP_BURST), time.monotonic()
+
+    def look_up_delay(self) -> float:
+        """Take one look-up of an allowed name from the container's budget (``LOOKUP_RATE`` a
+        second after ``LOOKUP_BURST``, a token bucket); returns the seconds to wait before it
+        (0 while the budget lasts; the token may be owed, by at most the queries held)."""
+        with self._lock:
+            now = time.monotonic()
+            self._tokens = min(LOOKUP_BURST, self._tokens + (now - self._refilled) * LOOKUP_RATE) - 1
+            self._refilled = now
+            return max(0.0, -self._tokens / LOOKUP_RATE)
 
     def allows_name(self, name: str) -> bool:
         """Whether DNS name ``name`` (lower case, no trailing dot) is on the list."""
@@ -382,6 +403,7 @@ def _answer(client: ContainerFilter, data: bytes, never: set[str]) -> bytes | No
     if not client.allows_name(name):
         response.set_rcode(dns.rcode.REFUSED)
         return response.to_wire()
+    time.sleep(client.look_up_delay())  # the container's look-up budget
     found = resolve(name)
     if not found:
         response.set_rcode(dns.rcode.NXDOMAIN)
