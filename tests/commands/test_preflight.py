@@ -10,6 +10,7 @@ import pytest
 
 from lancebench.commands.preflight import (
     check_input_file,
+    check_model,
     check_modules,
     check_output_folder,
     check_reachable,
@@ -92,3 +93,14 @@ def test_check_names_the_ids_the_report_holds_when_one_matches_nothing():
     assert missing_ids_problems(run) == [
         "base: listed test test_x::test_zz matches no test of the JUnit report; it holds: "
         "tests.test_x.TestA::test_b, tests.test_x::test_c"]
+
+
+def test_a_mistyped_provider_is_named_with_the_closest_ones(monkeypatch):
+    # before: "-m opneai/gpt-4o" was sent to litellm and came back as a 400 with litellm's
+    # "LLM Provider NOT provided ... Huggingface ..." text
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with pytest.raises(ConfigError, match=r"-m opneai/gpt-4o: provider 'opneai' is not one litellm knows "
+                                          r"\(did you mean openai"):
+        check_model("opneai/gpt-4o", None)
+    check_model("openai/gpt-4o", None)  # known provider, key set: passes
+    check_model("gpt-4o", None)  # no prefix: litellm infers the provider

@@ -131,7 +131,10 @@ def check_model(model: str | None, api_base: str | None) -> None:
         return
     if model.split(":")[0] == "local":
         return
-    from lancebench.llm.client import resolve_model
+    from lancebench.llm.client import resolve_model, unknown_provider
+    problem = unknown_provider(model)
+    if problem:
+        raise ConfigError(f"-m {model}: {problem}")
     key_env = resolve_model(model).key_env
     if key_env and not os.environ.get(key_env):
         raise ModelAccessError(f"-m {model}: the API key is missing: set {key_env} "

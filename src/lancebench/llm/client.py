@@ -127,6 +127,24 @@ def _key_env(litellm_model: str) -> str | None:
     return missing[0] if missing else None
 
 
+def unknown_provider(model: str) -> str | None:
+    """For ``provider/name`` with a provider litellm does not know (``opneai/gpt-4o``), a sentence
+    naming it and the closest known providers; None when the provider is known or the name has
+    no ``provider/`` prefix (litellm then infers it from the name)."""
+    import difflib
+
+    if "/" not in model:
+        return None
+    provider = model.split("/", 1)[0]
+    known = [str(getattr(p, "value", p)) for p in _litellm().provider_list]
+    if provider in known:
+        return None
+    close = difflib.get_close_matches(provider, known, n=3)
+    return (f"provider {provider!r} is not one litellm knows"
+            + (f" (did you mean {' or '.join(close)}?)" if close else "")
+            + "; see https://docs.litellm.ai/docs/providers")
+
+
 def resolve_model(model: str, api_base: str | None = None) -> ResolvedModel:
     """Map a ``-m`` value (and ``--api-base``) to what litellm is called with.
 
