@@ -37,9 +37,10 @@ _REASON = docker_skip_reason() or docker_network.enforce_problem()
 pytestmark = [pytest.mark.docker, pytest.mark.skipif(_REASON is not None, reason=_REASON or "")]
 JOB = f"pytest-dnsattack-{uuid.uuid4().hex[:6]}"
 
-# ASK name[:2q|:big] ...: one query each (type A) to 192.0.2.53:53 (redirected to the filter),
-# one at a time; prints "ARG rcode=N A,A,..." or "ARG none" (no answer within 2 s).
-# :2q sends the question twice in one query, :big pads the query to 60,000 bytes.
+# ASK name[:2q|:big|:edns] ...: one query each (type A) to 192.0.2.53:53 (redirected to the
+# filter), one at a time; prints "ARG rcode=N A,A,..." or "ARG none" (no answer within 2 s).
+# :2q sends the question twice in one query, :big pads the query to 60,000 bytes, :edns adds an
+# OPT record (EDNS0, 4,096-byte payload); %2E in a name is a dot inside a label.
 _ASK = r"""cat > /tmp/ask.pl <<'PERL'
 use strict; use Socket;
 socket(my $s, PF_INET, SOCK_DGRAM, 0) or die "socket: $!";
@@ -48,9 +49,11 @@ sub skip { my ($b, $o) = @_; while (1) { my $l = ord substr($b, $o, 1);
   return $o + 2 if $l >= 192; $o += 1 + $l; return $o if $l == 0 } }
 for my $arg (@ARGV) {
   my ($name, $how) = split /:/, $arg; $how //= ""; $id++;
-  my $qn = join("", map { chr(length $_) . $_ } split /\./, $name) . "\0" . pack("n2", 1, 1);
-  my $q = pack("n6", $id, 0x0100, $how eq "2q" ? 2 : 1, 0, 0, 0) . ($how eq "2q" ? $qn x 2 : $qn);
+  my $qn = join("", map { s/%2E/./g; chr(length $_) . $_ } split /\./, $name) . "\0" . pack("n2", 1, 1);
+  my $q = pack("n6", $id, 0x0100, $how eq "2q" ? 2 : 1, 0, 0, $how eq "edns" ? 1 : 0)
+    . ($how eq "2q" ? $qn x 2 : $qn);
   $q .= "\0" x 60000 if $how eq "big";
+  $q .= "\0" . pack("n2 N n", 41, 4096, 0, 0) if $how eq "edns";
   unless (send($s, $q, 0, $to)) { print "$arg send-failed\n"; next }
   my ($buf, $got) = ("", 0); my $end = time + 2;
   while (!$got && time <= $end) { my $rin = ""; vec($rin, fileno($s), 1) = 1;
@@ -103,15 +106,17 @@ def test_a_wildcard_name_opens_neither_the_host_nor_another_trial_nor_without_bo
     bound. Now: those names are refused (a name with one good address among them gets only that
     one), the host's server is refused, and the container learns at most ``MAX_LEARNED``
     addresses. Held variants, in the same container: odd case, the bare suffix, a longer name
-    ending elsewhere, two questions in one query, a 60,000-byte query."""
+    ending elsewhere, two questions in one query, a 60,000-byte query, EDNS. Found here too: a
+    label holding a dot (``x\\.evil.test``, one label "x.evil" under "test") was taken for a
+    name under ``evil.test`` (its text ends like one) and looked up; now refused."""
     blocks = {f"b{k}.evil.test": [f"10.77.{k}.{2 * i + 1}" for i in range(28)] for k in range(40)}
     zone = ZoneServer({"ok.evil.test": "192.0.2.10", "evil.test": "192.0.2.11", "xevil.test": "192.0.2.11",
                        "ok.evil.test.other.test": "192.0.2.11", "meta.evil.test": "169.254.169.254",
-                       "lo.evil.test": "127.0.0.1", **blocks})
+                       "lo.evil.test": "127.0.0.1", "x\\.evil.test": "192.0.2.13", **blocks})
     monkeypatch.setenv("LANCEBENCH_ALLOWLIST_DNS", zone.address)
     held = ["OK.Evil.TEST", "evil.test", "xevil.test", "ok.evil.test.other.test", "ok.evil.test:2q",
-            "ok.evil.test:big"]
-    opened = ["gw.evil.test", "meta.evil.test", "lo.evil.test", "peer.evil.test", "mixed.evil.test"]
+            "ok.evil.test:big", "ok.evil.test:edns"]
+    opened = ["gw.evil.test", "meta.evil.test", "lo.evil.test", "peer.evil.test", "x%2Eevil.test", "mixed.evil.test"]
 
     async def go():
         attacker, victim = _boxes(2, ("*.evil.test",))
@@ -133,10 +138,11 @@ def test_a_wildcard_name_opens_neither_the_host_nor_another_trial_nor_without_bo
     gateway, peer, asked, reach, allowed, other = asyncio.run(go())
     got = _answers(asked.stdout)
     assert got["ok.evil.test"] == got["OK.Evil.TEST"] == (0, {"192.0.2.10"}), asked.output
-    for name in ("evil.test", "xevil.test", "ok.evil.test.other.test", *opened[:4]):
+    for name in ("evil.test", "xevil.test", "ok.evil.test.other.test", *opened[:5]):
         assert got[name] == (5, set()), (name, asked.output)  # REFUSED
     assert got["mixed.evil.test"] == (0, {"192.0.2.12"}), asked.output  # the gateway left out
     assert got["ok.evil.test:2q"][0] == 1 and got["ok.evil.test:big"][0] is None, asked.output  # FORMERR, dropped
+    assert got["ok.evil.test:edns"] == (0, {"192.0.2.10"}), asked.output
     assert reach.stdout.strip().endswith("refused"), reach.output
     # the blocks: 1,120 fresh addresses offered; the container learns up to the bound (2 learned
     # before them), a block past it is refused, and one already learned is answered again

@@ -400,7 +400,9 @@ def _answer(client: ContainerFilter, data: bytes, never: set[str]) -> bytes | No
         return response.to_wire()
     question = query.question[0]
     name = question.name.to_text(omit_final_dot=True).lower()
-    if not client.allows_name(name):
+    # a backslash is an escaped byte in a label (a dot, a space, ...): x\.evil.test is one label
+    # "x.evil" under "test", not a name under "evil.test", though its text ends like one
+    if "\\" in name or not client.allows_name(name):
         response.set_rcode(dns.rcode.REFUSED)
         return response.to_wire()
     time.sleep(client.look_up_delay())  # the container's look-up budget
