@@ -77,3 +77,13 @@ def test_a_mistyped_backend_stops_before_the_job_folder_records_it(tmp_path, bac
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert message in proc.stderr
     assert not (tmp_path / "jobs").exists()
+
+
+def test_a_job_file_names_the_unknown_key_of_an_agent_entry(tmp_path):
+    # before: "agents[1]: write a name or a mapping of agent, agent_options, ..." without the key
+    spec = tmp_path / "job.yaml"
+    spec.write_text(f"tasks:\n  path: [{CALC}]\nagents:\n  - oracle\n  - agent: nop\n    max_stepz: 3\n")
+    proc = lb("run", "-c", spec, "-o", tmp_path / "jobs", cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert f"{spec}: agents[1]: unknown key max_stepz: write a name or a mapping of agent," in proc.stderr
+    assert not (tmp_path / "jobs").exists()

@@ -119,7 +119,9 @@ def _agent_entries(doc: dict, path: Path) -> list[dict]:
     for i, e in enumerate(entries):
         e = {"agent": e} if isinstance(e, str) else e
         if not isinstance(e, dict) or set(e) - AGENT_KEYS:
-            raise ConfigError(f"{path}: agents[{i}]: write a name or a mapping of {', '.join(sorted(AGENT_KEYS))}")
+            unknown = f"unknown key {', '.join(sorted(map(str, set(e) - AGENT_KEYS)))}: " if isinstance(e, dict) else ""
+            raise ConfigError(f"{path}: agents[{i}]: {unknown}write a name or a mapping of "
+                              f"{', '.join(sorted(AGENT_KEYS))}")
         out.append(e)
     if models is None:
         return out
