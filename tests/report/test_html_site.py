@@ -324,3 +324,6 @@ def test_view_serves_the_site_on_localhost(jobs, page):
     finally:
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=30)
+    # before: the temporary site folder stayed behind after Ctrl-C
+    site = Path(re.search(r"serving (\S+) at", line).group(1))
+    assert site.name.startswith("lancebench-site-") and not site.exists()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -30,25 +31,29 @@ def view(
     bootstrap: int = typer.Option(1000, "--bootstrap", min=1, help="Bootstrap resamples of the intervals."),
 ) -> None:
     """Serve the report site of JOB_DIR... on 127.0.0.1 and print its address."""
+    site = out if out is not None else Path(tempfile.mkdtemp(prefix="lancebench-site-"))
     try:
-        jobs = load_finished_jobs(job_dirs)
-        site = out if out is not None else Path(tempfile.mkdtemp(prefix="lancebench-site-"))
-        build_site(jobs, site, ReportOptions(n_boot=bootstrap))
         try:
-            server = make_server(site, port)
-        except OSError as exc:
-            raise ConfigError(f"--port {port}: cannot listen on 127.0.0.1:{port} ({exc.strerror or exc}); "
-                              f"pick another port, or --port 0 for any free one") from exc
-    except LancebenchError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(code=2) from exc
-    typer.echo(f"serving {site} at {url(server)} (Ctrl-C to stop)", err=False)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
+            jobs = load_finished_jobs(job_dirs)
+            build_site(jobs, site, ReportOptions(n_boot=bootstrap))
+            try:
+                server = make_server(site, port)
+            except OSError as exc:
+                raise ConfigError(f"--port {port}: cannot listen on 127.0.0.1:{port} ({exc.strerror or exc}); "
+                                  f"pick another port, or --port 0 for any free one") from exc
+        except LancebenchError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(code=2) from exc
+        typer.echo(f"serving {site} at {url(server)} (Ctrl-C to stop)", err=False)
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            server.server_close()
     finally:
-        server.server_close()
+        if out is None:  # the temporary site (report files only, never a sandbox's) goes with the server
+            shutil.rmtree(site, ignore_errors=True)
 
 
 def register(app: typer.Typer) -> None:
