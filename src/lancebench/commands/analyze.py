@@ -87,7 +87,8 @@ def render(data: dict, console: Console) -> None:
                              escape(f["evidence"][:160]))
     console.print(findings if findings.row_count else "No findings.")
     phases = Table(title="Share of agent steps per phase",
-                   caption="phases: " + ", ".join(f"{p[:6]} = {p}" for p in PHASES if len(p) > 6) + " (docs/analysis.md)")
+                   caption="phases: " + ", ".join(f"{p[:6]} = {p}" for p in PHASES if len(p) > 6)
+                   + " (docs/analysis.md)")
     for name in ("agent", "model", "steps", *(p[:6] for p in PHASES)):
         phases.add_column(name, justify="left" if name in ("agent", "model") else "right", overflow="fold")
     for c in data["configurations"]:
