@@ -53,6 +53,10 @@ def test_several_keys_verdict_uses_declared_key_or_every_key():
     rewards = {"correctness": 0.5, "style": 1.0}
     undeclared = judge_run(exit_code=0, timed_out=False, rewards=rewards, junit=None, f2p=[], p2p=[])
     assert not undeclared.passed and undeclared.rewards == rewards  # every key must reach 1
+    # before: "reward 0.5 < 1", naming a key the file does not have
+    assert undeclared.reason == "correctness 0.5 < 1 (no 'reward' key: every key must reach 1)"
+    plain = judge_run(exit_code=0, timed_out=False, rewards={"reward": 0.0}, junit=None, f2p=[], p2p=[])
+    assert plain.reason == "reward 0 < 1"
     declared = judge_run(exit_code=0, timed_out=False, rewards=rewards, junit=None, f2p=[], p2p=[],
                          reward_key="style")
     assert declared.passed and declared.rewards == rewards

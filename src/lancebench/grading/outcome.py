@@ -58,6 +58,16 @@ def main_reward(rewards: dict[str, float], key: str = "reward") -> float:
     return min(rewards.values()) if rewards else 0.0
 
 
+def shortfall(rewards: dict[str, float], key: str = "reward") -> str:
+    """Why :func:`main_reward` is below 1, naming the key that decides: ``reward 0 < 1``, or, with
+    no ``key`` in a file of several keys, the smallest one (``style 0.5 < 1 (no 'reward' key:
+    every key must reach 1)``)."""
+    if key in rewards or not rewards:
+        return f"{key} {main_reward(rewards, key):g} < 1"
+    low = min(rewards, key=lambda k: rewards[k])
+    return f"{low} {rewards[low]:g} < 1 (no '{key}' key: every key must reach 1)"
+
+
 def judge_run(*, exit_code: int | None, timed_out: bool, rewards: dict[str, float] | None,
               junit: JUnitReport | None, f2p: list[str], p2p: list[str], reward_error: str | None = None,
               excluded: str | None = None, reward_key: str = "reward") -> RunOutcome:
@@ -83,7 +93,8 @@ def judge_run(*, exit_code: int | None, timed_out: bool, rewards: dict[str, floa
     if rewards is None:
         return RunOutcome(broken=True, reason=f"verifier wrote no reward (exit code {exit_code})")
     value = main_reward(rewards, reward_key)
-    return RunOutcome(passed=value >= 1.0, rewards=rewards, reason=None if value >= 1.0 else f"reward {value:g} < 1")
+    return RunOutcome(passed=value >= 1.0, rewards=rewards,
+                      reason=None if value >= 1.0 else shortfall(rewards, reward_key))
 
 
 def _judge_tests(junit: JUnitReport, f2p: list[str], p2p: list[str], rewards: dict[str, float] | None,
@@ -103,7 +114,7 @@ def _judge_tests(junit: JUnitReport, f2p: list[str], p2p: list[str], rewards: di
         if junit.collection_errors:
             reason += f"; collection failed in {', '.join(junit.collection_errors[:3])}"
     else:
-        reason = None if reward_ok else f"reward {main_reward(rewards or {}, reward_key):g} < 1"
+        reason = None if reward_ok else shortfall(rewards or {}, reward_key)
     return RunOutcome(passed=not failed and reward_ok, reason=reason, rewards=out, tests=tests,
                       report_ids=junit.ids())
 
