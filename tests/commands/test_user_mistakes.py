@@ -87,3 +87,15 @@ def test_a_job_file_names_the_unknown_key_of_an_agent_entry(tmp_path):
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert f"{spec}: agents[1]: unknown key max_stepz: write a name or a mapping of agent," in proc.stderr
     assert not (tmp_path / "jobs").exists()
+
+
+def test_tasks_validate_takes_a_dataset(tmp_path):
+    # before: only task folders, so checking the bundled dataset needed its path inside the package
+    bundled = sorted(p.name for p in (REPO / "src" / "lancebench" / "datasets" / "mini" / "tasks").iterdir()
+                     if (p / "task.toml").is_file())
+    proc = lb("tasks", "validate", "-d", "mini", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert [line.split()[1] for line in proc.stdout.splitlines() if line.startswith("ok ")] == bundled
+    assert f"{len(bundled)} valid, 0 problem(s)" in proc.stdout
+    neither = lb("tasks", "validate", cwd=tmp_path)
+    assert neither.returncode == 2 and "give task folders (PATH...) or -d DATASET" in neither.stderr

@@ -8,7 +8,8 @@ from pathlib import Path
 import typer
 from rich.markup import escape
 
-from lancebench.commands.common import out, print_task_errors
+from lancebench.commands.common import console, out, print_task_errors
+from lancebench.errors import LancebenchError
 from lancebench.task.load import load_tasks
 from lancebench.task.settings import effective_settings, missing_host_vars, needs_network_filter
 from lancebench.task.steps import step_solution_dir
@@ -18,12 +19,16 @@ tasks_app = typer.Typer(help="Inspect and validate task folders.", no_args_is_he
 
 
 @tasks_app.command("validate")
-def validate(paths: list[Path] = typer.Argument(..., help="Task folders or folders of tasks.")) -> None:
+def validate(paths: list[Path] | None = typer.Argument(None, help="Task folders or folders of tasks."),
+             dataset: str | None = typer.Option(None, "-d", "--dataset", help="Or a dataset's tasks (e.g. mini)."),
+             source: Path | None = typer.Option(None, "--source", help="The dataset's input (as for run).")) -> None:
     """Check task folders (task.toml, instruction, tests) and report every problem.
 
-    Example: lancebench tasks validate tests/fixtures/tasks
+    Examples:
+      lancebench tasks validate tests/fixtures/tasks
+      lancebench tasks validate -d mini
     """
-    tasks, errors = load_tasks(list(paths))
+    tasks, errors = _load(paths, dataset, source)
     from lancebench.judging.senior import senior_file_errors
     senior = {t.paths.root: senior_file_errors(t) for t in tasks}  # rubric.json, validation_spec.toml
     errors = errors + [e for found in senior.values() for e in found]
@@ -42,6 +47,22 @@ def validate(paths: list[Path] = typer.Argument(..., help="Task folders or folde
     out.print(f"{len(tasks)} valid, {len(errors)} problem(s)")
     if errors:
         raise typer.Exit(1)
+
+
+def _load(paths: list[Path] | None, dataset: str | None, source: Path | None) -> tuple[list, list]:
+    """The tasks (and task errors) of PATH... or of ``-d DATASET``; exits 2 naming the mistake
+    when both or neither are given, or the dataset is unknown."""
+    if bool(paths) == bool(dataset):
+        console.print("[red]error:[/red] give task folders (PATH...) or -d DATASET, one of them")
+        raise typer.Exit(2)
+    if paths:
+        return load_tasks(list(paths))
+    from lancebench.datasets.registry import load_dataset
+    try:
+        return load_dataset(dataset or "", source=source)
+    except LancebenchError as exc:
+        console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
+        raise typer.Exit(2) from None
 
 
 @tasks_app.command("show")
