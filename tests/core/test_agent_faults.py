@@ -57,6 +57,13 @@ def test_agent_past_its_deadline_is_ended_and_its_work_graded(jobs):
     assert r["status"] == "resolved", r["reason"]
 
 
+def test_an_unresolved_trial_says_the_agent_ran_out_of_time(jobs):
+    # before: only "tests not passing: ..."; that the agent never finished was in agent_exit alone
+    r = run_one(TALLY, agent("idle.sh"), jobs, "--agent-timeout", "2")
+    assert (r["status"], r["agent_exit"]) == ("unresolved", "timeout"), r
+    assert r["reason"].startswith("tests not passing") and r["reason"].endswith("; the agent ran out of time")
+
+
 def test_future_history_is_not_in_the_agent_sandbox(jobs):
     """The environment's setup clones a repository whose upstream fix is a later commit, then
     resets to the base. The harness removes refs and reflogs, but the fix's objects stay in

@@ -224,9 +224,16 @@ async def _senior(spec: TrialSpec, backend: Backend, env: PreparedEnvironment, w
                        trial_labels(spec))
 
 
+AGENT_STOPS = {"timeout": "the agent ran out of time", "limit": "the agent reached its step or cost limit",
+               "error": "the agent stopped with an error"}
+
+
 def _record(result: TrialResult, verdict: Verdict) -> None:
-    """Copy the verdict into the trial's result."""
+    """Copy the verdict into the trial's result; an unresolved trial's reason also says when the
+    agent did not finish on its own (:data:`AGENT_STOPS`, from ``agent_exit``)."""
     result.status, result.reason = verdict.status, verdict.reason
+    if result.status == "unresolved" and result.agent_exit in AGENT_STOPS:
+        result.reason = f"{result.reason or 'unresolved'}; {AGENT_STOPS[result.agent_exit]}"
     result.rewards = dict(verdict.rewards)
     result.tests = dict(verdict.tests)
     result.dropped_paths = list(verdict.dropped_paths)
