@@ -134,3 +134,29 @@ def test_short_labels_show_what_tells_configurations_apart(trial, job_writer, tm
         "rnd · m1 · mini · max_steps=5 seed=0 api_base=http://127.0.0.1:9/v1",
         "rnd · m1 · mini · max_steps=5 seed=7 api_base=http://127.0.0.1:9/v1",
         "solo · m1 · mini · seed=3 api_base=http://127.0.0.1:9/v1"]
+
+
+def test_a_multi_step_trial_page_lists_each_step(tmp_path):
+    # before: a multi-step trial's page showed no step at all ("No test results recorded."), so a
+    # step's reward, and that a min_reward gate kept later steps from running, were not on it
+    root = tmp_path / "jobs" / "steps"
+    d = root / "trials" / "two__0__abc"
+    d.mkdir(parents=True)
+    steps = [{"name": "one", "status": "resolved", "rewards": {"reward": 1.0}, "reason": None,
+              "agent_exit": "completed"},
+             {"name": "two", "status": "unresolved", "rewards": {"reward": 0.25}, "reason": "reward 0.25 < 1",
+              "agent_exit": "completed", "stopped": "later steps not run: reward=0.25 below min_reward 1"}]
+    r = TrialResult(trial_id="two__0__abc", job="steps", task="two", task_digest="d", agent="nop", attempt=0,
+                    status="unresolved", reason="mean reward 0.625 < 1 (step one resolved; step two unresolved; "
+                                                "not run: three)", rewards={"reward": 0.625}, steps=steps)
+    (d / "result.json").write_text(r.model_dump_json())
+    (root / "job.json").write_text(JobConfig(name="steps", agent="nop").model_dump_json())
+    site = tmp_path / "site"
+    build_site(load_jobs([root]), site)
+    html = (site / "trials" / "steps" / "two__0__abc.html").read_text()
+    table = html.split('id="step-table"')[1].split("</table>")[0]
+    rows = table.split("<tr>")[2:]
+    assert len(rows) == 2
+    assert "<code>one</code>" in rows[0] and "resolved" in rows[0] and "<code>reward=1.0</code>" in rows[0]
+    assert "<code>two</code>" in rows[1] and "<code>reward=0.25</code>" in rows[1]
+    assert "reward 0.25 &lt; 1 (later steps not run: reward=0.25 below min_reward 1)" in rows[1]
