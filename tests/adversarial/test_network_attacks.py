@@ -212,7 +212,7 @@ def test_a_dns_flood_starves_neither_the_harness_nor_another_trial():
     # what left the container: the burst, then the rate for the flood's 8 s (and 1 s of slack)
     assert int(counts["left"]) <= docker_network.DNS_BURST + 9 * docker_network.DNS_RATE, sent.output
     assert answered.stdout.split()[:2] == ["12", "34"], answered.output
-    assert backlog <= 2 * docker_network.PENDING_PER_CONTAINER, backlog  # queries held, both containers
+    assert backlog <= 2 * docker_network.WORKERS_PER_CONTAINER, backlog  # threads answering, both containers
     assert again.stdout.split()[:2] == ["12", "34"], again.output
 
 

@@ -37,6 +37,7 @@ address (a CDN) are reachable as well; TLS SNI and HTTP Host are not inspected.
 
 from __future__ import annotations
 
+import collections
 import ctypes
 import importlib.util
 import ipaddress
@@ -55,8 +56,13 @@ _DNS_TTL = 60  # seconds: how long a container may cache an answer of the filter
 # Queries of one container the filtering resolver holds at once (being answered or waiting); the
 # rest are dropped, as a busy resolver drops them (clients retry, after 5 s by glibc's default).
 # Without it a flood from one container queued without bound in the harness and starved every
-# other container's DNS. 8: a package manager's parallel look-ups (A and AAAA each) fit.
-PENDING_PER_CONTAINER = 8
+# other container's DNS. 64: with 8, an honest agent's 64 parallel look-ups lost 45 of 640 names
+# (glibc tries twice; both were dropped while the other 63 kept the queue full).
+PENDING_PER_CONTAINER = 64
+# Threads answering one container's queries at once (each its own: with a shared pool of 32, four
+# containers asking for names whose DNS never answers held every worker, and a fifth container's
+# look-up waited 9 s).
+WORKERS_PER_CONTAINER = 8
 # DNS queries a second one container may send to the filtering resolver (nftables ``limit``, in
 # the container's own namespace, so the bound is per container and costs the harness nothing);
 # beyond a burst of DNS_BURST the excess is dropped before it leaves the container. Without it, a
@@ -66,7 +72,7 @@ PENDING_PER_CONTAINER = 8
 # interface's egress, since glibc asks for errors with IP_RECVERR), and glibc's resolver then
 # gives up at once instead of retrying after its timeout. So the bound must stay above what an
 # honest agent asks: at 50 a second after 100, 16 parallel look-ups (a package manager's
-# downloads) lost 94 of 320 names within 6 s. The resolver answers at most PENDING_PER_CONTAINER
+# downloads) lost 94 of 320 names within 6 s. The resolver answers at most WORKERS_PER_CONTAINER
 # at once anyway (about 20 ms each); the rate only bounds what a flood makes the harness parse.
 DNS_RATE = 200
 DNS_BURST = 400
@@ -290,10 +296,11 @@ class _DnsFilter:
         self.sock.setsockopt(socket.SOL_SOCKET, getattr(socket, "SO_RCVBUFFORCE", 33), _RCVBUF)
         self.port = self.sock.getsockname()[1]
         self.clients: dict[str, ContainerFilter] = {}
-        # container -> queries held (PENDING_PER_CONTAINER); by container, not address: a new
-        # container reusing a stopped one's address started with its queries still held (those
-        # of names that never resolve), and its own were dropped for seconds
-        self._pending: dict[ContainerFilter, int] = {}
+        # container -> its queries waiting, and its threads answering them; by container, not
+        # address: a new container reusing a stopped one's address started with its queries still
+        # held (those of names that never resolve), and its own were dropped for seconds
+        self._queues: dict[ContainerFilter, collections.deque[tuple[bytes, tuple[str, int]]]] = {}
+        self._workers: dict[ContainerFilter, int] = {}
         self._pending_lock = threading.Lock()
         self._filtered = False
         with self._pending_lock:
@@ -337,22 +344,35 @@ class _DnsFilter:
             except OSError:
                 return
             client = self.clients.get(peer[0])
-            if client is not None and self._hold(client):
-                # a thread of its own (at most PENDING_PER_CONTAINER per container): with a shared
-                # pool of 32, four containers asking for names whose DNS never answers held every
-                # worker, and a fifth container's look-up waited 9 s
-                threading.Thread(target=self._reply, args=(client, data, peer), daemon=True,
-                                 name=f"lancebench-dnsq-{peer[0]}").start()
+            if client is not None:
+                self._hold(client, data, peer)
 
-    def _hold(self, client: ContainerFilter) -> bool:
-        """Count one more query of ``client``; False (drop it) when it already has
-        ``PENDING_PER_CONTAINER`` held."""
+    def _hold(self, client: ContainerFilter, data: bytes, peer: tuple[str, int]) -> None:
+        """Queue one query of ``client`` (dropped when it has ``PENDING_PER_CONTAINER`` held) and
+        start a thread for it while it has fewer than ``WORKERS_PER_CONTAINER``."""
         with self._pending_lock:
-            held = self._pending.get(client, 0)
-            if held >= PENDING_PER_CONTAINER:
-                return False
-            self._pending[client] = held + 1
-            return True
+            queue, workers = self._queues.setdefault(client, collections.deque()), self._workers.get(client, 0)
+            if len(queue) + workers >= PENDING_PER_CONTAINER:
+                return
+            queue.append((data, peer))
+            if workers >= WORKERS_PER_CONTAINER:
+                return
+            self._workers[client] = workers + 1
+        threading.Thread(target=self._work, args=(client,), daemon=True, name=f"lancebench-dnsq-{peer[0]}").start()
+
+    def _work(self, client: ContainerFilter) -> None:
+        """Answer ``client``'s queued queries until none is left."""
+        while True:
+            with self._pending_lock:
+                queue = self._queues.get(client)
+                if not queue:
+                    self._queues.pop(client, None)
+                    workers = self._workers.pop(client, 1) - 1
+                    if workers:
+                        self._workers[client] = workers
+                    return
+                data, peer = queue.popleft()
+            self._reply(client, data, peer)
 
     def _reply(self, client: ContainerFilter, data: bytes, peer) -> None:
         try:
@@ -361,11 +381,6 @@ class _DnsFilter:
                 self.sock.sendto(answer, peer)
         except (SandboxError, OSError):
             pass  # rules not widened (the name stays unreachable) or the reply not sent: no answer
-        finally:
-            with self._pending_lock:
-                held = self._pending.pop(client, 1) - 1
-                if held:
-                    self._pending[client] = held
 
 
 _SO_ATTACH_FILTER, _SO_DETACH_FILTER = 26, 27  # <asm-generic/socket.h>
