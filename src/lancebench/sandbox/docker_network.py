@@ -319,6 +319,7 @@ class _DnsFilter:
             if self.clients.get(address) is client:
                 del self.clients[address]
                 self._admit()
+            self._queues.pop(client, None)  # its waiting queries are dropped; its threads end
 
     def _admit(self) -> None:
         """Let the kernel queue only datagrams from the registered containers (a classic BPF
