@@ -99,3 +99,19 @@ def test_tasks_validate_takes_a_dataset(tmp_path):
     assert f"{len(bundled)} valid, 0 problem(s)" in proc.stdout
     neither = lb("tasks", "validate", cwd=tmp_path)
     assert neither.returncode == 2 and "give task folders (PATH...) or -d DATASET" in neither.stderr
+
+
+def test_tasks_left_out_are_named_again_at_the_end_of_the_run(tmp_path):
+    # before: a broken task was listed only above the run's output, and the run ended with exit 5
+    # and no word about it under the results
+    import shutil
+    tasks = tmp_path / "tasks"
+    shutil.copytree(CALC, tasks / "calc")
+    broken = tasks / "broken"
+    shutil.copytree(CALC, broken)
+    (broken / "instruction.md").unlink()
+    proc = lb("run", "-p", tasks, "-a", "nop", "-o", tmp_path / "jobs", cwd=tmp_path)
+    assert proc.returncode == 5, proc.stdout + proc.stderr
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last.startswith("left out: 1 task problem(s), listed above the results and in ") and "(exit 5)" in last
+    assert (tmp_path / "jobs" / "tasks__nop" / "task_errors.json").is_file()

@@ -298,6 +298,10 @@ def _run_settings(settings: RunSettings, resolved: dict | None = None) -> bool:
         import yaml
         atomic_write(paths.root / "job.yaml", yaml.safe_dump(_plain(resolved), sort_keys=False))
     _finish(paths)
+    if errors:  # said again at the end: the list is above a long run's output
+        console.print(f"[yellow]left out:[/yellow] {len(errors)} task problem(s), listed above the results "
+                      f"and in {paths.root / 'task_errors.json'}; fix them and run the same command to add "
+                      "those tasks (exit 5)", highlight=False)
     return bool(errors)
 
 
