@@ -31,6 +31,10 @@ def test_nop_gets_0(tmp_path):
     (r,) = run_lancebench(TASK, "nop", tmp_path / "jobs")
     assert (r["status"], r["rewards"]) == ("unresolved", {"reward": 0.0}), r
     assert [s["status"] for s in r["steps"]] == ["unresolved", "unresolved"]
+    # the trial folder keeps every step's instruction (before: the first step's alone)
+    kept = (tmp_path / "jobs" / "two-step-nop" / "trials" / r["trial_id"] / "instruction.md").read_text()
+    one, two = ((TASK / "steps" / n / "instruction.md").read_text().strip() for n in ("one", "two"))
+    assert kept == f"## Step 1 of 2: one\n\n{one}\n\n## Step 2 of 2: two\n\n{two}\n"
 
 
 def test_first_step_only_gets_half_under_mean(tmp_path):

@@ -37,7 +37,7 @@ from lancebench.sandbox.fstree import remove_tree
 from lancebench.task.artifacts import declares_artifacts
 from lancebench.task.model import Task
 from lancebench.task.settings import network_policy, phase_env, phase_user
-from lancebench.task.steps import judged_as_one
+from lancebench.task.steps import judged_as_one, step_instruction
 
 
 @dataclass(frozen=True)
@@ -86,12 +86,16 @@ async def run_trial(spec: TrialSpec, agent: Agent, backend: Backend) -> TrialRes
 
 def _fresh_folders(spec: TrialSpec) -> None:
     """Remove what an unfinished earlier run of this trial left (kill -9); make agent/ and verifier/;
-    write the instruction the agent gets (``instruction.md``)."""
+    write the instruction the agent gets (``instruction.md``; a multi-step task's: every step's, in
+    order, under ``## Step i of n: name`` headings)."""
     for stale in (spec.paths.root, spec.scratch):
         remove_tree(stale)
     for d in (spec.paths.agent, spec.paths.verifier):
         d.mkdir(parents=True, exist_ok=True)
-    atomic_write(spec.paths.instruction, spec.task.instruction)  # for reports: the task folder may be gone later
+    steps = spec.task.config.steps or []
+    text = "\n\n".join(f"## Step {i} of {len(steps)}: {st.name}\n\n{step_instruction(spec.task, st).strip()}"
+                       for i, st in enumerate(steps, 1)) + "\n" if steps else spec.task.instruction
+    atomic_write(spec.paths.instruction, text)  # for reports: the task folder may be gone later
 
 
 def _new_result(spec: TrialSpec) -> TrialResult:
