@@ -115,3 +115,10 @@ def test_tasks_left_out_are_named_again_at_the_end_of_the_run(tmp_path):
     last = proc.stderr.strip().splitlines()[-1]
     assert last.startswith("left out: 1 task problem(s), listed above the results and in ") and "(exit 5)" in last
     assert (tmp_path / "jobs" / "tasks__nop" / "task_errors.json").is_file()
+
+
+def test_datasets_gives_a_source_error_in_full(tmp_path):
+    # before: the message was cut at 160 characters ("... or leave --source out to downl")
+    proc = lb("datasets", "--source", tmp_path / "nope.csv", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "or leave --source out to download it" in " ".join(proc.stdout.replace("│", " ").split())

@@ -57,7 +57,7 @@ def datasets(as_json: bool = typer.Option(False, "--json", help="Print JSON."),
     for r in rows:
         if "error" in r:
             table.add_row(r["name"], "-", "-", "-", "-",
-                          f"{r['description']} [yellow]({r['error'].splitlines()[0][:160]})[/]")
+                          f"{escape(r['description'])} [yellow]({escape(r['error'].splitlines()[0][:400])})[/]")
         else:
             kinds = ", ".join(f"{k}: {v}" for k, v in sorted(r.get("by_kind", {}).items()))
             table.add_row(r["name"], str(r["tasks"]), kinds, str(r.get("browser", "-")),
