@@ -122,3 +122,16 @@ def test_datasets_gives_a_source_error_in_full(tmp_path):
     proc = lb("datasets", "--source", tmp_path / "nope.csv", cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "or leave --source out to download it" in " ".join(proc.stdout.replace("│", " ").split())
+
+
+def test_each_finished_trial_is_one_line_in_a_log(tmp_path):
+    # before: on a pipe (80 columns) the reason was wrapped over several lines, cut mid-word
+    exe = Path(sys.executable).parent / "lancebench"
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "lancebench.cli"]
+    env = dict(os.environ, COLUMNS="60", NO_COLOR="1", TERM="dumb")
+    proc = subprocess.run([*cmd, "run", "-p", CALC, "-a", "nop", "-o", tmp_path / "jobs"], capture_output=True,
+                          text=True, timeout=300, env=env, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (line,) = [x for x in proc.stderr.splitlines() if x.startswith("  calc #0: ")]
+    assert line == "  calc #0: unresolved (tests not passing: test_calc::test_add (failed), " \
+                   "test_calc::test_add_negative (failed))"
