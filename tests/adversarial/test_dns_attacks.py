@@ -386,3 +386,44 @@ def test_unique_names_cannot_make_the_harness_flood_its_resolver(monkeypatch):
     budget = docker_network.LOOKUP_BURST + docker_network.LOOKUP_RATE * (seconds + 1)  # 1 s of slack
     assert 2 * docker_network.LOOKUP_BURST <= upstream <= 2 * budget, upstream
     assert _answers(after.stdout)["after.many.test"] == (0, {"192.0.2.40"}), after.output
+
+
+def test_a_free_bridge_address_learned_by_name_closes_when_a_trial_gets_it(monkeypatch):
+    """The attacker's zone (``*.evil.test`` allowed) points a name at a free address of the
+    bridge (here the one a stopped container just left); the next trial's container is given
+    that address by the engine. The attacker kept it and reached the new trial; now the address
+    leaves the attacker's set when the new container starts, and the name is refused after."""
+    zone = ZoneServer({})
+    monkeypatch.setenv("LANCEBENCH_ALLOWLIST_DNS", zone.address)
+
+    async def go():
+        attacker, leaving = _boxes(2, ("*.evil.test",))
+        await asyncio.gather(attacker.start(), leaving.start())
+        try:
+            free = _net(leaving)["IPAddress"]
+            await leaving.stop()
+            zone.zone["next.evil.test"] = [free]
+            before = await attacker.exec(" ".join([_ASK, "next.evil.test"]))
+            learned = _nft_json(attacker, "set", "inet", docker_network.TABLE, "allow4")
+            [heir] = _boxes(1, ("192.0.2.1",))
+            await heir.start()
+            try:
+                given = _net(heir)["IPAddress"]
+                kept = _nft_json(attacker, "set", "inet", docker_network.TABLE, "allow4")
+                after = await attacker.exec(" ".join([_ASK, "next.evil.test"]))
+            finally:
+                await heir.stop()
+            return free, given, before, learned, kept, after
+        finally:
+            await asyncio.gather(attacker.stop(), leaving.stop())
+
+    free, given, before, learned, kept, after = asyncio.run(go())
+
+    def elements(listing: dict) -> set[str]:
+        return {e for item in listing["nftables"] if "set" in item for e in item["set"].get("elem", [])}
+
+    assert _answers(before.stdout)["next.evil.test"] == (0, {free}), before.output  # free: answered, opened
+    assert free in elements(learned), learned
+    assert given == free, (given, free)  # the engine gave the freed address to the next container (the case)
+    assert free not in elements(kept), kept  # ...and the attacker lost it
+    assert _answers(after.stdout)["next.evil.test"] == (5, set()), after.output

@@ -210,14 +210,35 @@ class ContainerFilter:
         ``NetworkSettings.SandboxKey``), whose bridge address is ``address`` and gateway
         ``gateway``. Raises :class:`SandboxError`."""
         dns_filter = _dns_filter(gateway)
-        never = {gateway, *dns_filter.clients}
         for name in sorted(self.names):
-            self.learned.update(a for a in resolve(name) if _may_learn(a, never))
+            self.learned.update(resolve(name))
         with self._lock:
+            never = {gateway, *dns_filter.clients} - {address}
+            self.learned = {a for a in self.learned if _may_learn(a, never)}
             self.netns = netns
             dns_filter.register(address, self, previous=self.address)
             self.address = address
             _nft(netns, self._ruleset(gateway, dns_filter.port))
+        # an address learned by another container while it was free is now this container's
+        for other in dns_filter.others(self):
+            other.forget(address)
+
+    def forget(self, address: str) -> None:
+        """Stop allowing ``address``, learned through a name, in the running container: it now
+        belongs to another container of the harness (an agent controlling a wildcard's zone had
+        its names resolve to free bridge addresses, and reached the trials started on them).
+        An address also inside one of the container's own ranges stays."""
+        with self._lock:
+            if address not in self.learned:
+                return
+            self.learned.discard(address)
+            ip = ipaddress.ip_address(address)
+            if self.netns is None or any(ip.version == n.version and ip in n for n in self.networks):
+                return
+            try:
+                _nft(self.netns, f"delete element inet {TABLE} {_set_of(address)} {{ {address} }}\n")
+            except SandboxError:
+                pass  # its namespace is gone (being stopped)
 
     def release(self) -> None:
         """Forget the container (its DNS queries are no longer answered)."""
@@ -320,6 +341,11 @@ class _DnsFilter:
                 del self.clients[address]
                 self._admit()
             self._queues.pop(client, None)  # its waiting queries are dropped; its threads end
+
+    def others(self, client: ContainerFilter) -> list[ContainerFilter]:
+        """The registered containers other than ``client``."""
+        with self._pending_lock:
+            return [c for c in self.clients.values() if c is not client]
 
     def _admit(self) -> None:
         """Let the kernel queue only datagrams from the registered containers (a classic BPF
