@@ -51,6 +51,15 @@ def check_input_file(path: Path, option: str) -> None:
         raise ConfigError(f"{option} {path}: is not readable by this user")
 
 
+def check_job_name(name: str | None) -> str | None:
+    """``--job-name``: one folder name under ``-o`` (no ``/``, not ``.`` or ``..``, not empty).
+    Returns it; raises :class:`ConfigError` naming the fix."""
+    if name is not None and (not name.strip() or "/" in name or "\\" in name or name in (".", "..")):
+        raise ConfigError(f"--job-name {name!r}: give one folder name (no '/', not '.' or '..'); "
+                          "the job folder goes under -o")
+    return name
+
+
 def positive_limit(option: str, value: str | float | int | None, *, integer: bool = False) -> float | int | None:
     """A limit given on the command line: a positive number, the word ``unlimited`` (returned as
     0, which the agents read as "no limit"), or None (not given). Raises :class:`ConfigError`

@@ -27,6 +27,7 @@ from lancebench.commands.preflight import (
     check_backend,
     check_executor,
     check_input_file,
+    check_job_name,
     check_model,
     check_output_folder,
 )
@@ -332,6 +333,7 @@ def grade(
     try:
         check_input_file(predictions, "--predictions")
         check_output_folder(jobs_dir)
+        check_job_name(job_name)
         check_backend(backend)
         records = read_predictions(predictions)
         tasks, errors, label = select_tasks(path, dataset, None, None)

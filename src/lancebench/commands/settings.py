@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from lancebench.commands.preflight import positive_limit
+from lancebench.commands.preflight import check_job_name, positive_limit
 from lancebench.errors import ConfigError
 
 # flag parameter name -> settings field, where they differ
@@ -64,6 +64,11 @@ class RunSettings(BaseModel):
     judge_max_tokens: int = Field(1024, ge=16)
     judge_timeout: float = Field(600.0, gt=0)
     bloat_model: bool = False
+
+    @field_validator("job_name")
+    @classmethod
+    def _job_name(cls, v):
+        return check_job_name(v)
 
     @field_validator("agent_timeout", mode="before")
     @classmethod
