@@ -427,3 +427,28 @@ def test_a_free_bridge_address_learned_by_name_closes_when_a_trial_gets_it(monke
     assert given == free, (given, free)  # the engine gave the freed address to the next container (the case)
     assert free not in elements(kept), kept  # ...and the attacker lost it
     assert _answers(after.stdout)["next.evil.test"] == (5, set()), after.output
+
+
+def test_a_name_opens_no_container_the_resolver_does_not_serve(monkeypatch):
+    """The attacker's zone points a name at a lancebench container the resolver does not serve:
+    a trial with the whole network (or one of another job running at once, in another harness
+    process). It was answered and opened (only the resolver's own containers were refused); now
+    every container lancebench runs on the engine is refused, asked of the engine by label."""
+    zone = ZoneServer({})
+    monkeypatch.setenv("LANCEBENCH_ALLOWLIST_DNS", zone.address)
+
+    async def go():
+        [attacker] = _boxes(1, ("*.evil.test",))
+        public = DockerSandbox(SandboxSpec(image="debian:bookworm-slim", network=True,
+                                           labels={"job": f"{JOB}-other", "trial": "public"}))
+        await asyncio.gather(attacker.start(), public.start())
+        try:
+            zone.zone["other.evil.test"] = [_net(public)["IPAddress"]]
+            asked = await attacker.exec(" ".join([_ASK, "other.evil.test"]))
+            return asked, _nft_json(attacker, "set", "inet", docker_network.TABLE, "allow4")
+        finally:
+            await asyncio.gather(attacker.stop(), public.stop())
+
+    asked, allowed = asyncio.run(go())
+    assert _answers(asked.stdout)["other.evil.test"] == (5, set()), asked.output
+    assert not any("elem" in item.get("set", {}) for item in allowed["nftables"]), allowed  # nothing opened

@@ -410,6 +410,18 @@ class _DnsFilter:
             pass  # rules not widened (the name stays unreachable) or the reply not sent: no answer
 
 
+def _sandbox_addresses() -> set[str]:
+    """The bridge addresses of every container lancebench runs on this engine (label
+    ``lancebench.owner``): those of any harness process (another job at once) and of trials
+    without an allowlist, which the resolver does not know. Raises ``OSError`` (the engine did
+    not answer: the name gets no answer)."""
+    from lancebench.sandbox import docker_engine  # noqa: PLC0415 (the docker SDK, only when needed)
+
+    listed = docker_engine.client().api.containers(filters={"label": docker_engine.LABEL_OWNER})
+    return {net.get("IPAddress") for c in listed
+            for net in ((c.get("NetworkSettings") or {}).get("Networks") or {}).values() if net.get("IPAddress")}
+
+
 _SO_ATTACH_FILTER, _SO_DETACH_FILTER = 26, 27  # <asm-generic/socket.h>
 
 
@@ -452,6 +464,8 @@ def _answer(client: ContainerFilter, data: bytes, never: set[str]) -> bytes | No
     if not found:
         response.set_rcode(dns.rcode.NXDOMAIN)
         return response.to_wire()
+    if any(ipaddress.ip_address(a).is_private for a in found):
+        never = never | _sandbox_addresses()
     addresses = client.add(found, never)  # before the answer: the container may connect at once
     if not addresses:
         response.set_rcode(dns.rcode.REFUSED)
