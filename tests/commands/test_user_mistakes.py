@@ -149,3 +149,21 @@ def test_a_job_name_is_one_folder_under_the_jobs_folder(tmp_path, name, command)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert f"--job-name {name!r}: give one folder name" in proc.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_a_mistyped_judge_provider_stops_before_the_job(tmp_path):
+    # before: the job ran, and every judge failed with litellm's 400 text about Huggingface
+    proc = lb("run", "-p", CALC, "-a", "oracle", "--judge-model", "opneai/gpt-4o-mini", "-o", tmp_path / "jobs",
+              cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "--judge-model opneai/gpt-4o-mini: provider 'opneai' is not one litellm knows (did you mean openai" \
+        in proc.stderr
+    assert not (tmp_path / "jobs").exists()
+
+
+def test_the_model_client_names_an_unknown_provider():
+    # analyze and calibrate call the client directly: the same sentence, not litellm's 400 text
+    from lancebench.errors import ModelError
+    from lancebench.llm.client import LLMClient
+    with pytest.raises(ModelError, match=r"^model opneai/x: provider 'opneai' is not one litellm knows"):
+        LLMClient("opneai/x", max_retries=0).complete([{"role": "user", "content": "hi"}])

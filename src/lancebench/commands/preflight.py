@@ -130,37 +130,39 @@ def check_executor(name: str) -> None:
         raise ConfigError(f"--executor {name}: choose local or ray")
 
 
-def check_model(model: str | None, api_base: str | None) -> None:
-    """Without network calls: the provider's API key is set (hosted models without ``--api-base``);
-    with ``--api-base``, something answers at its host and port. Raises :class:`ModelAccessError`."""
+def check_model(model: str | None, api_base: str | None, option: str = "-m", base_option: str = "--api-base") -> None:
+    """Without network calls: a ``provider/`` prefix litellm knows, and the provider's API key is
+    set (hosted models without an API base); with an API base, something answers at its host and
+    port. ``option`` / ``base_option`` name the flags in messages (``--judge-model`` /
+    ``--judge-api-base`` for the judges). Raises :class:`ModelAccessError` or :class:`ConfigError`."""
     if not model:
         return
     if api_base:
-        check_reachable(api_base)
+        check_reachable(api_base, base_option)
         return
     if model.split(":")[0] == "local":
         return
     from lancebench.llm.client import resolve_model, unknown_provider
     problem = unknown_provider(model)
     if problem:
-        raise ConfigError(f"-m {model}: {problem}")
+        raise ConfigError(f"{option} {model}: {problem}")
     key_env = resolve_model(model).key_env
     if key_env and not os.environ.get(key_env):
-        raise ModelAccessError(f"-m {model}: the API key is missing: set {key_env} "
-                               f"(export {key_env}=...) or pass --api-base for an OpenAI-compatible server")
+        raise ModelAccessError(f"{option} {model}: the API key is missing: set {key_env} "
+                               f"(export {key_env}=...) or pass {base_option} for an OpenAI-compatible server")
 
 
-def check_reachable(url: str) -> None:
+def check_reachable(url: str, option: str = "--api-base") -> None:
     """A TCP connection to ``url``'s host and port opens within ``CONNECT_TIMEOUT_SEC`` seconds.
     Raises :class:`ModelAccessError` naming the URL, or :class:`ConfigError` for a malformed URL."""
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ConfigError(f"--api-base {url}: write a URL such as http://127.0.0.1:8000/v1")
+        raise ConfigError(f"{option} {url}: write a URL such as http://127.0.0.1:8000/v1")
     port = parts.port or (443 if parts.scheme == "https" else 80)
     try:
         with socket.create_connection((parts.hostname, port), timeout=CONNECT_TIMEOUT_SEC):
             pass
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
-        raise ModelAccessError(f"--api-base {url}: nothing answers at {parts.hostname}:{port} ({reason}); "
+        raise ModelAccessError(f"{option} {url}: nothing answers at {parts.hostname}:{port} ({reason}); "
                                "start the server or fix the URL") from None

@@ -283,6 +283,7 @@ def preflight(settings: RunSettings) -> None:
     check_backend(settings.backend)
     check_executor(settings.executor)
     check_model(settings.model, settings.api_base)
+    check_model(settings.judge_model, settings.judge_api_base, "--judge-model", "--judge-api-base")
 
 
 def _run_settings(settings: RunSettings, resolved: dict | None = None) -> bool:

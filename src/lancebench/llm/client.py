@@ -362,7 +362,9 @@ class LLMClient:
                 raise DeadlineExceeded(f"model {r.name} had not answered when the deadline came "
                                        f"({timeout:.0f} s)") from exc
             if kind == "fatal":
-                raise ModelError(f"model {r.name} refused the request ({_status(exc) or type(exc).__name__}): "
+                unknown = unknown_provider(r.litellm_model)  # litellm's own text suggests Huggingface
+                raise ModelError(f"model {r.name}: {unknown}" if unknown else
+                                 f"model {r.name} refused the request ({_status(exc) or type(exc).__name__}): "
                                  f"{_short(exc)}") from exc
             raise
 
