@@ -42,3 +42,11 @@ def test_long_task_names_are_cut_in_the_middle():
     cut_b = short_task(b)
     assert len(cut_b) == 26 and cut_b.endswith("-manager") and cut_b.startswith("boltons-")
     assert cut_a != cut_b
+
+
+def test_a_configuration_label_gives_the_agent_timeout_in_seconds():
+    # before: "timeout=15.0", a number without its unit, in show, report and the HTML labels
+    from lancebench.results.models import TrialConfig
+    config = TrialConfig(agent="script:a.sh", agent_timeout_sec=15.0, backend="docker")
+    assert config.label() == "script:a.sh timeout=15s backend=docker"
+    assert TrialConfig(agent="nop", agent_timeout_sec=2.5).settings_parts() == ["timeout=2.5s"]

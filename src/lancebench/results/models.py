@@ -173,9 +173,11 @@ class TrialConfig(_Strict):
 
     def settings_parts(self) -> list[str]:
         """The settings beside agent and model as ``key=value`` strings (empty when none): agent
-        options (sorted by key), API base, agent timeout, judge model, and the backend when not local."""
+        options (sorted by key), API base, agent timeout in seconds (``timeout=15s``), judge model,
+        and the backend when not local."""
         parts = [f"{k}={_show(v)}" for k, v in sorted(self.agent_options.items())]
-        parts += [f"{k}={v}" for k, v in (("api_base", self.api_base), ("timeout", self.agent_timeout_sec),
+        timeout = f"{self.agent_timeout_sec:g}s" if self.agent_timeout_sec else None
+        parts += [f"{k}={v}" for k, v in (("api_base", self.api_base), ("timeout", timeout),
                                             ("judge", self.judge_model)) if v]
         if self.backend != "local":
             parts.append(f"backend={self.backend}")
