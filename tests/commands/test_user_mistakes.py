@@ -137,17 +137,17 @@ def test_each_finished_trial_is_one_line_in_a_log(tmp_path):
                    "test_calc::test_add_negative (failed))"
 
 
-@pytest.mark.parametrize("name", ["../escape", "a/b", ".", ""])
+@pytest.mark.parametrize("name", ["../escape", "a/../../escape", "/tmp/escape", ".", ""])
 @pytest.mark.parametrize("command", ["run", "grade"])
-def test_a_job_name_is_one_folder_under_the_jobs_folder(tmp_path, name, command):
-    # before: --job-name ../escape wrote the job beside -o, and a/b a nested folder in it
+def test_a_job_name_is_a_folder_under_the_jobs_folder(tmp_path, name, command):
+    # before: --job-name ../escape (or an absolute path) wrote the job outside -o
     jobs = tmp_path / "out" / "jobs"
     preds = tmp_path / "preds.jsonl"
     preds.write_text('{"instance_id": "calc", "model_name_or_path": "m", "model_patch": ""}\n')
     args = ["-a", "nop"] if command == "run" else ["--predictions", preds]
     proc = lb(command, "-p", CALC, *args, "-o", jobs, "--job-name", name, cwd=tmp_path)
     assert proc.returncode == 2, proc.stdout + proc.stderr
-    assert f"--job-name {name!r}: give one folder name" in proc.stderr
+    assert f"--job-name {name!r}: give a folder name under -o (relative, without '..')" in proc.stderr
     assert not (tmp_path / "out").exists()
 
 

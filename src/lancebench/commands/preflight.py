@@ -14,7 +14,7 @@ import importlib.util
 import os
 import shutil
 import socket
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from urllib.parse import urlsplit
 
 from lancebench.errors import ConfigError, MissingComponentError, ModelAccessError
@@ -52,10 +52,13 @@ def check_input_file(path: Path, option: str) -> None:
 
 
 def check_job_name(name: str | None) -> str | None:
-    """``--job-name``: one folder name under ``-o`` (no ``/``, not ``.`` or ``..``, not empty).
-    Returns it; raises :class:`ConfigError` naming the fix."""
-    if name is not None and (not name.strip() or "/" in name or "\\" in name or name in (".", "..")):
-        raise ConfigError(f"--job-name {name!r}: give one folder name (no '/', not '.' or '..'); "
+    """``--job-name``: a folder under ``-o`` (relative, no ``..`` part, not ``.`` or empty), so the
+    job never lands outside the jobs folder. Returns it; raises :class:`ConfigError` naming the fix."""
+    if name is None:
+        return None
+    parts = PurePosixPath(name).parts
+    if not name.strip() or name.startswith("/") or ".." in parts or all(p == "." for p in parts):
+        raise ConfigError(f"--job-name {name!r}: give a folder name under -o (relative, without '..'); "
                           "the job folder goes under -o")
     return name
 
