@@ -66,9 +66,10 @@ def harbor_reward(result: dict) -> dict | None:
 def run_lancebench(task: Path, agent: str, jobs: Path, env: dict | None = None, *extra: str) -> list[dict]:
     """Run ``lancebench run -p TASK -a AGENT --backend docker`` and return each trial's result."""
     jobs.mkdir(parents=True, exist_ok=True)
-    lb("run", "-p", task, "-a", agent, "--backend", "docker", "-o", jobs, "--job-name", f"{task.name}-{agent}",
-       *extra, env=env)
-    return results(jobs / f"{task.name}-{agent}")
+    name = f"{task.name}-{Path(agent).name}"  # one folder name: a script agent is a path
+    proc = lb("run", "-p", task, "-a", agent, "--backend", "docker", "-o", jobs, "--job-name", name, *extra, env=env)
+    assert (jobs / name).is_dir(), f"exit {proc.returncode}\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}"
+    return results(jobs / name)
 
 
 def copy_fixture(name: str, dest: Path) -> Path:

@@ -28,7 +28,7 @@ pytest.importorskip("docker", reason="the Docker SDK is missing: pip install 'la
 from docker_net_support import BridgeHost, ZoneServer  # noqa: E402
 from lbtest import FIXTURES, job_dir, lb, results  # noqa: E402
 
-from lancebench.sandbox import docker_network  # noqa: E402
+from lancebench.sandbox import dns_filter, docker_network  # noqa: E402
 from lancebench.sandbox.base import SandboxSpec  # noqa: E402
 from lancebench.sandbox.docker import DockerSandbox  # noqa: E402
 from lancebench.sandbox.docker_engine import client  # noqa: E402
@@ -243,7 +243,7 @@ def test_names_that_never_resolve_starve_no_other_container(monkeypatch):
 
     answered, held, stalls, address, (heir_address, heir) = asyncio.run(go())
     assert all(int(s.stdout.split("=")[1]) > 400 for s in stalls), [s.output for s in stalls]
-    assert held == 4 * docker_network.WORKERS_PER_CONTAINER, held  # the stall was on, and bounded
+    assert held == 4 * dns_filter.WORKERS_PER_CONTAINER, held  # the stall was on, and bounded
     assert answered.stdout.split() == ["ok"] * 5, answered.output
     # the engine gave the stopped container's address to the next one (the case under test)...
     assert heir_address == address, (heir_address, address)
@@ -321,9 +321,9 @@ def test_containers_with_the_whole_network_cannot_flood_the_resolver():
         await asyncio.gather(allowed.start(), *(p.start() for p in public))
         try:
             gateway = _net(allowed)["Gateway"]
-            flood = (_RAW_FLOOD.replace("PORT", str(docker_network._filters[gateway].port))
+            flood = (_RAW_FLOOD.replace("PORT", str(dns_filter.filters[gateway].port))
                      .replace("GATEWAY", gateway).replace("SECONDS", "8"))
-            inode = os.fstat(docker_network._filters[gateway].sock.fileno()).st_ino
+            inode = os.fstat(dns_filter.filters[gateway].sock.fileno()).st_ino
             before = _socket_drops(inode)
             floods = [asyncio.ensure_future(p.exec(flood)) for p in public]
             await asyncio.sleep(1)

@@ -182,7 +182,7 @@ def test_a_dns_flood_starves_neither_the_harness_nor_another_trial():
     buffer and the kernel dropped what came after. Now the container's own rules let out at most
     DNS_RATE queries a second (perl's send fails for the rest), the resolver holds at most a few
     per container, and the other container is answered at once."""
-    from lancebench.sandbox import docker_network
+    from lancebench.sandbox import dns_filter, docker_network
 
     query = r"\x12\x34\x01\x00\x00\x01\x00\x00\x00\x00\x00\x00\x05exfil\x07example\x00\x00\x01\x00\x01"
     ask = (f"printf '{query}' > /tmp/q; exec 3<>/dev/udp/192.0.2.53/53; cat /tmp/q >&3; "
@@ -212,7 +212,7 @@ def test_a_dns_flood_starves_neither_the_harness_nor_another_trial():
     # what left the container: the burst, then the rate for the flood's 8 s (and 1 s of slack)
     assert int(counts["left"]) <= docker_network.DNS_BURST + 9 * docker_network.DNS_RATE, sent.output
     assert answered.stdout.split()[:2] == ["12", "34"], answered.output
-    assert backlog <= 2 * docker_network.WORKERS_PER_CONTAINER, backlog  # threads answering, both containers
+    assert backlog <= 2 * dns_filter.WORKERS_PER_CONTAINER, backlog  # threads answering, both containers
     assert again.stdout.split()[:2] == ["12", "34"], again.output
 
 
@@ -224,8 +224,8 @@ def test_hosts_file_mapped_addresses_and_the_resolver_port_stay_closed(hosts):
     a, b = hosts
 
     async def body(box):
-        from lancebench.sandbox import docker_network
-        port = max(f.port for f in docker_network._filters.values())
+        from lancebench.sandbox import dns_filter
+        port = max(f.port for f in dns_filter.filters.values())
         gateway = (await box.exec("ip route 2>/dev/null | awk '/default/ {print $3}'; "
                                   "awk '$2 == \"00000000\" {print $3}' /proc/net/route", user="root")).stdout.split()
         mapped = await box.exec(f"echo '{b.ip} allowed.test' >> /etc/hosts && echo ok", user="root")
