@@ -135,6 +135,7 @@ class ZoneServer:
         threading.Thread(target=self._serve, daemon=True).start()
 
     def _serve(self) -> None:
+        import dns.exception
         import dns.message
         import dns.rcode
         import dns.rdatatype
@@ -144,9 +145,12 @@ class ZoneServer:
                 data, peer = self.sock.recvfrom(4096)
             except OSError:
                 return
-            query = dns.message.from_wire(data)
+            try:  # a packet that is no query (an attack's, a stray one) is dropped, as a server would
+                query = dns.message.from_wire(data)
+                question = query.question[0]
+            except (dns.exception.DNSException, IndexError):
+                continue
             response = dns.message.make_response(query)
-            question = query.question[0]
             name = question.name.to_text(omit_final_dot=True).lower()
             self.asked.append(name)
             if self.silent and name.endswith(self.silent):
