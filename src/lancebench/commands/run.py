@@ -108,14 +108,9 @@ def _finish(job_paths: JobPaths) -> dict:
     return summary
 
 
-def one_line(text: str, width: int) -> str:
-    """``text`` on one line (white space collapsed), cut to ``width`` characters with an ellipsis."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[:width - 1] + "…"
-
-
 async def _run(tasks, opts: JobOptions, errors) -> list[TrialResult]:
     """Run the job with a live status on standard error (see :mod:`lancebench.commands.status`)."""
+    from lancebench.analysis.findings import clip
     from lancebench.runner.job import plan
     todo, kept = plan(tasks, opts)
     console.print(f"job {opts.jobs_dir / opts.name}: {len(todo) + len(kept)} trial(s), {len(kept)} already recorded, "
@@ -125,7 +120,7 @@ async def _run(tasks, opts: JobOptions, errors) -> list[TrialResult]:
         def on_result(r: TrialResult) -> None:
             status.add(r)
             live.console.print(f"  {escape(r.task)} #{r.attempt}: [{STATUS_STYLE[r.status]}]{r.status}[/]"
-                               + (f" ({escape(one_line(r.reason, 100))})" if r.reason else ""),
+                               + (f" ({escape(clip(r.reason, 100))})" if r.reason else ""),
                                highlight=False, soft_wrap=True)  # one line per trial, also in a log file
 
         results = await run_job(tasks, opts, on_result=on_result, task_errors=errors)
