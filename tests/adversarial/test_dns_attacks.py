@@ -266,8 +266,8 @@ def test_dns_attacks_through_the_cli(monkeypatch, shared, jobs):
     recorded and resolved (never invalid: the agent's doing), the names are refused, the host's
     server refused, and the allowed name reached."""
 
-    gateway = client().networks.get("bridge").attrs["IPAM"]["Config"][0]["Gateway"]
     allowed = BridgeHost(f"{JOB}-cli")
+    gateway = allowed.gateway
     try:
         allowed.serve_http("server-a")
         zone = ZoneServer({"ok.evil.test": allowed.ip, "gw.evil.test": gateway, "meta.evil.test": "169.254.169.254"})

@@ -189,7 +189,7 @@ def test_tasks_show_json_prints_effective_settings(monkeypatch):
 
 
 @pytest.mark.skipif(harbor_python() is None, reason="no Python >= 3.12 with harbor 0.25 "
-                    "(set LANCEBENCH_HARBOR_PYTHON; .ci/run makes one)")
+                    "(scripts/setup.sh tests makes .venv-harbor; or set LANCEBENCH_HARBOR_PYTHON)")
 def test_harbor_reads_the_same_settings(tmp_path):
     probe = ("import json,sys; from harbor.models.task.task import Task; c=Task(sys.argv[1]).config; "
              "e=c.environment; print(json.dumps([e.memory_mb, e.storage_mb, e.cpus, e.workdir, c.agent.timeout_sec, "

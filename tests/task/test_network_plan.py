@@ -94,7 +94,7 @@ def test_a_bad_allowed_host_names_its_fix(bad, fix):
 def test_harbor_agrees_on_every_entry():
     python = harbor_python()
     if python is None:
-        pytest.skip("no Harbor venv (/work/harbor-venv or $LANCEBENCH_HARBOR_PYTHON)")
+        pytest.skip("no Harbor venv (.venv-harbor from scripts/setup.sh tests, or $LANCEBENCH_HARBOR_PYTHON)")
     script = ("import json, sys\nfrom harbor.models.task.config import normalize_allowed_hosts as n\nout = []\n"
               "for h in json.loads(sys.argv[1]):\n    try: out.append(n([h])[0])\n"
               "    except ValueError: out.append(None)\nprint(json.dumps(out))")
