@@ -65,7 +65,9 @@ def build_app(modules: tuple[str, ...] | None = None) -> typer.Typer:
     """The ``lancebench`` app with the commands of every module in ``modules`` (default:
     :data:`COMMAND_MODULES`). Raises :class:`CommandImportError` when one of them cannot be imported."""
     application = typer.Typer(name="lancebench", help=HELP, no_args_is_help=True, pretty_exceptions_enable=False,
-                              add_completion=False)
+                              add_completion=False,
+                              # -h beside --help on every command and group (issue 28)
+                              context_settings={"help_option_names": ["-h", "--help"]})
     application.callback(invoke_without_command=True)(_root)
     for name in COMMAND_MODULES if modules is None else modules:
         _command_module(name).register(application)

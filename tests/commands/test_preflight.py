@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import socket
+from pathlib import Path
 
 import pytest
 
@@ -34,6 +35,18 @@ def test_output_folder(tmp_path):
             check_output_folder(ro / "jobs")
 
 
+@pytest.mark.parametrize("folder", ["/proc/lancebench-jobs", "/sys/lancebench-jobs", "/proc/self"])
+def test_an_output_folder_is_tried_by_writing(folder):
+    # before: os.access says yes to root for /proc and /sys, and the run ended in an internal error
+    with pytest.raises(ConfigError, match="not writable"):
+        check_output_folder(Path(folder))
+
+
+def test_a_writable_output_folder_is_left_as_it_was(tmp_path):
+    check_output_folder(tmp_path / "jobs")
+    assert list(tmp_path.iterdir()) == []  # the probe file is gone
+
+
 def test_input_file(tmp_path):
     with pytest.raises(ConfigError, match="--predictions .*: no such file"):
         check_input_file(tmp_path / "nope.jsonl", "--predictions")
@@ -56,6 +69,13 @@ def test_out_of_range_limits_are_errors(value):
 def test_settings_reject_an_unlimited_timeout_and_unknown_fields():
     with pytest.raises(ConfigError, match="--agent-timeout"):
         RunSettings.from_flags({"agent_timeout": "unlimited"})
+    # before: -5 was told to write 'unlimited', which is refused
+    for bad in ("-5", "0", "soon", "unlimited"):
+        with pytest.raises(ConfigError) as exc:
+            RunSettings.from_flags({"agent_timeout": bad})
+        message = str(exc.value)
+        assert "> 0" in message and "for no limit" not in message, message
+        assert ", or 'unlimited'" not in message, message
     with pytest.raises(ConfigError, match="attempt: Extra inputs are not permitted"):
         RunSettings.from_flags({"attempt": 2})
     assert RunSettings.from_flags({"max_steps": "unlimited", "max_cost": "2.5"}).model_dump(

@@ -4,6 +4,7 @@ one line naming what is wrong and the fix (exit 2), never a silent success or a 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -167,3 +168,17 @@ def test_the_model_client_names_an_unknown_provider():
     from lancebench.llm.client import LLMClient
     with pytest.raises(ModelError, match=r"^model opneai/x: provider 'opneai' is not one litellm knows"):
         LLMClient("opneai/x", max_retries=0).complete([{"role": "user", "content": "hi"}])
+
+
+def test_a_harbor_typo_leaves_the_task_out_of_a_run_unless_lenient(tmp_path):
+    # before: `[agent] timeout_secs` ran with the default timeout in silence (issue 28)
+    task = tmp_path / "typo"
+    shutil.copytree(CALC, task)
+    toml = task / "task.toml"
+    toml.write_text(toml.read_text().replace("[agent]\n", "[agent]\ntimeout_secs = 5\n", 1))
+    strict = lb("run", "-p", task, "-a", "nop", "-o", tmp_path / "jobs", cwd=tmp_path)
+    assert strict.returncode != 0 and "did you mean 'timeout_sec'?" in strict.stderr + strict.stdout
+    assert not (tmp_path / "jobs").exists() or not list((tmp_path / "jobs").rglob("result.json"))
+    lenient = lb("run", "-p", task, "-a", "nop", "-o", tmp_path / "jobs", "--lenient", cwd=tmp_path)
+    assert lenient.returncode == 0, lenient.stderr
+    assert len(list((tmp_path / "jobs").rglob("result.json"))) == 1

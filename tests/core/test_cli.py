@@ -53,3 +53,24 @@ def test_the_script_prints_one_line_and_exits_1_instead_of_a_traceback():
     assert "Traceback" not in proc.stderr
     assert proc.stderr.startswith("error: the command module lancebench.commands.no_such_command cannot be imported")
     assert "reinstall lancebench" in proc.stderr and proc.stdout == ""
+
+
+def _every_command(group, path=()):
+    """(path, click command) for the app and every command and group under it."""
+    yield path, group
+    for name, sub in getattr(group, "commands", {}).items():
+        yield from _every_command(sub, (*path, name))
+
+
+def test_minus_h_is_help_on_every_command():
+    # before: -h was refused everywhere ("No such option: -h"; issue 28)
+    from typer.testing import CliRunner
+
+    app = build_app()
+    paths = [path for path, _ in _every_command(typer.main.get_command(app))]
+    assert ("tasks", "validate") in paths and ("run",) in paths  # the walk reaches groups' commands
+    for path in paths:
+        res = CliRunner().invoke(app, [*path, "-h"])
+        assert res.exit_code == 0, (path, res.output)
+        assert f"lancebench {' '.join(path)}".rstrip() in " ".join(res.output.split()), (path, res.output)
+        assert "--help" in res.output, path

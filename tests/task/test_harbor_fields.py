@@ -156,10 +156,33 @@ def test_only_artifacts_and_hooks_of_other_compose_services_are_unsupported():
     assert "compose services ['db']" in hooks and "are not run" in hooks
 
 
-def test_unknown_harbor_key_is_named(tmp_path):
+def test_unknown_harbor_key_is_an_error_naming_the_closest_key(tmp_path):
+    # before: a typo passed `tasks validate` with exit 0 and its default applied in silence (issue 28)
     d = _harbor_task(tmp_path, "memroy_mb = 4")
-    expected = ["environment.memroy_mb: unknown key (not in Harbor's task model); ignored"]
-    assert task_unsupported(load_task(d)) == expected
+    with pytest.raises(TaskErrors) as exc:
+        load_task(d)
+    (err,) = exc.value.errors
+    assert (err.key, err.problem) == ("environment.memroy_mb", "unknown key (not in Harbor's task model)")
+    assert err.fix is not None and err.fix.startswith("did you mean 'memory_mb'? ") and "--lenient" in err.fix
+    expected = ["environment.memroy_mb: unknown key (not in Harbor's task model) (did you mean 'memory_mb'?); "
+                "ignored"]
+    assert task_unsupported(load_task(d, lenient=True)) == expected
+
+
+def test_tasks_validate_refuses_a_harbor_typo_unless_lenient(tmp_path):
+    from typer.testing import CliRunner
+
+    from lancebench.cli import app
+    d = tmp_path / "typo"
+    shutil.copytree(HARBOR / "env-sizes", d)
+    toml = d / "task.toml"
+    toml.write_text(toml.read_text().replace("[agent]\n", "[agent]\ntimeout_secs = 5\n", 1))
+    assert "timeout_secs" in toml.read_text()
+    strict = CliRunner().invoke(app, ["tasks", "validate", str(d)])
+    assert strict.exit_code == 1 and "did you mean 'timeout_sec'?" in strict.output, strict.output
+    lenient = CliRunner().invoke(app, ["tasks", "validate", "--lenient", str(d)])
+    assert lenient.exit_code == 0, lenient.output
+    assert "agent.timeout_secs: unknown key" in " ".join(lenient.output.split()), lenient.output
 
 
 def test_tasks_show_json_prints_effective_settings(monkeypatch):

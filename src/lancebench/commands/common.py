@@ -62,8 +62,10 @@ def fail(exc: LancebenchError) -> typer.Exit:
 
 
 def select_tasks(paths: list[Path] | None, dataset: str | None, globs: list[str] | None, limit: int | None,
-                 source: Path | None = None, repo_path: Path | None = None) -> tuple[list[Task], list[TaskError], str]:
-    """Tasks from ``-p`` paths or ``-d`` dataset, filtered by ``-t`` globs and ``-l`` limit.
+                 source: Path | None = None, repo_path: Path | None = None,
+                 lenient: bool = False) -> tuple[list[Task], list[TaskError], str]:
+    """Tasks from ``-p`` paths or ``-d`` dataset, filtered by ``-t`` globs and ``-l`` limit; with
+    ``lenient``, keys of ``-p`` tasks unknown to Harbor's model are ignored instead of refused.
     Returns (tasks, task errors, a short label of the source). Raises ConfigError."""
     if bool(paths) == bool(dataset):
         raise ConfigError("pass exactly one of -p PATH (a task folder or a folder of tasks) or -d DATASET")
@@ -75,7 +77,7 @@ def select_tasks(paths: list[Path] | None, dataset: str | None, globs: list[str]
         label = dataset
     else:
         paths = list(paths or [])
-        tasks, errors = load_tasks(paths)
+        tasks, errors = load_tasks(paths, lenient=lenient)
         label = "+".join(Path(p).resolve().name for p in paths)
     unique: dict[Path, Task] = {}
     for t in tasks:  # the same folder named twice (-p tasks -p tasks/x) runs once

@@ -14,6 +14,7 @@ import importlib.util
 import os
 import shutil
 import socket
+import tempfile
 from pathlib import Path, PurePosixPath
 from urllib.parse import urlsplit
 
@@ -36,8 +37,23 @@ def check_output_folder(path: Path, option: str = "-o") -> None:
     if not probe.is_dir():
         what = "is a file" if probe == path else f"cannot be made: {probe} is a file"
         raise ConfigError(f"{option} {path}: {what}; pass a folder (it is created when missing)")
-    if not os.access(probe, os.W_OK | os.X_OK):
+    if not _can_write(probe):
         raise ConfigError(f"{option} {path}: {probe} is not writable by this user; pass a folder you can write")
+
+
+def _can_write(folder: Path) -> bool:
+    """Whether a file can be made in ``folder``, found by making (and removing) one: ``os.access``
+    says yes to root everywhere, ``/proc`` and ``/sys`` included (issue 28)."""
+    try:
+        fd, name = tempfile.mkstemp(prefix=".lancebench-probe-", dir=folder)
+    except OSError:
+        return False
+    os.close(fd)
+    try:
+        os.unlink(name)
+    except OSError:
+        pass
+    return True
 
 
 def check_input_file(path: Path, option: str) -> None:
@@ -63,21 +79,28 @@ def check_job_name(name: str | None) -> str | None:
     return name
 
 
-def positive_limit(option: str, value: str | float | int | None, *, integer: bool = False) -> float | int | None:
+def positive_limit(option: str, value: str | float | int | None, *, integer: bool = False,
+                   unlimited: bool = True) -> float | int | None:
     """A limit given on the command line: a positive number, the word ``unlimited`` (returned as
-    0, which the agents read as "no limit"), or None (not given). Raises :class:`ConfigError`
-    for zero, negative or non-numbers, saying how to write "no limit"."""
+    0, which the agents read as "no limit"; only where ``unlimited`` is true), or None (not given).
+    Raises :class:`ConfigError` for zero, negative or non-numbers, saying what to write instead
+    (never suggesting ``unlimited`` where it is refused)."""
     if value is None:
         return None
+    kind = "a whole number" if integer else "a number"
     if isinstance(value, str) and value.strip().lower() == UNLIMITED:
-        return 0
+        if unlimited:
+            return 0
+        raise ConfigError(f"{option} {value!r}: give {kind} > 0 (this limit always applies; there is no "
+                          f"'{UNLIMITED}')")
     try:
         number = int(value) if integer else float(value)
     except (TypeError, ValueError):
-        kind = "a whole number" if integer else "a number"
-        raise ConfigError(f"{option} {value!r}: give {kind} > 0, or '{UNLIMITED}'") from None
+        also = f", or '{UNLIMITED}'" if unlimited else ""
+        raise ConfigError(f"{option} {value!r}: give {kind} > 0{also}") from None
     if not number > 0:
-        raise ConfigError(f"{option} {value}: must be > 0 (write '{option} {UNLIMITED}' for no limit)")
+        also = f" (write '{option} {UNLIMITED}' for no limit)" if unlimited else ""
+        raise ConfigError(f"{option} {value}: must be > 0{also}")
     return number
 
 

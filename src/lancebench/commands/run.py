@@ -146,6 +146,8 @@ HELP = {  # the run command's option help, by parameter
     "executor": "local (this process, default) or ray.",
     "ray_address": "Ray cluster address (with --executor ray).",
     "retry_invalid": "Rerun trials recorded as invalid.",
+    "lenient": "Ignore task.toml keys unknown to Harbor's task model instead of refusing the task "
+               "(tasks written for another Harbor version; `tasks validate --lenient` lists them).",
     "agent_timeout": "Agent wall-time budget in seconds, > 0 (default: task.toml).",
     "max_steps": "LLM agents: step limit, > 0 or 'unlimited' (default 50; 5 with -m local).",
     "max_cost": "LLM agents: cost limit per trial (USD), > 0 or 'unlimited' (default 3).",
@@ -187,6 +189,7 @@ def run(
     executor: str | None = typer.Option(None, "--executor", help=HELP["executor"]),
     ray_address: str | None = typer.Option(None, "--ray-address", help=HELP["ray_address"]),
     retry_invalid: bool = typer.Option(False, "--retry-invalid", help=HELP["retry_invalid"]),
+    lenient: bool = typer.Option(False, "--lenient", help=HELP["lenient"]),
     agent_timeout: str | None = typer.Option(None, "--agent-timeout", help=HELP["agent_timeout"]),
     max_steps: str | None = typer.Option(None, "--max-steps", help=HELP["max_steps"]),
     max_cost: str | None = typer.Option(None, "--max-cost", help=HELP["max_cost"]),
@@ -286,7 +289,7 @@ def _run_settings(settings: RunSettings, resolved: dict | None = None) -> bool:
     (and were left out)."""
     preflight(settings)
     tasks, errors, label = select_tasks(settings.path, settings.dataset, settings.task, settings.limit,
-                                        settings.source, settings.repo_path)
+                                        settings.source, settings.repo_path, lenient=settings.lenient)
     tasks, errors = runnable(tasks, errors, settings.backend)
     print_task_errors(errors)
     if not tasks:

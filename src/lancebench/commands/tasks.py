@@ -21,14 +21,17 @@ tasks_app = typer.Typer(help="Inspect and validate task folders.", no_args_is_he
 @tasks_app.command("validate")
 def validate(paths: list[Path] | None = typer.Argument(None, help="Task folders or folders of tasks."),
              dataset: str | None = typer.Option(None, "-d", "--dataset", help="Or a dataset's tasks (e.g. mini)."),
-             source: Path | None = typer.Option(None, "--source", help="The dataset's input (as for run).")) -> None:
+             source: Path | None = typer.Option(None, "--source", help="The dataset's input (as for run)."),
+             lenient: bool = typer.Option(False, "--lenient", help="Keys unknown to Harbor's task model are "
+                                          "reported and ignored instead of refused (tasks from another "
+                                          "Harbor version).")) -> None:
     """Check task folders (task.toml, instruction, tests) and report every problem.
 
     Examples:
       lancebench tasks validate tests/fixtures/tasks
       lancebench tasks validate -d mini
     """
-    tasks, errors = _load(paths, dataset, source)
+    tasks, errors = _load(paths, dataset, source, lenient)
     from lancebench.judging.senior import senior_file_errors
     senior = {t.paths.root: senior_file_errors(t) for t in tasks}  # rubric.json, validation_spec.toml
     errors = errors + [e for found in senior.values() for e in found]
@@ -49,14 +52,15 @@ def validate(paths: list[Path] | None = typer.Argument(None, help="Task folders 
         raise typer.Exit(1)
 
 
-def _load(paths: list[Path] | None, dataset: str | None, source: Path | None) -> tuple[list, list]:
+def _load(paths: list[Path] | None, dataset: str | None, source: Path | None,
+          lenient: bool = False) -> tuple[list, list]:
     """The tasks (and task errors) of PATH... or of ``-d DATASET``; exits 2 naming the mistake
     when both or neither are given, or the dataset is unknown."""
     if bool(paths) == bool(dataset):
         console.print("[red]error:[/red] give task folders (PATH...) or -d DATASET, one of them")
         raise typer.Exit(2)
     if paths:
-        return load_tasks(list(paths))
+        return load_tasks(list(paths), lenient=lenient)
     from lancebench.datasets.registry import load_dataset
     try:
         return load_dataset(dataset or "", source=source)
@@ -74,7 +78,7 @@ def show(path: Path = typer.Argument(..., help="One task folder."),
 
     Example: lancebench tasks show tests/fixtures/harbor/sizes --json
     """
-    tasks, errors = load_tasks([path])
+    tasks, errors = load_tasks([path], lenient=True)  # unknown keys are listed under "unsupported"
     if errors or len(tasks) != 1:
         print_task_errors(errors)
         if not errors:

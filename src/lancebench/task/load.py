@@ -13,6 +13,7 @@ from pydantic import BaseModel, ValidationError
 from lancebench.errors import TaskError, TaskErrors
 from lancebench.task.harbor_dataset import check_manifest
 from lancebench.task.model import Task, TaskConfig, TaskPaths, tree_digest
+from lancebench.task.support import unknown_keys
 
 
 def _model_at(loc: tuple, model: type[BaseModel] = TaskConfig) -> type[BaseModel] | None:
@@ -46,12 +47,15 @@ def _config_errors(toml_path: Path, exc: ValidationError) -> list[TaskError]:
     return errors
 
 
-def load_task(path: Path | str, *, dataset: str | None = None, name: str | None = None) -> Task:
+def load_task(path: Path | str, *, dataset: str | None = None, name: str | None = None,
+              lenient: bool = False) -> Task:
     """Load one task folder.
 
     Returns a :class:`Task`. Raises :class:`TaskErrors` listing every problem found: missing
     ``task.toml``/``instruction.md``/``tests/test.sh``, TOML syntax, unknown ``[lancebench]`` keys,
-    bad values, a choice task without ``[lancebench.choice]`` or ``tests/choice.json``.
+    keys unknown to Harbor's task model (with the closest known key; with ``lenient`` they are
+    ignored, as ``tasks validate`` still reports), bad values, a choice task without
+    ``[lancebench.choice]`` or ``tests/choice.json``.
     """
     paths = TaskPaths(Path(path).resolve())
     errors: list[TaskError] = []
@@ -71,6 +75,8 @@ def load_task(path: Path | str, *, dataset: str | None = None, name: str | None 
             errors.append(TaskError(paths.task_toml, "not UTF-8 text", fix="save it as UTF-8"))
         except ValidationError as exc:
             errors.extend(_config_errors(paths.task_toml, exc))
+        if not lenient and isinstance(raw, dict):
+            errors.extend(_unknown_key_errors(paths.task_toml, raw))
     steps = config.steps if config is not None and config.steps else None
     instruction = ""
     if steps:
@@ -106,6 +112,18 @@ def load_task(path: Path | str, *, dataset: str | None = None, name: str | None 
     assert config is not None
     return Task(name=name or paths.root.name, paths=paths, config=config, instruction=instruction,
                 digest=tree_digest(paths.root), dataset=dataset)
+
+
+def _unknown_key_errors(toml_path: Path, raw: dict) -> list[TaskError]:
+    """A key Harbor's task model does not define is an error (issue 28: ``[agent] timeout_secs``
+    passed and the default timeout applied in silence), naming the closest known key."""
+    errors = []
+    for key, close in unknown_keys(raw):
+        hint = f"did you mean '{close}'? or, " if close else ""
+        errors.append(TaskError(toml_path, "unknown key (not in Harbor's task model)", key=key,
+                                fix=f"{hint}for a task written for another Harbor version, pass --lenient to "
+                                    "ignore unknown keys"))
+    return errors
 
 
 def _step_files(paths: TaskPaths, names: list[str]) -> tuple[str, list[TaskError]]:
@@ -160,11 +178,12 @@ def discover_task_dirs(path: Path | str) -> list[Path]:
     return sorted(d for d in found if not any(o != d and o in d.parents for o in found))
 
 
-def load_tasks(paths: Sequence[Path | str], *, dataset: str | None = None) -> tuple[list[Task], list[TaskError]]:
+def load_tasks(paths: Sequence[Path | str], *, dataset: str | None = None,
+               lenient: bool = False) -> tuple[list[Task], list[TaskError]]:
     """Load every task under ``paths``. Returns (tasks, errors): broken tasks are reported in
     ``errors`` and the others still load. A path that does not exist is an error too. A folder
     holding Harbor's ``dataset.toml`` yields the tasks it lists, each checked against its pinned
-    digest (:func:`lancebench.task.harbor_dataset.check_manifest`)."""
+    digest (:func:`lancebench.task.harbor_dataset.check_manifest`). ``lenient``: see :func:`load_task`."""
     tasks: list[Task] = []
     errors: list[TaskError] = []
     for p in paths:
@@ -179,7 +198,7 @@ def load_tasks(paths: Sequence[Path | str], *, dataset: str | None = None) -> tu
             errors.append(TaskError(p, "no task folders found (no task.toml below it)", fix="pass a task folder"))
         for d in dirs:
             try:
-                tasks.append(load_task(d, dataset=dataset))
+                tasks.append(load_task(d, dataset=dataset, lenient=lenient))
             except TaskErrors as exc:
                 errors.extend(exc.errors)
     return tasks, errors

@@ -9,6 +9,7 @@ unknown (a typo, usually).
 
 from __future__ import annotations
 
+import difflib
 import tomllib
 from collections.abc import Callable
 from typing import Any
@@ -113,13 +114,30 @@ def _walk(raw: dict, prefix: str = ""):
                     yield from _walk(item, "steps[].")
 
 
+def unknown_keys(raw: dict) -> list[tuple[str, str | None]]:
+    """(dotted path, the closest key Harbor's model has at the same place, or None) for every key
+    of the raw ``task.toml`` table that Harbor 0.25's task model does not define: usually a typo
+    (``agent.timeout_secs`` -> ``timeout_sec``), whose value would otherwise be ignored in silence."""
+    found: list[tuple[str, str | None]] = []
+    for path, _ in _walk(raw):
+        if path not in HARBOR_FIELDS and not any(path.startswith(f"{p}.") for p, _ in found):  # a table once
+            parent, _, key = path.rpartition(".")
+            siblings = [f.rpartition(".")[2] for f in HARBOR_FIELDS if f.rpartition(".")[0] == parent]
+            close = difflib.get_close_matches(key, siblings, n=1, cutoff=0.6)
+            found.append((path, close[0] if close else None))
+    return found
+
+
 def unsupported_fields(raw: dict) -> list[str]:
     """One line per field of the raw ``task.toml`` table that lancebench does not act on (or whose
-    value it does not support), and per key unknown to Harbor's model, each naming the key."""
+    value it does not support), and per key unknown to Harbor's model, each naming the key (and
+    the closest known key, when one is close)."""
     problems = []
+    unknown = dict(unknown_keys(raw))
     for path, value in _walk(raw):
-        if path not in HARBOR_FIELDS:
-            problems.append(f"{path}: unknown key (not in Harbor's task model); ignored")
+        if path in unknown:
+            hint = f" (did you mean '{unknown[path]}'?)" if unknown[path] else ""
+            problems.append(f"{path}: unknown key (not in Harbor's task model){hint}; ignored")
             continue
         check = HARBOR_FIELDS[path]
         why = check(value) if check else None
