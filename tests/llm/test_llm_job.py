@@ -112,3 +112,19 @@ def test_real_local_model_on_a_mini_task(tmp_path):
     assert result["usage"]["cost_usd"] == 0.0
     traj = read_trajectory(trial / "agent" / "trajectory.json")
     assert any(s.source == "agent" and s.metrics.prompt_tokens for s in traj.steps)
+
+
+def test_a_rerun_with_nothing_to_run_calls_no_model(scripted, tmp_path):
+    # before: a finished job run again started (or probed) its model first: 28 s for nothing with
+    # -m local (issue 28); the scripted server counts every request the rerun would send
+    srv = scripted([Reply("ok", prompt_tokens=5, completion_tokens=1)] + FIX)
+    args = ("run", "-p", str(CALC), "-m", "openai/scripted", "--api-base", srv.api_base, "-o", str(tmp_path),
+            "--job-name", "j", "--max-steps", "10")
+    first = lancebench(*args)
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert len(srv.requests) == 1 + len(FIX)  # the probe, then the trial
+    again = lancebench(*args)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert len(srv.requests) == 1 + len(FIX)
+    assert "1 already recorded, 0 to run" in again.stderr
+    assert json.loads((only_trial(tmp_path) / "result.json").read_text())["status"] == "resolved"

@@ -297,9 +297,13 @@ def _run_settings(settings: RunSettings, resolved: dict | None = None) -> bool:
     opts = _job_options(settings, tasks, label)
     opts.agent.build()  # fail on a bad agent name before any sandbox is built
     check_job(opts, tasks)  # busy, or another configuration: refused before a model server starts
-    from lancebench.runner.model_session import model_session
-    with model_session(opts) as session_opts:
-        run_async(_run(tasks, session_opts, errors))
+    from lancebench.runner.job import plan
+    if plan(tasks, opts)[0]:
+        from lancebench.runner.model_session import model_session
+        with model_session(opts) as session_opts:
+            run_async(_run(tasks, session_opts, errors))
+    else:  # every trial recorded: no model server is started or probed (issue 28: 28 s for nothing)
+        run_async(_run(tasks, opts, errors))
     paths = JobPaths(opts.jobs_dir / opts.name)
     if resolved is not None:  # the job file as this job read it (flags applied), beside job.json
         import yaml
