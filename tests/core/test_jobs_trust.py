@@ -131,6 +131,10 @@ USER_ERRORS = [
     (["-a", "nop", "--max-steps", "0"], 2, "--max-steps 0: must be > 0"),
     (["-a", "nop", "--executor", "nope"], 2, "--executor nope: choose local or ray"),
     (["-m", "openai/gpt-4o"], 3, "the API key is missing: set OPENAI_API_KEY"),
+    # before: a model for an agent that calls none demanded its key or started its server (issue 28)
+    (["-a", "oracle", "-m", "openai/gpt-4o"], 2, "-a oracle calls no model: leave out -m"),
+    (["-a", "script:/bin/true", "-m", "local", "--api-base", "http://127.0.0.1:9/v1"], 2,
+     "-a script:/bin/true calls no model: leave out -m and --api-base"),
     (["-m", "some-model", "--api-base", "http://127.0.0.1:{port}/v1"], 3,
      "--api-base http://127.0.0.1:{port}/v1: nothing answers"),
 ]

@@ -88,6 +88,16 @@ class RunSettings(BaseModel):
     def _cost(cls, v):
         return positive_limit("--max-cost", v)
 
+    def check_agent_flags(self) -> None:
+        """Flags that do not apply to the chosen agent are refused with the reason (issue 28: ``-a
+        oracle -m MODEL`` demanded a key or started a model server for an agent that never calls
+        one). Raises :class:`ConfigError`."""
+        agent = self.agent_name()
+        given = [flag for flag, value in (("-m", self.model), ("--api-base", self.api_base)) if value]
+        if given and _takes_no_model(agent):
+            raise ConfigError(f"-a {agent} calls no model: leave out {' and '.join(given)} (they would only "
+                              "check a key or start a model server for nothing)")
+
     def agent_name(self) -> str:
         """``-a``, or ``mini-swe-agent`` when only ``-m`` is given. Raises :class:`ConfigError`."""
         if self.agent:
