@@ -15,6 +15,7 @@ import re
 import signal
 import subprocess
 import sys
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -326,4 +327,25 @@ def test_view_serves_the_site_on_localhost(jobs, page):
         proc.wait(timeout=30)
     # before: the temporary site folder stayed behind after Ctrl-C
     site = Path(re.search(r"serving (\S+) at", line).group(1))
+    assert site.name.startswith("lancebench-site-") and not site.exists()
+
+
+def test_view_defaults_to_jobs_and_cleans_up_on_sigterm(jobs, tmp_path):
+    # before: view needed a job folder (Harbor defaults to jobs/), and SIGTERM left its temporary
+    # site behind (issue 28)
+    (tmp_path / "jobs").symlink_to(jobs, target_is_directory=True)
+    proc = subprocess.Popen([sys.executable, "-c", "from lancebench.cli import main; main()", "view",
+                             "--bootstrap", "20"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=tmp_path)
+    try:
+        line = proc.stdout.readline()
+        m = re.search(r"serving (\S+) at (http://127\.0\.0\.1:\d+/)", line)
+        assert m, (line, proc.stderr.read() if proc.poll() is not None else "")
+        site = Path(m.group(1))
+        assert (site / "index.html").is_file()
+        with urllib.request.urlopen(m.group(2) + "index.html", timeout=30) as resp:
+            assert resp.status == 200 and b"leaderboard" in resp.read()
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
     assert site.name.startswith("lancebench-site-") and not site.exists()

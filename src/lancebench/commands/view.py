@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import signal
 import tempfile
 from pathlib import Path
 
@@ -16,22 +17,32 @@ from lancebench.report.html.site import build_site
 
 EXAMPLES = """Examples:
 
+  lancebench view              (the jobs under ./jobs, where run writes them)
+
   lancebench view jobs/run-1
 
   lancebench view jobs/ --port 8080 --out site/
 
 The site is the one `lancebench report --html` writes. It is served on 127.0.0.1 only, until
-Ctrl-C."""
+Ctrl-C or SIGTERM; a temporary site is removed either way."""
 
 
 def view(
-    job_dirs: list[Path] = typer.Argument(..., metavar="JOB_DIR...", help="Job folders, or folders of them."),
+    job_dirs: list[Path] | None = typer.Argument(None, metavar="[JOB_DIR...]",
+                                                 help="Job folders, or folders of them (default: jobs/)."),
     port: int = typer.Option(0, "--port", min=0, max=65535, help="Port on 127.0.0.1 (0: any free port)."),
     out: Path | None = typer.Option(None, "--out", help="Keep the site in this folder (default: a temporary one)."),
     bootstrap: int = typer.Option(1000, "--bootstrap", min=1, help="Bootstrap resamples of the intervals."),
 ) -> None:
-    """Serve the report site of JOB_DIR... on 127.0.0.1 and print its address."""
+    """Serve the report site of JOB_DIR... (default: jobs/) on 127.0.0.1 and print its address."""
+    if not job_dirs:
+        if not Path("jobs").is_dir():
+            typer.echo("error: no JOB_DIR given and there is no jobs/ folder here; name the job folders "
+                       "(lancebench view JOB_DIR...)", err=True)
+            raise typer.Exit(code=2)
+        job_dirs = [Path("jobs")]
     site = out if out is not None else Path(tempfile.mkdtemp(prefix="lancebench-site-"))
+    signal.signal(signal.SIGTERM, _interrupt)  # stopped by a service manager: clean up as on Ctrl-C
     try:
         try:
             jobs = load_finished_jobs(job_dirs)
@@ -54,6 +65,11 @@ def view(
     finally:
         if out is None:  # the temporary site (report files only, never a sandbox's) goes with the server
             shutil.rmtree(site, ignore_errors=True)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    """SIGTERM ends ``view`` as Ctrl-C does, so its temporary site is removed (issue 28: it stayed)."""
+    raise KeyboardInterrupt
 
 
 def register(app: typer.Typer) -> None:
