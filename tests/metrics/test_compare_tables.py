@@ -1,0 +1,57 @@
+"""compare_tables on real TrialResult objects: the tasteful solve rate compared over the tasks
+judged on both sides, and rows of equal values that get a Wilson interval instead of a point."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from scipy import stats
+
+from lancebench.metrics import TrialTable, compute_metrics
+from lancebench.metrics.compare import CompareOptions, compare_tables
+from lancebench.results.models import QualityVerdict
+
+
+def test_tasteful_solve_rate_difference_over_judged_tasks(trial):
+    # A: tasteful solves on t0, t1, t2; an untasteful solve on t3. B: a tasteful solve on t0, fails t1..t3.
+    a = [trial(f"t{i}", "resolved", agent="a", quality=QualityVerdict(tasteful=i < 3)) for i in range(4)]
+    b = [trial("t0", "resolved", agent="b", quality=QualityVerdict(tasteful=True))]
+    b += [trial(f"t{i}", "unresolved", agent="b", quality=QualityVerdict(tasteful=None)) for i in range(1, 4)]
+    cmp = compare_tables(TrialTable.from_results(a), TrialTable.from_results(b))
+    ts = cmp["tasteful_solve_rate"]
+    d = [0.0, 1.0, 1.0, 0.0]  # per task: A's tasteful solve minus B's
+    assert ts["tasks"] == 4 and ts["diff"] == pytest.approx(sum(d) / 4)
+    nz = [x for x in d if x]
+    hits = sum(abs(sum(s * x for s, x in zip(signs, nz, strict=True))) >= abs(sum(nz))
+               for signs in itertools.product((1, -1), repeat=len(nz)))
+    assert ts["p_value"] == pytest.approx(hits / 2 ** len(nz))
+    se = stats.sem(d)
+    assert ts["ci"] == pytest.approx([0.5 - stats.norm.ppf(0.975) * se, min(1.0, 0.5 + stats.norm.ppf(0.975) * se)])
+
+
+def test_no_common_task_compares_nothing(trial):
+    cmp = compare_tables(TrialTable.from_results([trial("x", "resolved", agent="a")]),
+                         TrialTable.from_results([trial("y", "resolved", agent="b")]))
+    assert cmp["tasks"] == 0 and cmp["tasks_only_a"] == 1 and "pass_at_1" not in cmp
+
+
+def test_identical_outcomes_are_never_a_point_interval(trial):
+    """Both solve all 5 tasks: Newcombe's interval over tasks, not [0, 0]; MDD from the worst case."""
+    a = [trial(f"t{i}", "resolved", agent="a", attempt=k) for i in range(5) for k in range(2)]
+    b = [trial(f"t{i}", "resolved", agent="b", attempt=k) for i in range(5) for k in range(2)]
+    cmp = compare_tables(TrialTable.from_results(a), TrialTable.from_results(b), CompareOptions())
+    m = cmp["pass_at_1"]
+    assert m["diff"] == 0.0 and m["ci"][0] < -0.2 and m["ci"][1] > 0.2
+    assert m["ci_kind"].startswith("Newcombe")
+    assert cmp["power"]["variance"] == 0.5 and "worst case" in cmp["power"]["variance_source"]
+
+
+def test_all_solved_row_gets_wilson_for_every_k(trial):
+    rs = [trial(f"t{i}", "resolved", attempt=k) for i in range(4) for k in range(3)]
+    m = compute_metrics(TrialTable.from_results(rs), n_boot=30)
+    ci = stats.binomtest(4, 4).proportion_ci(method="wilson")
+    for k in ("1", "2", "3"):
+        assert m["pass_at_k_ci"][k] == pytest.approx([ci.low, ci.high])
+        assert m["ci_kinds"][f"pass_at_k_ci.{k}"].startswith("Wilson")
+    assert m["pass_at_1_se"] == 0.0
