@@ -323,6 +323,7 @@ def _other_intervals(st: _State, confidence: float, W: np.ndarray, kinds: dict[s
     for name, m in st.score_task.items():
         lo, hi = bootstrap_mean_interval(m, W, confidence)
         out["quality_scores_ci"][name] = _pair(lo[0], hi[0])
+        kinds[f"quality_scores_ci.{name}"] = BOOTSTRAP
 
 
 def summarize(results: Iterable[TrialResult]) -> dict[str, Any]:
