@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import itertools
 
+import numpy as np
 import pytest
 from scipy import stats
 
 from lancebench.metrics import TrialTable, compute_metrics
 from lancebench.metrics.compare import CompareOptions, compare_tables
+from lancebench.metrics.kinds import rate_interval
 from lancebench.results.models import QualityVerdict
 
 
@@ -55,3 +57,15 @@ def test_all_solved_row_gets_wilson_for_every_k(trial):
         assert m["pass_at_k_ci"][k] == pytest.approx([ci.low, ci.high])
         assert m["ci_kinds"][f"pass_at_k_ci.{k}"].startswith("Wilson")
     assert m["pass_at_1_se"] == 0.0
+
+
+def test_rate_interval_is_the_rows_bootstrap_interval():
+    """The breakdown cell's interval equals compute_metrics' pass@1 interval (same seed and resamples)."""
+    rng = np.random.default_rng(8)
+    task = np.repeat(np.arange(25), 2)
+    table = TrialTable.from_arrays(task, np.ones(50, bool), rng.random(50) < 0.4, np.ones(50), np.full(25, 10.0))
+    m = compute_metrics(table, n_boot=300, seed=5)
+    n, c = table.counts()
+    mean, lo, hi, kind = rate_interval(c / n, 0.95, 300, 5)
+    assert mean == pytest.approx(m["pass_at_1"]) and [lo, hi] == pytest.approx(m["pass_at_1_ci"])
+    assert kind == m["ci_kinds"]["pass_at_1_ci"]

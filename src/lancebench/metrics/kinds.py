@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from lancebench.metrics.intervals import wilson_interval
+from lancebench.metrics.intervals import bootstrap_weights, wilson_interval
 from lancebench.metrics.paired import clustered_se, normal_interval
 
 BOOTSTRAP = "percentile bootstrap over tasks"
@@ -81,3 +81,23 @@ def clustered_rate_interval(values: np.ndarray, groups: list[str],
         return float(w_lo), float(w_hi), se, n_groups
     lo, hi = normal_interval(mean, se, confidence, (0.0, 1.0))
     return lo, hi, se, n_groups
+
+
+def rate_interval(rates: np.ndarray, confidence: float = 0.95, n_boot: int = 1000,
+                  seed: int = 0) -> tuple[float, float, float, str | None]:
+    """Mean of per-task ``rates`` (T,) (NaN not counted) with its percentile bootstrap interval
+    over tasks, Wilson over tasks where that would be a point (:func:`unpoint_columns`). Returns
+    ``(mean, lo, hi, kind)``; NaNs and None when no task counts. For a breakdown cell (cheaper
+    than the whole :func:`lancebench.metrics.summary.compute_metrics`)."""
+    v = np.asarray(rates, dtype=np.float64)
+    if not (~np.isnan(v)).any():
+        return math.nan, math.nan, math.nan, None
+    W = bootstrap_weights(v.shape[0], n_boot, seed)
+    counted = ~np.isnan(v)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        means = (W @ np.where(counted, v, 0.0)) / (W @ counted.astype(np.float64))
+    means = means[~np.isnan(means)]  # a resample without a counted task has no mean
+    alpha = (1.0 - confidence) / 2.0
+    b_lo, b_hi = np.quantile(means, [alpha, 1.0 - alpha]) if means.size else (math.nan, math.nan)
+    lo, hi, kinds = unpoint_columns(np.array([b_lo]), np.array([b_hi]), v, confidence)
+    return float(np.nanmean(v)), float(lo[0]), float(hi[0]), kinds[0]

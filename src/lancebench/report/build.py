@@ -49,7 +49,7 @@ def _value_str(value: Any) -> str:
     return str(value)
 
 
-def _natural(value: str) -> list:
+def natural_key(value: str) -> list:
     """Sort key that orders numbers inside labels by value ("$250-500" before "$1000-2000")."""
     return [int(part) if i % 2 else part for i, part in enumerate(re.split(r"(\d+)", value))]
 
@@ -122,7 +122,7 @@ def _rows(agent: str, model: str | None, dataset: str | None, settings: str, tri
         split: dict[str, list[TrialResult]] = {}
         for r in trials:
             split.setdefault(getter(r), []).append(r)
-        ordered = sorted(split.items(), key=lambda item: _natural(item[0]))
+        ordered = sorted(split.items(), key=lambda item: natural_key(item[0]))
         parts += ordered
     rows: list[dict[str, Any]] = []
     for value, subset in parts:

@@ -7,10 +7,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from lancebench.report.build import ALL, ReportOptions, build_rows, comparison_options, configs_of
-from lancebench.report.compare import common_task_rates, compare_configs
+import numpy as np
+
+from lancebench.metrics.kinds import rate_interval
+from lancebench.metrics.table import TrialTable
+from lancebench.report.build import ReportOptions, comparison_options, configs_of, field_getter, natural_key
+from lancebench.report.compare import Config, common_task_rates, compare_configs
 from lancebench.report.compare_render import p_text, power_line
 from lancebench.results.load import JobResults
+from lancebench.results.models import TrialResult
 
 MAX_VALUES = 30  # a taxonomy key with more distinct values than this gets no breakdown (an id, a count)
 
@@ -45,36 +50,38 @@ def breakdown_fields(jobs: list[JobResults]) -> list[str]:
     return ["price"] + sorted(k for k, vs in values.items() if len(vs) <= MAX_VALUES)
 
 
-def breakdowns(jobs: list[JobResults], options: ReportOptions, n_configs: int) -> list[dict[str, Any]]:
-    """One table per field of :func:`breakdown_fields`: ``field``, ``values`` (sorted), ``cells``
-    (value -> one per configuration: ``pass_at_1``, ``ci``, ``kind_mark``, ``tasks``, ``resolved``,
-    ``trials``, ``invalid``; None where a configuration has no trial of that value)."""
+def breakdowns(jobs: list[JobResults], options: ReportOptions, configs: list[Config]) -> list[dict[str, Any]]:
+    """One table per field of :func:`breakdown_fields`: ``field``, ``values`` (sorted naturally),
+    ``cells`` (value -> one per configuration: ``pass_at_1``, ``ci``, ``kind``, ``wilson``,
+    ``tasks`` (with a valid trial), ``resolved``, ``trials``, ``invalid``; None where a
+    configuration has no trial of that value)."""
+    everything = [r for job in jobs for r in job.results]
     out = []
     for field in breakdown_fields(jobs):
-        rows = build_rows(jobs, ReportOptions(by=field, kmax=options.kmax, confidence=options.confidence,
-                                              n_boot=options.n_boot, seed=options.seed))
-        configs: list[dict[str, dict[str, Any]]] = []
-        for r in rows:
-            if r["by_value"] == ALL:
-                configs.append({})
-            else:
-                configs[-1][r["by_value"]] = r
-        values: list[str] = []
-        for r in rows:  # first seen order: build_rows sorts each configuration's values naturally
-            if r["by_value"] != ALL and r["by_value"] not in values:
-                values.append(r["by_value"])
-        cells = {v: [_cell(c.get(v)) for c in configs[:n_configs]] for v in values}
+        getter = field_getter(field if field == "price" else f"taxonomy.{field}", everything)
+        split: list[dict[str, list[TrialResult]]] = []
+        for c in configs:
+            parts: dict[str, list[TrialResult]] = {}
+            for r in c.trials:
+                parts.setdefault(getter(r), []).append(r)
+            split.append(parts)
+        values = sorted({v for parts in split for v in parts}, key=natural_key)
+        cells = {v: [_cell(parts.get(v), options) for parts in split] for v in values}
         out.append({"field": field, "values": values, "cells": cells})
     return out
 
 
-def _cell(r: dict[str, Any] | None) -> dict[str, Any] | None:
-    if r is None:
+def _cell(trials: list[TrialResult] | None, options: ReportOptions) -> dict[str, Any] | None:
+    if not trials:
         return None
-    kind = (r.get("ci_kinds") or {}).get("pass_at_1_ci") or ""
-    return {"pass_at_1": r["pass_at_1"], "ci": r.get("pass_at_1_ci"), "kind": kind,
-            "wilson": kind.startswith("Wilson"), "tasks": r["tasks"], "resolved": r["resolved"],
-            "trials": r["trials"], "invalid": r["invalid"]}
+    table = TrialTable.from_results(trials)
+    n, c = table.counts()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rates = np.where(n > 0, c / np.where(n > 0, n, 1), np.nan)
+    mean, lo, hi, kind = rate_interval(rates, options.confidence, options.n_boot, options.seed)
+    return {"pass_at_1": None if np.isnan(mean) else mean, "ci": None if np.isnan(lo) else [lo, hi],
+            "kind": kind or "", "wilson": (kind or "").startswith("Wilson"), "tasks": int((n > 0).sum()),
+            "resolved": int(table.success.sum()), "trials": table.n_trials, "invalid": int((~table.valid).sum())}
 
 
 def compare_context(jobs: list[JobResults], options: ReportOptions) -> dict[str, Any]:
@@ -87,4 +94,4 @@ def compare_context(jobs: list[JobResults], options: ReportOptions) -> dict[str,
         p["power_line"] = power_line(p)
     common = common_task_rates(configs, confidence=options.confidence, n_boot=options.n_boot, seed=options.seed)
     return {"pairs": pairs, "matrix": comparison_matrix(pairs, len(configs)), "common": common,
-            "breakdowns": breakdowns(jobs, options, len(configs))}
+            "breakdowns": breakdowns(jobs, options, configs)}
