@@ -69,3 +69,26 @@ def test_rate_interval_is_the_rows_bootstrap_interval():
     mean, lo, hi, kind = rate_interval(c / n, 0.95, 300, 5)
     assert mean == pytest.approx(m["pass_at_1"]) and [lo, hi] == pytest.approx(m["pass_at_1_ci"])
     assert kind == m["ci_kinds"]["pass_at_1_ci"]
+
+
+def test_with_a_cluster_key_signs_flip_per_cluster(trial):
+    """Two attempts per task, tasks in 3 repositories: the test flips the sign of each repository's
+    summed difference (enumerated here), and the SE is clustered by repository."""
+    outcomes_a = {"t0": "RR", "t1": "RU", "t2": "RR", "t3": "UU", "t4": "RR"}
+    outcomes_b = {"t0": "UU", "t1": "UU", "t2": "RU", "t3": "UU", "t4": "UU"}
+    repo = {"t0": "x", "t1": "x", "t2": "y", "t3": "y", "t4": "z"}
+    tables = [TrialTable.from_results([trial(t, "resolved" if o == "R" else "unresolved", agent=agent, attempt=k,
+                                             taxonomy={"repository": repo[t]})
+                                       for t, seq in outcomes.items() for k, o in enumerate(seq)])
+              for agent, outcomes in (("a", outcomes_a), ("b", outcomes_b))]
+    m = compare_tables(*tables, CompareOptions(cluster="repository"))["pass_at_1"]
+    d = {t: outcomes_a[t].count("R") / 2 - outcomes_b[t].count("R") / 2 for t in outcomes_a}
+    sums = [sum(v for t, v in d.items() if repo[t] == r) for r in "xyz"]  # 1.5, 0.5, 1.0
+    hits = sum(abs(sum(s * x for s, x in zip(signs, sums, strict=True))) >= abs(sum(sums)) - 1e-12
+               for signs in itertools.product((1, -1), repeat=3))
+    assert m["p_value"] == pytest.approx(hits / 8)
+    assert m["test"] == "paired sign-flip permutation test (exact, signs flipped per repository)"
+    mean = sum(d.values()) / 5
+    dev = [sum(v - mean for t, v in d.items() if repo[t] == r) for r in "xyz"]
+    se = (sum(x * x for x in dev) * 3 / 2) ** 0.5 / 5
+    assert m["se"] == pytest.approx(se) and m["ci_kind"] == "normal, SE clustered by repository (3 clusters)"

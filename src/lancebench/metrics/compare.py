@@ -97,7 +97,12 @@ def _mean_diff(a: np.ndarray, b: np.ndarray, groups: list[str] | None, cluster: 
     else:  # a normal interval would be a point
         lo, hi = math.nan, math.nan
         kind = "none: fewer than 2 tasks, or the same difference on every task (no spread to estimate)"
-    p, how = sign_flip_test(d, opts.n_perm, opts.seed)
+    if groups is not None:  # exchangeable within a cluster: flip the signs of whole clusters' sums
+        _, inverse = np.unique(np.asarray(groups, dtype=str), return_inverse=True)
+        p, how = sign_flip_test(np.bincount(inverse, weights=d), opts.n_perm, opts.seed)
+        how += f", signs flipped per {cluster}"
+    else:
+        p, how = sign_flip_test(d, opts.n_perm, opts.seed)
     return {"a": _num(float(a.mean())) if a.size else None, "b": _num(float(b.mean())) if b.size else None,
             "diff": _num(diff), "se": _num(se), "ci": _pair(lo, hi), "ci_kind": kind,
             "test": f"paired sign-flip permutation test ({how})", "p_value": p}

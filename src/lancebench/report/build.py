@@ -193,6 +193,6 @@ COMPARISON_METHOD = (
     "pairs of configurations on the tasks both have a valid trial on; difference A - B. pass@1 with one attempt "
     "per task: exact McNemar test, Newcombe's paired score interval; otherwise, and for earned USD and tasteful "
     "solve rate: paired sign-flip permutation test (exact up to 16 differing tasks, else 10000 seeded random sign "
-    "patterns) and a normal interval on the SE clustered by task (or by --cluster). p_holm: Holm's adjustment over "
-    "all pairs of one metric; better is marked only when p_holm < 1 - confidence. Power: normal approximation "
-    "(Miller 2024, section 5). docs/metrics.md")
+    "patterns; per cluster with --cluster) and a normal interval on the SE clustered by task (or by --cluster). "
+    "p_holm: Holm's adjustment over all pairs of one metric; better is marked only when p_holm < 1 - confidence. "
+    "Power: normal approximation (Miller 2024, section 5). docs/metrics.md")
