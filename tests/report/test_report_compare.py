@@ -124,6 +124,12 @@ def test_uneven_task_sets_are_flagged_and_compared_on_common_tasks(cli, tmp_path
     text = cli(*jobs, "--bootstrap", "20").output
     assert "different task sets" in text and "over the 1 task(s) every row has" in text
     assert "paired comparisons on common tasks" in text
+    site = tmp_path / "site"
+    build_site(load_jobs(list(jobs)), site)
+    html = (site / "index.html").read_text()
+    assert "different task sets" in html and "Over the 1 task(s) every configuration has" in html
+    common_table = html.split('id="common-table"')[1].split("</table>")[0]
+    assert common_table.count("100.0%") == 4  # pass@1 and earn rate of both rows over t1
 
 
 def test_no_interval_is_a_point(cli, tmp_path, trial, job_writer):
