@@ -17,6 +17,7 @@ import time
 import numpy as np
 
 from lancebench.metrics import TrialTable, compute_metrics
+from lancebench.metrics.compare import compare_tables
 from lancebench.results.models import TrialResult, Usage
 
 
@@ -141,6 +142,9 @@ def main() -> None:
     print(f"per-trial Python loop, summaries only:  {t_loop_summary:8.3f} s   ratio {ratio:7.1f}x")
     print(f"per-trial Python loop, + intervals:     {t_loop:8.3f} s   ratio {t_loop / t_fast:7.1f}x "
           f"(bootstrap timed on {args.loop_bootstrap} resamples, scaled to {args.bootstrap})")
+    other = TrialTable.from_arrays(task, valid, ~success, cost, price)
+    t_compare = best_of(3, lambda: compare_tables(TrialTable.from_arrays(task, valid, success, cost, price), other))
+    print(f"paired comparison of two such tables:   {t_compare:8.3f} s   (McNemar or 10000 sign-flip patterns)")
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ from rich.console import Console
 from lancebench.commands.common import load_finished_jobs
 from lancebench.errors import ConfigError, LancebenchError
 from lancebench.report.build import ReportOptions, build_report
+from lancebench.report.compare_render import render_common, render_comparisons
 from lancebench.report.render import check_format, render_table, to_csv, to_json, write_parquet
 
 EXAMPLES = """Examples:
@@ -25,9 +26,13 @@ EXAMPLES = """Examples:
 
   lancebench report jobs/ --html site/     (then open site/index.html; or: lancebench view jobs/)
 
+  lancebench report jobs/agent-a jobs/agent-b --cluster repository --detect 0.1
+
 A folder of job folders (jobs/) stands for every job in it. One row per (agent, model, dataset)
 across all the job folders; --by FIELD breaks each row down by a
-task field (kind, split, price, task, variant, or a taxonomy key). Definitions: docs/metrics.md."""
+task field (kind, split, price, task, variant, or a taxonomy key). Every pair of rows is compared
+on the tasks both have (paired difference, interval, p-value, Holm-adjusted), with the smallest
+difference the tasks can detect and the tasks a --detect difference needs. Definitions: docs/metrics.md."""
 
 
 def report(
@@ -41,7 +46,14 @@ def report(
                                                              "(default: the most valid attempts of a task)."),
     confidence: float = typer.Option(0.95, "--confidence", help="Confidence level of the intervals."),
     bootstrap: int = typer.Option(1000, "--bootstrap", min=1, help="Bootstrap resamples (over tasks)."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap and of the permutation tests."),
+    cluster: str | None = typer.Option(None, "--cluster", metavar="KEY",
+                                       help="Taxonomy key whose tasks are correlated (repository, variant...): "
+                                            "standard errors and comparison intervals clustered by it."),
+    power: float = typer.Option(0.8, "--power", help="Power of the comparisons' power analysis."),
+    detect: float = typer.Option(0.05, "--detect", metavar="DIFF",
+                                 help="pass@1 difference (a fraction) the power analysis says the tasks or "
+                                      "attempts needed for."),
     html: Path | None = typer.Option(None, "--html", metavar="OUT_DIR",
                                         help="Also write a static site (leaderboard, plots, tasks, one page per "
                                              "trial) into this folder; open OUT_DIR/index.html, no network needed."),
@@ -51,8 +63,13 @@ def report(
         check_format(fmt, out)
         if not 0.0 < confidence < 1.0:
             raise ConfigError(f"--confidence {confidence}: give a level between 0 and 1, such as 0.95")
+        if not 0.0 < power < 1.0:
+            raise ConfigError(f"--power {power}: give a probability between 0 and 1, such as 0.8")
+        if not 0.0 < detect <= 1.0:
+            raise ConfigError(f"--detect {detect}: give a pass@1 difference as a fraction in (0, 1], such as 0.05")
         jobs = load_finished_jobs(job_dirs)
-        options = ReportOptions(by=by, kmax=k, confidence=confidence, n_boot=bootstrap, seed=seed)
+        options = ReportOptions(by=by, kmax=k, confidence=confidence, n_boot=bootstrap, seed=seed, cluster=cluster,
+                                power=power, wanted_diff=detect)
         if html is not None:
             from lancebench.report.html.site import build_site
             index = build_site(jobs, html, options)
@@ -74,9 +91,9 @@ def _write(data: dict, fmt: str, out: Path | None) -> None:
         elif fmt == "table":
             if out is not None:
                 with out.open("w", encoding="utf-8") as fh:
-                    render_table(data, Console(file=fh, width=200, color_system=None))
+                    _table(data, Console(file=fh, width=200, color_system=None))
             else:
-                render_table(data, Console(width=None if sys.stdout.isatty() else 200))
+                _table(data, Console(width=None if sys.stdout.isatty() else 200))
         else:
             text = to_json(data) if fmt == "json" else to_csv(data)
             if out is not None:
@@ -86,6 +103,13 @@ def _write(data: dict, fmt: str, out: Path | None) -> None:
     except OSError as exc:
         raise ConfigError(f"--out {out}: cannot write the report: {exc.strerror or exc} "
                           f"(check that the folder exists and is writable)") from exc
+
+
+def _table(data: dict, console: Console) -> None:
+    """The table output: rows, then the common-task rates and the paired comparisons."""
+    render_table(data, console)
+    render_common(data, console)
+    render_comparisons(data, console)
 
 
 def register(app: typer.Typer) -> None:

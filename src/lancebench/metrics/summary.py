@@ -28,7 +28,9 @@ from lancebench.metrics.intervals import (
     bootstrap_weights,
     closed_form_interval,
 )
+from lancebench.metrics.kinds import BOOTSTRAP, clustered_rate_interval, unpoint_columns, unpoint_ratio
 from lancebench.metrics.money import available_usd, earn_rate, earned_usd
+from lancebench.metrics.paired import clustered_se
 from lancebench.metrics.passk import pass_at_k_table, pass_hat_k_table
 from lancebench.metrics.quality import per_task_mean, score_medians, tasteful_solve
 from lancebench.metrics.rewards import reward_means
@@ -73,7 +75,8 @@ def invalid_warning(rate: float, n_invalid: int, n_trials: int, *, others: float
 
 
 def compute_metrics(table: TrialTable, *, kmax: int | None = None, intervals: bool = True,
-                    confidence: float = 0.95, n_boot: int = 1000, seed: int = 0) -> dict[str, Any]:
+                    confidence: float = 0.95, n_boot: int = 1000, seed: int = 0,
+                    cluster: str | None = None) -> dict[str, Any]:
     """Every metric of ``table`` as a JSON-ready dict (see module docstring for the conventions).
 
     Counts: ``tasks``, ``tasks_without_valid_trial``, ``trials``, ``resolved``, ``unresolved``,
@@ -90,10 +93,13 @@ def compute_metrics(table: TrialTable, *, kmax: int | None = None, intervals: bo
     mean over tasks of per-task means), ``quality_medians`` (name -> median over valid trials, e.g.
     ``taste.minimality``, ``patch_bloat``), ``quality_missing``.
     With ``intervals``: ``*_ci`` (bootstrap, ``n_boot`` resamples of tasks, ``seed``) and
-    ``*_ci_closed`` beside each rate, each ``[lo, hi]`` at ``confidence``; ``notes`` explain every
-    None. ``kmax`` defaults to the most valid attempts of any task."""
+    ``*_ci_closed`` beside each rate, each ``[lo, hi]`` at ``confidence``, never a point (Wilson over
+    tasks where the bootstrap would be one), ``ci_kinds`` (interval name -> its kind),
+    ``pass_at_1_se`` (clustered by task) and, with ``cluster`` (a taxonomy key),
+    ``pass_at_1_se_cluster`` / ``pass_at_1_ci_cluster`` / ``clusters`` (Miller 2024 eq. 4); ``notes``
+    explain every None. ``kmax`` defaults to the most valid attempts of any task."""
     n, c = table.counts()
-    st = _State(table=table, n=n, c=c, has_valid=n > 0, kmax=kmax or 0)
+    st = _State(table=table, n=n, c=c, has_valid=n > 0, kmax=kmax or 0, cluster=cluster)
     _counts(st)
     if kmax is None:
         st.kmax = max(st.out["attempts_max"], 1)
@@ -127,6 +133,7 @@ class _State:
     ts_task: np.ndarray = field(default_factory=lambda: np.zeros(0))  # per-task tasteful solve rate
     score_task: dict[str, np.ndarray] = field(default_factory=dict)  # judge score -> per-task mean
     has_quality: bool = False
+    cluster: str | None = None  # taxonomy key whose tasks are correlated (clustered SE), or None
 
 
 def _counts(st: _State) -> None:
@@ -243,33 +250,80 @@ def _quality(st: _State, confidence: float) -> None:
 
 
 def _intervals(st: _State, confidence: float, n_boot: int, seed: int) -> None:
-    """``*_ci`` (percentile bootstrap over tasks, Efron 1979) and ``*_ci_closed`` beside the rates."""
+    """``*_ci`` (percentile bootstrap over tasks, Efron 1979; Wilson when it would be a point,
+    :mod:`lancebench.metrics.kinds`) and ``*_ci_closed`` beside the rates; ``ci_kinds`` names each."""
     table, out = st.table, st.out
     W = bootstrap_weights(table.n_tasks, n_boot, seed)
+    kinds: dict[str, str | None] = {}
     for name, m in (("pass_at_k", st.pak), ("pass_hat_k", st.phk)):
-        lo, hi = bootstrap_mean_interval(m, W, confidence)
+        lo, hi, col_kinds = unpoint_columns(*bootstrap_mean_interval(m, W, confidence), m, confidence)
         out[f"{name}_ci"] = _by_k_ci(lo, hi)
+        kinds.update({f"{name}_ci.{k + 1}": kind for k, kind in enumerate(col_kinds)})
         lo, hi = closed_form_interval(m, confidence)
         out[f"{name}_ci_closed"] = _by_k_ci(lo, hi)
+        kinds.update({f"{name}_ci_closed.{k + 1}": _closed_kind(m[:, k]) for k in range(m.shape[1])})
     out["pass_at_1_ci"] = out["pass_at_k_ci"]["1"]
     out["pass_at_1_ci_closed"] = out["pass_at_k_ci_closed"]["1"]
+    kinds["pass_at_1_ci"], kinds["pass_at_1_ci_closed"] = kinds["pass_at_k_ci.1"], kinds["pass_at_k_ci_closed.1"]
     earned_t = table.price * np.nan_to_num(st.rate)
-    out["earned_usd_ci"] = _pair(*bootstrap_sum_interval(earned_t, W, confidence))
-    out["earn_rate_ci"] = _pair(*bootstrap_ratio_interval(earned_t, table.price, W, confidence))
+    priced = np.where(st.has_valid, table.price, 0.0)
+    b_lo, b_hi = bootstrap_ratio_interval(earned_t, table.price, W, confidence)
+    r_lo, r_hi, kinds["earn_rate_ci"] = unpoint_ratio(float(b_lo), float(b_hi), out["earn_rate"], priced, confidence)
+    out["earn_rate_ci"] = _pair(r_lo, r_hi)
+    if kinds["earn_rate_ci"] not in (None, BOOTSTRAP):  # 0 or all of it earned: the rate's interval times available
+        out["earned_usd_ci"] = _pair(r_lo * out["available_usd"], r_hi * out["available_usd"])
+    else:
+        out["earned_usd_ci"] = _pair(*bootstrap_sum_interval(earned_t, W, confidence))
+    kinds["earned_usd_ci"] = kinds["earn_rate_ci"]
+    _clustered(st, confidence, kinds)
+    out["ci_kinds"] = kinds
+    _other_intervals(st, confidence, W, kinds)
+
+
+def _closed_kind(col: np.ndarray) -> str | None:
+    counted = col[~np.isnan(col)]
+    if counted.size == 0:
+        return None
+    return "Wilson score" if np.all(np.isin(counted, (0.0, 1.0))) else "normal over tasks (SE clustered by task)"
+
+
+def _clustered(st: _State, confidence: float, kinds: dict[str, str | None]) -> None:
+    """``pass_at_1_se`` (SE of the mean over tasks, each task a cluster of its attempts: Miller 2024
+    eq. 4) and, with a cluster key, ``pass_at_1_se_cluster`` and ``pass_at_1_ci_cluster``."""
+    out = st.out
+    out["pass_at_1_se"] = _num(clustered_se(st.rate))
+    if st.cluster is None:
+        return
+    groups = [f"{st.cluster}={(info.get('taxonomy') or {}).get(st.cluster)}"
+              if (info.get("taxonomy") or {}).get(st.cluster) is not None else f"task={key}"
+              for key, info in zip(st.table.task_keys, st.table.task_info, strict=True)]
+    lo, hi, se, n_groups = clustered_rate_interval(st.rate, groups, confidence)
+    out.update(cluster=st.cluster, pass_at_1_se_cluster=_num(se), pass_at_1_ci_cluster=_pair(lo, hi),
+               clusters=n_groups)
+    kinds["pass_at_1_ci_cluster"] = (f"normal, SE clustered by {st.cluster} ({n_groups} clusters)" if se > 0
+                                     else f"Wilson score over the {n_groups} clusters of {st.cluster} (SE 0)")
+
+
+def _other_intervals(st: _State, confidence: float, W: np.ndarray, kinds: dict[str, str | None]) -> None:
+    """Bootstrap intervals of cost savings, tasteful solve rate and judge scores."""
+    table, out = st.table, st.out
     terms = per_task_ai_first(table.price, st.n, st.c, st.attempt_cost, st.kmax)
     # uncounted tasks add 0; a counted task with an unknown cost keeps NaN, so that k's interval is unknown
     spend = np.where(terms["counted"] > 0, terms["model_cost"] + terms["fallback"], 0.0)
     lo, hi = bootstrap_ratio_interval(spend, np.nan_to_num(terms["price"]), W, confidence)
     out["cost_savings_ci"] = _by_k_ci(1.0 - hi, 1.0 - lo)
+    kinds["cost_savings_ci"] = BOOTSTRAP
     if st.has_quality:
-        lo, hi = bootstrap_mean_interval(st.ts_task, W, confidence)
+        lo, hi, ts_kind = unpoint_columns(*bootstrap_mean_interval(st.ts_task, W, confidence), st.ts_task, confidence)
         out["tasteful_solve_rate_ci"] = _pair(lo[0], hi[0])
+        kinds["tasteful_solve_rate_ci"] = ts_kind[0]
     else:
         out["tasteful_solve_rate_ci"] = None
     out["quality_scores_ci"] = {}
     for name, m in st.score_task.items():
         lo, hi = bootstrap_mean_interval(m, W, confidence)
         out["quality_scores_ci"][name] = _pair(lo[0], hi[0])
+        kinds[f"quality_scores_ci.{name}"] = BOOTSTRAP
 
 
 def summarize(results: Iterable[TrialResult]) -> dict[str, Any]:

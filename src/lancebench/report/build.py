@@ -8,9 +8,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from lancebench.errors import ConfigError
+from lancebench.metrics.compare import CompareOptions
 from lancebench.metrics.money import price_bucket
 from lancebench.metrics.summary import CI_METHOD, compute_metrics, invalid_warning
 from lancebench.metrics.table import TrialTable
+from lancebench.report.compare import Config, common_task_rates, compare_configs
+from lancebench.report.render import row_label
 from lancebench.results.load import JobResults
 from lancebench.results.models import TrialResult
 
@@ -24,13 +27,18 @@ NONE = "(none)"
 @dataclass(frozen=True)
 class ReportOptions:
     """How to compute a report: ``by`` field or None; ``kmax`` (None: each row's most valid
-    attempts of a task); ``confidence`` of the intervals; ``n_boot`` bootstrap resamples; ``seed``."""
+    attempts of a task); ``confidence`` of the intervals; ``n_boot`` bootstrap resamples; ``seed``;
+    ``cluster`` (a taxonomy key: standard errors clustered by it); ``power`` and ``wanted_diff`` of
+    the comparisons' power analysis."""
 
     by: str | None = None
     kmax: int | None = None
     confidence: float = 0.95
     n_boot: int = 1000
     seed: int = 0
+    cluster: str | None = None  # taxonomy key whose tasks are correlated: SEs clustered by it
+    power: float = 0.8  # power of the comparisons' power analysis
+    wanted_diff: float = 0.05  # pass@1 difference (fraction) the power analysis plans for
 
 
 def _value_str(value: Any) -> str:
@@ -41,7 +49,7 @@ def _value_str(value: Any) -> str:
     return str(value)
 
 
-def _natural(value: str) -> list:
+def natural_key(value: str) -> list:
     """Sort key that orders numbers inside labels by value ("$250-500" before "$1000-2000")."""
     return [int(part) if i % 2 else part for i, part in enumerate(re.split(r"(\d+)", value))]
 
@@ -64,6 +72,16 @@ def field_getter(field: str, results: list[TrialResult]):
     if key == "variant":
         key = "kind"
     return lambda r: _value_str(getattr(r, key))
+
+
+def check_cluster(cluster: str | None, results: list[TrialResult]) -> None:
+    """Raise :class:`ConfigError` when ``cluster`` is given and no task has it in its taxonomy."""
+    if cluster is None or any(cluster in r.taxonomy for r in results):
+        return
+    seen = sorted({k for r in results for k in r.taxonomy})
+    raise ConfigError(f"--cluster {cluster}: no task has this taxonomy key; "
+                      + (f"use one of {', '.join(seen)}" if seen else "the tasks have no taxonomy keys")
+                      + " (or leave --cluster out: standard errors are then clustered by task)")
 
 
 def group_results(jobs: list[JobResults]) -> dict[tuple, tuple[list[TrialResult], list[str]]]:
@@ -89,6 +107,7 @@ def build_rows(jobs: list[JobResults], options: ReportOptions = ReportOptions())
     rows: list[dict[str, Any]] = []
     everything = [r for job in jobs for r in job.results]
     getter = field_getter(options.by, everything) if options.by else None
+    check_cluster(options.cluster, everything)
     for (agent, model, dataset, settings), (trials, names) in group_results(jobs).items():
         rows += _rows(agent, model, dataset, settings, trials, names, getter, options)
     _flag_invalid_outliers(rows)
@@ -103,7 +122,7 @@ def _rows(agent: str, model: str | None, dataset: str | None, settings: str, tri
         split: dict[str, list[TrialResult]] = {}
         for r in trials:
             split.setdefault(getter(r), []).append(r)
-        ordered = sorted(split.items(), key=lambda item: _natural(item[0]))
+        ordered = sorted(split.items(), key=lambda item: natural_key(item[0]))
         parts += ordered
     rows: list[dict[str, Any]] = []
     for value, subset in parts:
@@ -112,7 +131,8 @@ def _rows(agent: str, model: str | None, dataset: str | None, settings: str, tri
         if getter:
             row.update(by=options.by, by_value=value)
         row.update(compute_metrics(TrialTable.from_results(subset), kmax=options.kmax, intervals=True,
-                                   confidence=options.confidence, n_boot=options.n_boot, seed=options.seed))
+                                   confidence=options.confidence, n_boot=options.n_boot, seed=options.seed,
+                                   cluster=options.cluster))
         rows.append(row)
     return rows
 
@@ -131,10 +151,27 @@ def _flag_invalid_outliers(rows: list[dict[str, Any]]) -> None:
             row["notes"].append(invalid_warning(rate, row["invalid"], row["trials"], others=others))
 
 
+def configs_of(jobs: list[JobResults]) -> list[Config]:
+    """The report's configurations (:func:`group_results`), in row order, with their labels."""
+    return [Config(key=key, label=row_label({"agent": key[0], "model": key[1], "dataset": key[2],
+                                             "settings": key[3]}), trials=trials)
+            for key, (trials, _) in group_results(jobs).items()]
+
+
+def comparison_options(options: ReportOptions) -> CompareOptions:
+    """The :class:`CompareOptions` of a report's options (same confidence, seed and cluster)."""
+    return CompareOptions(confidence=options.confidence, power=options.power, wanted_diff=options.wanted_diff,
+                          cluster=options.cluster, seed=options.seed)
+
+
 def build_report(jobs: list[JobResults], options: ReportOptions = ReportOptions()) -> dict[str, Any]:
     """The whole report: ``rows`` (:func:`build_rows`) plus how it was computed (``jobs`` paths,
-    ``confidence``, ``bootstrap`` resamples, ``seed``, ``ci_method``) and ``unfinished_trials``
-    (trial folders without a result.json, per job path)."""
+    ``confidence``, ``bootstrap`` resamples, ``seed``, ``ci_method``, ``cluster``), ``unfinished_trials``
+    (trial folders without a result.json, per job path), ``comparisons`` (every pair of
+    configurations on their common tasks, :func:`lancebench.report.compare.compare_configs`;
+    ``comparison_method`` says how) and ``common_tasks`` (the rates over the tasks all rows share
+    when their task sets differ, :func:`lancebench.report.compare.common_task_rates`)."""
+    configs = configs_of(jobs)
     return {
         "lancebench_report": 1,
         "jobs": [str(j.path) for j in jobs],
@@ -142,6 +179,20 @@ def build_report(jobs: list[JobResults], options: ReportOptions = ReportOptions(
         "bootstrap": options.n_boot,
         "seed": options.seed,
         "ci_method": CI_METHOD,
+        "cluster": options.cluster,
         "unfinished_trials": {str(j.path): len(j.unfinished) for j in jobs if j.unfinished},
         "rows": build_rows(jobs, options),
+        "comparison_method": COMPARISON_METHOD,
+        "comparisons": compare_configs(configs, comparison_options(options)),
+        "common_tasks": common_task_rates(configs, confidence=options.confidence, n_boot=options.n_boot,
+                                          seed=options.seed),
     }
+
+
+COMPARISON_METHOD = (
+    "pairs of configurations on the tasks both have a valid trial on; difference A - B. pass@1 with one attempt "
+    "per task: exact McNemar test, Newcombe's paired score interval; otherwise, and for earned USD and tasteful "
+    "solve rate: paired sign-flip permutation test (exact up to 16 differing tasks, else 10000 seeded random sign "
+    "patterns; per cluster with --cluster) and a normal interval on the SE clustered by task (or by --cluster). "
+    "p_holm: Holm's adjustment over all pairs of one metric; better is marked only when p_holm < 1 - confidence. "
+    "Power: normal approximation (Miller 2024, section 5). docs/metrics.md")

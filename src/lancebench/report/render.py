@@ -84,6 +84,13 @@ def _ci(pair: list | None) -> str:
     return "" if not pair else f" [{100 * pair[0]:.1f}, {100 * pair[1]:.1f}]"
 
 
+def kind_mark(row: dict[str, Any], name: str) -> str:
+    """`` W`` after an interval that is a Wilson score interval (``ci_kinds``: where the bootstrap
+    would be a point, 0 or n of n), else ""."""
+    kind = (row.get("ci_kinds") or {}).get(name) or ""
+    return " W" if kind.startswith("Wilson") else ""
+
+
 def _usd(x: float | None) -> str:
     return "unknown" if x is None else f"${x:,.2f}"
 
@@ -123,7 +130,8 @@ def render_table(report: dict[str, Any], console: Console) -> None:
     t = Table(title=f"lancebench report: {report['confidence']:.0%} bootstrap intervals over tasks",
               caption="pass@k and pass^k at k = most valid attempts of a task; invalid: trials (share of "
                       "trials); cost: model spend of every trial (USD); savings: AI-first with 1 try "
-                      "(docs/metrics.md)",
+                      "(docs/metrics.md); W: Wilson score interval (every task has the same value, the "
+                      "bootstrap would be a point)",
               show_lines=False)
     headers = ["agent", "model", "dataset", *((rows[0]["by"],) if by else ()), "tasks", "trials", "invalid",
                "pass@1", "k", "pass@k", "pass^k", "earned", "available", "earn rate", "cost", "savings@1"]
@@ -137,10 +145,10 @@ def render_table(report: dict[str, Any], console: Console) -> None:
             r["agent"] + (f" ({r['settings']})" if r.get("settings") else ""), r["model"] or "-", r["dataset"] or "-",
             *((r.get("by_value", ""),) if by else ()),
             tasks, str(r["trials"]), f"{r['invalid']} ({_pct(r.get('invalid_rate'))})",
-            _pct(r["pass_at_1"]) + _ci(r.get("pass_at_1_ci")), k,
+            _pct(r["pass_at_1"]) + _ci(r.get("pass_at_1_ci")) + kind_mark(r, "pass_at_1_ci"), k,
             _pct(r["pass_at_k"].get(k)), _pct(r["pass_hat_k"].get(k)),
             _usd(r["earned_usd"]), _usd(r["available_usd"]),
-            _pct(r["earn_rate"]) + _ci(r.get("earn_rate_ci")),
+            _pct(r["earn_rate"]) + _ci(r.get("earn_rate_ci")) + kind_mark(r, "earn_rate_ci"),
             _usd(r["cost_usd"]), _pct(r["cost_savings"].get("1")),
         )
     console.print(t)

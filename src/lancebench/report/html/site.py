@@ -19,6 +19,7 @@ from markupsafe import Markup
 from lancebench.analysis.trial import analysis_report, analyze_jobs
 from lancebench.errors import ConfigError
 from lancebench.report.build import ReportOptions, build_rows, group_results
+from lancebench.report.html.compare import compare_context
 from lancebench.report.html.highlight import pygments_css
 from lancebench.report.html.plots import color, cost_per_task, earnings_chart, pareto_chart, passk_chart
 from lancebench.report.html.tasks import page_href, task_rows, trial_href
@@ -126,7 +127,7 @@ def site_context(jobs: list[JobResults], options: ReportOptions) -> tuple[dict, 
            "contamination": [(label_of[_key(c)], c) for c in analysis["contamination"]],
            "guided": [(label_of[_key(g)], g) for g in analysis["guided"]],
            "judged": any(r.get("tasteful_solve_rate") is not None for r in rows), "confidence": options.confidence,
-           "n_boot": options.n_boot, "href": trial_href}
+           "n_boot": options.n_boot, "href": trial_href, **compare_context(jobs, options)}
     return ctx, {a.result.trial_id + "\0" + a.result.job: a for a in analyses}
 
 
