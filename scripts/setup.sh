@@ -15,8 +15,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-main}
 case "$what" in
-  main) packages="bubblewrap git chromium python3-venv ca-certificates"; extra="local" ;;
-  tests) packages="bubblewrap git chromium python3-venv ca-certificates fonts-dejavu-core libatomic1 docker.io debootstrap"
+  # nodejs + mocha: the JavaScript task of mini (minimist-constructor-pollution) on the local backend
+  main) packages="bubblewrap git chromium python3-venv ca-certificates nodejs mocha"; extra="local" ;;
+  tests) packages="bubblewrap git chromium python3-venv ca-certificates nodejs mocha fonts-dejavu-core libatomic1 docker.io debootstrap"
          extra="dev" ;;
   *) echo "usage: bash scripts/setup.sh main|tests" >&2; exit 2 ;;
 esac

@@ -111,8 +111,8 @@ def test_check_names_the_ids_the_report_holds_when_one_matches_nothing():
     run = judge_run(exit_code=1, timed_out=False, rewards=None, junit=report,
                     f2p=["test_x::TestA::test_b", "test_x::test_zz"], p2p=["tests/test_x.py::test_c"])
     assert missing_ids_problems(run) == [
-        "base: listed test test_x::test_zz matches no test of the JUnit report; it holds: "
-        "tests.test_x.TestA::test_b, tests.test_x::test_c"]
+        'base: listed test "test_x::test_zz" matches no test of the JUnit report; it holds: '
+        '"tests.test_x.TestA::test_b", "tests.test_x::test_c"']
 
 
 def test_a_mistyped_provider_is_named_with_the_closest_ones(monkeypatch):

@@ -15,7 +15,14 @@ from harbor_support import harbor_python
 from lancebench.errors import TaskError, TaskErrors
 from lancebench.task import load_task
 from lancebench.task.harbor import parse_size_mb
-from lancebench.task.settings import fill_env, missing_host_vars, network_policy, phase_env, secret_values
+from lancebench.task.settings import (
+    HARBOR_VERIFIER_DEFAULT,
+    fill_env,
+    missing_host_vars,
+    network_policy,
+    phase_env,
+    secret_values,
+)
 from lancebench.task.support import HARBOR_FIELDS, task_unsupported
 
 HARBOR = Path(__file__).parent.parent / "fixtures" / "harbor"
@@ -271,3 +278,21 @@ def test_a_task_the_backend_cannot_run_is_named_at_plan_time(tmp_path):
     d = _harbor_task(tmp_path, "")
     (d / "environment" / "Dockerfile").unlink()
     assert "no environment/Dockerfile" in str(cannot_run(load_task(d), "docker"))
+
+
+def test_a_harbor_task_declaring_no_network_gets_harbors_verifier_network(tmp_path):
+    """Issue 22: Harbor's environment defaults to ``public`` and its verifier inherits it; a
+    Terminal-Bench-style test.sh that installs its runner needs it. The agent keeps lancebench's
+    default (none), and a task with a ``[lancebench]`` table keeps none for its verifier too."""
+    task = load_task(_harbor_task(tmp_path, ""))
+    v = network_policy(task, "verifier")
+    assert (v.mode, v.source) == ("public", HARBOR_VERIFIER_DEFAULT)
+    assert network_policy(task, "agent").mode == "no-network"
+    for closed in ('[verifier]\nnetwork_mode = "no-network"', ""):
+        shutil.rmtree(tmp_path / "t")
+        env = "allow_internet = false" if not closed else ""
+        v = network_policy(load_task(_harbor_task(tmp_path, env, closed)), "verifier")
+        assert v.mode == "no-network" and v.source != HARBOR_VERIFIER_DEFAULT
+    shutil.rmtree(tmp_path / "t")
+    ours = _harbor_task(tmp_path, "", '[lancebench]\nprice_usd = 1')
+    assert network_policy(load_task(ours), "verifier").mode == "no-network"

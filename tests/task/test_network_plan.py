@@ -168,3 +168,21 @@ def test_a_policy_read_as_a_bool_is_never_wider_than_declared():
     assert network_fields(NetworkPolicy("public")) == {"network": True, "allow_hosts": None}
     assert network_fields(NetworkPolicy("no-network")) == {"network": False, "allow_hosts": None}
     assert network_fields(True) == {"network": True, "allow_hosts": None}
+
+
+def test_validate_and_show_name_each_phases_network_and_harbors_verifier_default():
+    """Issue 22: a Terminal-Bench-style task's verifier gets Harbor's network; `tasks validate`
+    says so (and what it opens), `tasks show` names where each phase's network comes from."""
+    task = FIXTURES / "tb-install-runner"
+    proc = lb("tasks", "validate", task, check=True)
+    text = " ".join(proc.stdout.split())
+    assert ("network: agent no-network (lancebench default); verifier public "
+            "(Harbor's default: the task declares no network)") in text
+    assert "the code under test can reach the network while it is graded" in text
+    shown = json.loads(lb("tasks", "show", task, "--json", check=True).stdout)["network"]
+    assert shown["agent"] == {"mode": "no-network", "allowed_hosts": [], "from": "lancebench default"}
+    assert shown["verifier"] == {"mode": "public", "allowed_hosts": [],
+                                 "from": "Harbor's default: the task declares no network"}
+    text = " ".join(lb("tasks", "validate", FIXTURES / "verifier-llm", check=True).stdout.split())
+    assert "network: agent no-network (lancebench default); verifier public (verifier.network_mode)" in text
+    assert "can reach the network while it is graded" not in text

@@ -11,7 +11,13 @@ from rich.markup import escape
 from lancebench.commands.common import console, out, print_task_errors
 from lancebench.errors import LancebenchError
 from lancebench.task.load import load_tasks
-from lancebench.task.settings import effective_settings, missing_host_vars, needs_network_filter
+from lancebench.task.settings import (
+    HARBOR_VERIFIER_DEFAULT,
+    effective_settings,
+    missing_host_vars,
+    needs_network_filter,
+    network_policy,
+)
 from lancebench.task.steps import step_solution_dir
 from lancebench.task.support import task_unsupported
 
@@ -38,6 +44,7 @@ def validate(paths: list[Path] | None = typer.Argument(None, help="Task folders 
     tasks = [t for t in tasks if not senior[t.paths.root]]
     for t in tasks:
         out.print(f"[green]ok[/green] {t.name} ({t.kind}, ${t.price_usd:,.0f}, {t.split})")
+        out.print(f"  network: {escape(network_summary(t))}", highlight=False, soft_wrap=True)
         for warning in task_warnings(t):
             out.print(f"  [yellow]warning[/yellow] {escape(warning)}", highlight=False)
         for field in task_unsupported(t):
@@ -92,6 +99,20 @@ def show(path: Path = typer.Argument(..., help="One task folder."),
         out.print(f"[bold]{key}[/bold]: {escape(json.dumps(value))}", highlight=False)
 
 
+def network_summary(task) -> str:
+    """Which network each phase gets and the key (or default) that decides it, one phrase per
+    phase and step: ``agent no-network (lancebench default); verifier public (Harbor's default
+    ...)``."""
+    def phrase(label: str, policy) -> str:
+        hosts = f" {', '.join(policy.hosts) or 'nothing'}" if policy.mode == "allowlist" else ""
+        return f"{label} {policy.mode}{hosts} ({policy.source})"
+    steps = [s.name for s in task.config.steps or []]
+    if not steps:
+        return "; ".join(phrase(phase, network_policy(task, phase)) for phase in ("agent", "verifier"))
+    return "; ".join(phrase(f"step {name} {phase}", network_policy(task, phase, step=name))
+                     for name in steps for phase in ("agent", "verifier"))
+
+
 def task_warnings(task) -> list[str]:
     """What is legal but probably a mistake: no reference solution, no price, no local recipe,
     a browser task's app server not named or started twice (:func:`app_server_warnings`)."""
@@ -112,6 +133,11 @@ def task_warnings(task) -> list[str]:
     elif task.kind == "code" and task.lb.local is None:
         warnings.append(f"{task.paths.task_toml}: no [lancebench.local] recipe; "
                         "the task runs only with --backend docker")
+    steps: list[str | None] = [st.name for st in task.config.steps or []] or [None]
+    if any(network_policy(task, "verifier", step=name).source == HARBOR_VERIFIER_DEFAULT for name in steps):
+        warnings.append(f"{task.paths.task_toml}: declares no network, so its verifier gets the whole network as "
+                        "Harbor gives it: the code under test can reach the network while it is graded; "
+                        'set [verifier] network_mode = "no-network" if the tests need none (docs/security.md)')
     return warnings + app_server_warnings(task)
 
 

@@ -62,7 +62,7 @@ def _release_folder(name: str) -> Callable[..., list[Path]]:
 
 
 DATASETS: dict[str, Dataset] = {
-    "mini": Dataset("mini", "bundled: real bugs and features in PyPI projects, browser tasks, manager tasks",
+    "mini": Dataset("mini", "bundled: real bugs and features in PyPI and npm projects, browser tasks, manager tasks",
                     _mini_folders),
     "swelancer": Dataset("swelancer",
                          "SWE-Lancer Diamond (manager tasks run anywhere; IC tasks need the official images)",

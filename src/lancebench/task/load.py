@@ -111,7 +111,7 @@ def load_task(path: Path | str, *, dataset: str | None = None, name: str | None 
         raise TaskErrors(errors)
     assert config is not None
     return Task(name=name or paths.root.name, paths=paths, config=config, instruction=instruction,
-                digest=tree_digest(paths.root), dataset=dataset)
+                digest=tree_digest(paths.root), dataset=dataset, harbor=not isinstance(lb_table, dict))
 
 
 def _unknown_key_errors(toml_path: Path, raw: dict) -> list[TaskError]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -372,7 +371,10 @@ class Task:
     """One loaded, validated task.
 
     ``name`` is the folder name (or the adapter's id); ``digest`` is the sha256 of the whole task
-    folder (a trial's identity uses it); ``dataset`` names the dataset it came from, if any.
+    folder (a trial's identity uses it); ``dataset`` names the dataset it came from, if any;
+    ``harbor`` is True for a Harbor task (its ``task.toml`` has no ``[lancebench]`` table), which
+    gets Harbor's defaults where lancebench's own would differ (protected paths, the verifier's
+    network).
     """
 
     name: str
@@ -381,6 +383,7 @@ class Task:
     instruction: str
     digest: str
     dataset: str | None = None
+    harbor: bool = False
 
     @property
     def lb(self) -> LancebenchConfig:
@@ -415,7 +418,7 @@ class Task:
         hooks (:data:`STARTUP_HOOKS`) and the destinations of its tests: every path under the
         workdir on a line of a ``test.sh`` that also names ``/tests/`` (``cp /tests/x /app/y``),
         plus ``protect``; ``unprotect`` narrows both."""
-        if "lancebench" in tomllib.loads(self.paths.task_toml.read_text(encoding="utf-8")):
+        if not self.harbor:
             return self.lb.protected_globs()
         named: list[str] = []
         prefix = re.escape(self.lb.workdir.rstrip("/") + "/")

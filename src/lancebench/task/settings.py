@@ -137,10 +137,17 @@ def baseline_network(task: Task) -> NetworkPolicy:
     return NetworkPolicy("no-network")
 
 
+HARBOR_VERIFIER_DEFAULT = "Harbor's default: the task declares no network"
+
+
 def network_policy(task: Task, phase: str, *, step: str | None = None) -> NetworkPolicy:
     """The network of ``phase`` (``agent`` or ``verifier``; the solution runs as the agent):
     the step's explicit ``network_mode``, else the task's ``[agent]``/``[verifier]`` one, else
-    :func:`baseline_network` (Harbor's ``trial.network_policy`` order)."""
+    :func:`baseline_network` (Harbor's ``trial.network_policy`` order). One exception to
+    lancebench's default of no network: the verifier of a Harbor task (``task.harbor``) that
+    declares no network anywhere gets ``public``, as Harbor 0.25 gives it (its environment's
+    default ``network_mode`` is ``public``), so a Terminal-Bench-style ``test.sh`` that installs
+    its runner at grading time works (docs/security.md says what that opens)."""
     role = "verifier" if phase == "verifier" else "agent"
     step_cfg = _step(task, step)
     candidates = []
@@ -150,7 +157,10 @@ def network_policy(task: Task, phase: str, *, step: str | None = None) -> Networ
     for name, table in candidates:
         if table.network_mode is not None:
             return NetworkPolicy(table.network_mode, tuple(table.allowed_hosts or ()), f"{name}.network_mode")
-    return baseline_network(task)
+    baseline = baseline_network(task)
+    if role == "verifier" and task.harbor and baseline.source == NetworkPolicy("no-network").source:
+        return NetworkPolicy("public", (), HARBOR_VERIFIER_DEFAULT)
+    return baseline
 
 
 def step_agent_networks(task: Task) -> list[NetworkPolicy]:

@@ -11,6 +11,7 @@ writes the same fix would differ from the author's).
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -92,14 +93,15 @@ async def check_steps_base(task: Task, backend: Backend, env: PreparedEnvironmen
 
 def missing_ids_problems(run: RunOutcome, shown: int = 8) -> list[str]:
     """One problem per listed test id that matches no test of the JUnit report, naming the ids
-    the report holds (``shown`` of them) so the author can fix the id's spelling."""
+    the report holds (``shown`` of them, each quoted as a TOML string: an id may hold commas and
+    spaces) so the author can copy one that matches (``junit.JUnitReport.ids``)."""
     missing = [t for t, v in run.tests.items() if v == "missing"]
     if not missing:
         return []
-    held = ", ".join(run.report_ids[:shown]) + (f" ... ({len(run.report_ids)} in all)"
-                                                 if len(run.report_ids) > shown else "")
-    return [f"base: listed test {t} matches no test of the JUnit report; it holds: {held or 'no tests'}"
-            for t in missing]
+    held = ", ".join(json.dumps(i, ensure_ascii=False) for i in run.report_ids[:shown])
+    held += f" ... ({len(run.report_ids)} in all)" if len(run.report_ids) > shown else ""
+    return [f"base: listed test {json.dumps(t, ensure_ascii=False)} matches no test of the JUnit report; "
+            f"it holds: {held or 'no tests'}" for t in missing]
 
 
 async def check_tasks(tasks: list[Task], *, k: int = 3, backend: str = "local", jobs_dir: Path,

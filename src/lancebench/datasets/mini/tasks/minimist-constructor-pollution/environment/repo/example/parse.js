@@ -1,0 +1,2 @@
+var argv = require('../')(process.argv.slice(2));
+console.log(argv);
