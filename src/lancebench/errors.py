@@ -68,6 +68,12 @@ class ModelAuthError(ModelError):
     """The model provider refused the credentials. Stops the job early; never retried."""
 
 
+class ModelQuotaError(ModelAuthError):
+    """The provider says the account's quota or credit is used up (a 429 ``insufficient_quota``,
+    HTTP 402, a billing refusal): no retry can succeed, so it stops the job like a refused key
+    (a :class:`ModelAuthError`, exit 3); finished trials are kept and a rerun resumes."""
+
+
 class DatasetError(LancebenchError):
     """A dataset name or source is unknown or unreadable."""
 

@@ -11,10 +11,23 @@ user-given :class:`Prices` if any, else 0.0 for a local model, else litellm's pr
 ``None`` (unknown; never a crash, never a silent 0).
 
 Errors: authentication refusals (HTTP 401/403) raise :class:`ModelAuthError` at once, naming the
-environment variable to set; rate limits (429), server errors (5xx), timeouts and connection errors
-are retried with exponential backoff, then raise :class:`ModelError`; other refusals (400, 404)
-raise :class:`ModelError` without retry, except an exceeded context window, which raises
+environment variable to set; a used-up quota or credit (a 429 whose code is ``insufficient_quota``,
+HTTP 402, a billing refusal) raises :class:`ModelQuotaError` at once (it stops the job like a
+refused key); rate limits (429), server errors (5xx), timeouts and connection errors are retried
+with exponential backoff, then raise :class:`ModelError`; other refusals (400, 404) raise
+:class:`ModelError` without retry, except an exceeded context window, which raises
 :class:`ContextWindowError` (the agent's own limit, not an outage).
+
+Pacing (:mod:`lancebench.llm.pacing`): a server's ``Retry-After`` (seconds or an HTTP date) or
+``retry-after-ms`` sets the wait before a retry (up to ``max_backoff_sec``), and a 429 holds every
+call of the same model for that wait; a provider's ``x-ratelimit-remaining-*: 0`` holds later
+calls until ``x-ratelimit-reset-*``; at most :func:`lancebench.llm.pacing.calls_in_flight` calls
+per model run at once.
+
+An answer without content (no ``choices``, a null ``message``, a filtered reply) is an answer,
+not an error: :attr:`Completion.empty` says why it is empty, and its usage is counted. Every
+call's usage (and the retries of a call that gave up) also goes to the active
+:class:`lancebench.llm.meter.UsageMeter`.
 """
 
 from __future__ import annotations
@@ -29,7 +42,9 @@ from typing import Any
 import tenacity
 from tenacity.stop import stop_base
 
-from lancebench.errors import ModelAuthError, ModelError
+from lancebench.errors import ModelAuthError, ModelError, ModelQuotaError
+from lancebench.llm import meter, pacing
+from lancebench.llm.answers import empty_reason, unconverted_answer
 from lancebench.results.models import Usage
 
 # litellm fetches its price table from the network at import unless told otherwise; the copy shipped
@@ -201,7 +216,9 @@ class Completion:
     ``content``: the text (may be empty); ``tool_calls``: ``[{"id", "name", "arguments"}]`` with
     ``arguments`` the raw JSON string; ``message``: the OpenAI-format assistant message to append
     to the conversation; ``finish_reason``; ``usage``; ``model``: the model that answered;
-    ``reasoning``: reasoning text when the provider returned one.
+    ``reasoning``: reasoning text when the provider returned one; ``empty``: why an answer holds
+    neither text nor tool calls (``no choices``, ``null message``, ``finish_reason content_filter``,
+    ``no content``), None for an answer with either.
     """
 
     content: str
@@ -212,6 +229,7 @@ class Completion:
     model: str
     reasoning: str | None = None
     raw: dict[str, Any] = field(default_factory=dict)
+    empty: str | None = None
 
 
 def _status(exc: BaseException) -> int | None:
@@ -219,31 +237,49 @@ def _status(exc: BaseException) -> int | None:
     return code if isinstance(code, int) else None
 
 
-def _retry_after(exc: BaseException) -> float | None:
-    response = getattr(exc, "response", None)
-    headers = getattr(response, "headers", None)
-    if not headers:
-        return None
-    try:
-        value = headers.get("retry-after")
-        return float(value) if value is not None else None
-    except (TypeError, ValueError):
-        return None
+def _headers(exc: BaseException) -> dict[str, str]:
+    """The HTTP headers of the answer that raised ``exc`` (empty when there was none)."""
+    found: dict[str, str] = {}
+    for source in (getattr(getattr(exc, "response", None), "headers", None),
+                   getattr(exc, "litellm_response_headers", None)):
+        try:
+            found.update({str(k): str(v) for k, v in (source or {}).items()})
+        except (AttributeError, TypeError):  # an odd object instead of a mapping
+            continue
+    return found
+
+
+_QUOTA_WORDS = ("insufficient_quota", "exceeded your current quota", "billing", "credit balance",
+                "insufficient credits", "insufficient balance", "payment required", "quota exceeded")
+
+
+def _is_quota(exc: BaseException) -> bool:
+    """The provider says the account's quota or credit is used up (not a passing rate limit):
+    HTTP 402, or a refusal whose code or text says so (OpenAI's ``insufficient_quota`` 429,
+    Anthropic's "credit balance is too low", OpenRouter's 402)."""
+    if _status(exc) == 402:
+        return True
+    code = str(getattr(exc, "code", "") or "").lower()
+    text = f"{code} {exc}".lower()
+    return code == "insufficient_quota" or any(word in text for word in _QUOTA_WORDS)
 
 
 def classify_error(exc: BaseException) -> str:
-    """``auth`` (401/403), ``context`` (context window), ``retry`` (429, 5xx, timeout,
-    connection) or ``fatal`` (any other refusal) for an exception litellm raised."""
+    """``auth`` (401/403), ``quota`` (quota or credit used up), ``context`` (context window),
+    ``retry`` (429, 5xx, timeout, connection) or ``fatal`` (any other refusal) for an exception
+    litellm raised."""
     ll = _litellm()
     ex = ll.exceptions
-    if isinstance(exc, (ex.AuthenticationError, ex.PermissionDeniedError)) or _status(exc) in (401, 403):
+    status = _status(exc)
+    if (status is None or status < 500) and _is_quota(exc):
+        return "quota"
+    if isinstance(exc, (ex.AuthenticationError, ex.PermissionDeniedError)) or status in (401, 403):
         return "auth"
     if isinstance(exc, ex.ContextWindowExceededError):
         return "context"
     if isinstance(exc, (ex.RateLimitError, ex.InternalServerError, ex.ServiceUnavailableError,
                         ex.APIConnectionError, ex.Timeout, ex.BadGatewayError)):
         return "retry"
-    status = _status(exc)
     if status is not None and (status == 429 or status == 408 or status >= 500):
         return "retry"
     if isinstance(exc, ex.APIError) and status is None:
@@ -336,26 +372,53 @@ class LLMClient:
         completion = self._to_completion(response, retries, time.monotonic() - started)
         with self._lock:
             self.usage = self.usage + completion.usage.as_usage()
+        meter.record(completion.usage.as_usage())
         return completion
 
     def _attempt(self, ll: Any, args: dict[str, Any], deadline: float | None) -> Any:
         """One call, its timeout cut to the ``deadline``. A failure that must not be retried is
         raised as a :class:`ModelError`; a retryable one (429, 5xx, connection) as litellm raised it."""
         r = self.resolved
-        timeout = self.request_timeout_sec
-        clamped = False
-        if deadline is not None:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise DeadlineExceeded(f"model {r.name}: no time left before the deadline")
-            clamped = left < timeout
-            timeout = min(timeout, left)
+        gate = pacing.gate(r.litellm_model, r.api_base)
+        if not gate.acquire(deadline):
+            raise DeadlineExceeded(f"model {r.name}: no time left before the deadline (calls were held back "
+                                   "by the model's rate limit or its limit of calls in flight)")
+        try:
+            timeout = self.request_timeout_sec
+            clamped = False
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise DeadlineExceeded(f"model {r.name}: no time left before the deadline")
+                clamped = left < timeout
+                timeout = min(timeout, left)
+            response = self._call(ll, args, timeout, clamped)
+        finally:
+            gate.release()
+        hidden = getattr(response, "_hidden_params", None) or {}
+        paced = pacing.rate_limit_wait_sec(hidden.get("additional_headers") if isinstance(hidden, dict) else None)
+        if paced:
+            gate.hold(paced)
+        return response
+
+    def _call(self, ll: Any, args: dict[str, Any], timeout: float, clamped: bool) -> Any:
+        """One litellm call (see :meth:`_attempt`): its answer, an answer litellm could not convert
+        (:func:`lancebench.llm.answers.unconverted_answer`), or the error sorted."""
+        r = self.resolved
         try:
             return ll.completion(timeout=timeout, **args)
         except Exception as exc:  # litellm wraps every provider failure; sorted below
+            answer = unconverted_answer(exc)
+            if answer is not None:
+                return answer
             kind = classify_error(exc)
             if kind == "auth":
                 raise ModelAuthError(self._auth_message(exc)) from exc
+            if kind == "quota":
+                where = f" at {r.api_base}" if r.api_base else ""
+                raise ModelQuotaError(f"model {r.name}{where}: the account's quota or credit is used up (HTTP "
+                                      f"{_status(exc) or '?'}): add credit or raise the limit with the provider, "
+                                      f"then run the same command to resume. Provider said: {_short(exc)}") from exc
             if kind == "context":
                 raise ContextWindowError(f"model {r.name}: context window exceeded: {_short(exc)}") from exc
             if clamped and isinstance(exc, ll.exceptions.Timeout):
@@ -374,9 +437,11 @@ class LLMClient:
         retries = state.attempt_number - 1
         wait = min(self.max_backoff_sec, self.backoff_sec * (2 ** retries)) * (0.5 + random.random() / 2)
         exc = state.outcome.exception() if state.outcome else None
-        hinted = _retry_after(exc) if exc is not None else None
+        hinted = pacing.retry_after_sec(_headers(exc)) if exc is not None else None
         if hinted is not None:
             wait = min(self.max_backoff_sec, max(wait, hinted))
+        if exc is not None and _status(exc) == 429:  # every call of this model backs off together
+            pacing.gate(self.resolved.litellm_model, self.resolved.api_base).hold(wait)
         return wait
 
     def _gave_up(self, last: tenacity.Future) -> ModelError:
@@ -389,6 +454,7 @@ class LLMClient:
         if last.attempt_number > self.max_retries:
             with self._lock:
                 self.usage = self.usage + Usage(retries=last.attempt_number - 1)
+            meter.record(Usage(retries=last.attempt_number - 1))
             return ModelError(f"model {r.name} failed after {last.attempt_number} attempts ({what}): {_short(exc)}")
         return ModelError(f"model {r.name} failed ({what}) and the deadline leaves no time to retry: {_short(exc)}")
 
@@ -401,12 +467,19 @@ class LLMClient:
                 f"{fix} and run again. Provider said: {_short(exc)}")
 
     def _to_completion(self, response: Any, retries: int, latency: float) -> Completion:
-        choice = response.choices[0]
-        msg = choice.message
-        content = msg.content or ""
+        """The answer as a :class:`Completion`; ``response`` is litellm's, or the dict of
+        :func:`~lancebench.llm.answers.unconverted_answer`."""
+        if isinstance(response, dict):
+            return self._from_dict(response, retries, latency)
+        choices = list(getattr(response, "choices", None) or [])
+        msg = getattr(choices[0], "message", None) if choices else None
+        content = (getattr(msg, "content", None) or "") if msg is not None else ""
+        if not isinstance(content, str):
+            content = str(content)
         tool_calls = []
-        for tc in getattr(msg, "tool_calls", None) or []:
+        for tc in (getattr(msg, "tool_calls", None) or []) if msg is not None else []:
             tool_calls.append({"id": tc.id, "name": tc.function.name, "arguments": tc.function.arguments or ""})
+        finish = getattr(choices[0], "finish_reason", None) if choices else None
         message: dict[str, Any] = {"role": "assistant", "content": content}
         if tool_calls:
             message["tool_calls"] = [{"id": t["id"], "type": "function",
@@ -419,10 +492,38 @@ class LLMClient:
             raw = response.model_dump()
         except Exception:  # an odd provider object: keep its text form
             raw = {"repr": repr(response)}
-        return Completion(content=content, tool_calls=tool_calls, message=message,
-                          finish_reason=getattr(choice, "finish_reason", None), usage=usage,
+        return Completion(content=content, tool_calls=tool_calls, message=message, finish_reason=finish, usage=usage,
                           model=getattr(response, "model", None) or self.resolved.litellm_model,
-                          reasoning=getattr(msg, "reasoning_content", None), raw=raw)
+                          reasoning=getattr(msg, "reasoning_content", None), raw=raw,
+                          empty=empty_reason(choices, msg, finish, content, tool_calls))
+
+    def _from_dict(self, data: dict[str, Any], retries: int, latency: float) -> Completion:
+        """A :class:`Completion` from an answer litellm could not convert (a null ``message``): no
+        text, the usage the answer reported, its cost from ``prices`` or litellm's per-token table."""
+        u = data.get("usage") or {}
+        inp, out = int(u.get("prompt_tokens") or 0), int(u.get("completion_tokens") or 0)
+        cached = int((u.get("prompt_tokens_details") or {}).get("cached_tokens") or 0)
+        usage = CallUsage(input_tokens=inp, output_tokens=out, cached_tokens=cached,
+                          cost_usd=self._dict_cost(inp, out, cached), retries=retries, latency_sec=latency)
+        choices = data.get("choices") or []
+        finish = choices[0].get("finish_reason") if choices else None
+        reason = "null message" if choices and choices[0].get("null_message") else empty_reason(
+            choices, {}, finish, "", [])
+        return Completion(content="", tool_calls=[], message={"role": "assistant", "content": ""}, finish_reason=finish,
+                          usage=usage, model=str(data.get("model") or self.resolved.litellm_model), raw=data,
+                          empty=reason)
+
+    def _dict_cost(self, inp: int, out: int, cached: int) -> float | None:
+        if self.prices is not None:
+            return self.prices.cost(inp, out, cached)
+        if self.resolved.local:
+            return 0.0
+        try:
+            prompt, completion = _litellm().cost_per_token(model=self.resolved.litellm_model, prompt_tokens=inp,
+                                                           completion_tokens=out)
+        except Exception:  # not in litellm's price table: unknown
+            return None
+        return float(prompt) + float(completion)
 
     def _usage(self, response: Any) -> CallUsage:
         u = getattr(response, "usage", None)
