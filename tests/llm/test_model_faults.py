@@ -63,8 +63,8 @@ def test_retry_after_ms_and_seconds_are_honoured(scripted, headers, least):
 
 
 def test_rate_limit_headers_pace_the_next_call(scripted):
-    srv = scripted([Reply("one", headers={"x-ratelimit-remaining-requests": "0", "x-ratelimit-reset-requests": "1500ms"}),
-                    Reply("two")])
+    spent = {"x-ratelimit-remaining-requests": "0", "x-ratelimit-reset-requests": "1500ms"}
+    srv = scripted([Reply("one", headers=spent), Reply("two")])
     client = LLMClient("openai/window-test", srv.api_base)
     client.complete(MSG)
     other = LLMClient("openai/window-test", srv.api_base)  # another client of the same model waits too
