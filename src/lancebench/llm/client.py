@@ -43,8 +43,9 @@ import tenacity
 from tenacity.stop import stop_base
 
 from lancebench.errors import ModelAuthError, ModelError, ModelQuotaError
-from lancebench.llm import meter, pacing
 from lancebench.llm.answers import empty_reason, unconverted_answer
+from lancebench.llm.meter import record as record_usage
+from lancebench.llm.pacing import gate as model_gate, rate_limit_wait_sec, retry_after_sec
 from lancebench.results.models import Usage
 
 # litellm fetches its price table from the network at import unless told otherwise; the copy shipped
@@ -372,14 +373,14 @@ class LLMClient:
         completion = self._to_completion(response, retries, time.monotonic() - started)
         with self._lock:
             self.usage = self.usage + completion.usage.as_usage()
-        meter.record(completion.usage.as_usage())
+        record_usage(completion.usage.as_usage())
         return completion
 
     def _attempt(self, ll: Any, args: dict[str, Any], deadline: float | None) -> Any:
         """One call, its timeout cut to the ``deadline``. A failure that must not be retried is
         raised as a :class:`ModelError`; a retryable one (429, 5xx, connection) as litellm raised it."""
         r = self.resolved
-        gate = pacing.gate(r.litellm_model, r.api_base)
+        gate = model_gate(r.litellm_model, r.api_base)
         if not gate.acquire(deadline):
             raise DeadlineExceeded(f"model {r.name}: no time left before the deadline (calls were held back "
                                    "by the model's rate limit or its limit of calls in flight)")
@@ -396,7 +397,7 @@ class LLMClient:
         finally:
             gate.release()
         hidden = getattr(response, "_hidden_params", None) or {}
-        paced = pacing.rate_limit_wait_sec(hidden.get("additional_headers") if isinstance(hidden, dict) else None)
+        paced = rate_limit_wait_sec(hidden.get("additional_headers") if isinstance(hidden, dict) else None)
         if paced:
             gate.hold(paced)
         return response
@@ -437,11 +438,11 @@ class LLMClient:
         retries = state.attempt_number - 1
         wait = min(self.max_backoff_sec, self.backoff_sec * (2 ** retries)) * (0.5 + random.random() / 2)
         exc = state.outcome.exception() if state.outcome else None
-        hinted = pacing.retry_after_sec(_headers(exc)) if exc is not None else None
+        hinted = retry_after_sec(_headers(exc)) if exc is not None else None
         if hinted is not None:
             wait = min(self.max_backoff_sec, max(wait, hinted))
         if exc is not None and _status(exc) == 429:  # every call of this model backs off together
-            pacing.gate(self.resolved.litellm_model, self.resolved.api_base).hold(wait)
+            model_gate(self.resolved.litellm_model, self.resolved.api_base).hold(wait)
         return wait
 
     def _gave_up(self, last: tenacity.Future) -> ModelError:
@@ -454,7 +455,7 @@ class LLMClient:
         if last.attempt_number > self.max_retries:
             with self._lock:
                 self.usage = self.usage + Usage(retries=last.attempt_number - 1)
-            meter.record(Usage(retries=last.attempt_number - 1))
+            record_usage(Usage(retries=last.attempt_number - 1))
             return ModelError(f"model {r.name} failed after {last.attempt_number} attempts ({what}): {_short(exc)}")
         return ModelError(f"model {r.name} failed ({what}) and the deadline leaves no time to retry: {_short(exc)}")
 
