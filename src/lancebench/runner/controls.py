@@ -81,6 +81,7 @@ class RunWatch:
         self.cost_finished = _cost(base)
         self.done = 0
         self.invalid = 0
+        self.tripped = asyncio.Event()  # set when a finished trial trips a control: the stop need not wait a poll
 
     def add(self, r: TrialResult) -> None:
         """Count a trial finished in this run."""
@@ -89,6 +90,8 @@ class RunWatch:
         self.cost_finished += _cost(spent)
         self.done += 1
         self.invalid += r.status == "invalid"
+        if self.reason() is not None:
+            self.tripped.set()
 
     def reason(self) -> str | None:
         """Why the run must stop now (None: it goes on)."""
@@ -116,13 +119,21 @@ class RunWatch:
                 work.close()
             return reason
         task = asyncio.ensure_future(work)
-        while not task.done():
-            await asyncio.wait({task}, timeout=POLL_SEC)
-            reason = self.reason()
-            if reason is not None and not task.done():
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
-                return reason
+        tripped = asyncio.ensure_future(self.tripped.wait())
+        try:
+            while not task.done():
+                await asyncio.wait({task, tripped}, timeout=POLL_SEC, return_when=asyncio.FIRST_COMPLETED)
+                reason = self.reason()
+                if reason is not None and not task.done():
+                    task.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await task
+                    return reason
+        except BaseException:  # Ctrl-C or an error: the trials in flight are cancelled, never left running
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+            raise
+        finally:
+            tripped.cancel()
         task.result()
         return None
