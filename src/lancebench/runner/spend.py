@@ -52,8 +52,9 @@ def settle(reported: Usage, meter: UsageMeter) -> Usage:
     """The usage a trial records: what the meter saw of the model calls made through
     :class:`~lancebench.llm.LLMClient`, or what the agent reported (``reported``) when that counts
     more calls (an agent with its own client), plus the earlier runs' spend. Written to
-    ``usage.json``."""
+    ``usage.json`` when there is any (a trial without model calls leaves no such file)."""
     seen = meter.usage if meter.usage.calls + meter.usage.retries >= reported.calls + reported.retries else reported
     total = meter.earlier + seen
-    meter.write(total)
+    if total.calls or total.retries or (meter.path is not None and meter.path.exists()):
+        meter.write(total)
     return total
