@@ -114,9 +114,11 @@ def test_quota_exhaustion_stops_at_once(scripted, fail):
     assert len(srv.requests) == 1
 
 
-def test_a_plain_rate_limit_is_not_a_quota(scripted):
-    srv = scripted([Fail(429, "Rate limit reached for requests", code="rate_limit_exceeded", retry_after=0.01),
-                    Reply("ok")])
+@pytest.mark.parametrize("fail", [
+    Fail(429, "Rate limit reached for requests", code="rate_limit_exceeded", retry_after=0.01),
+    Fail(429, "Quota exceeded for metric: generate_content_requests, limit: 15 per minute", retry_after=0.01)])
+def test_a_passing_rate_limit_is_not_a_quota(scripted, fail):
+    srv = scripted([fail, Reply("ok")])
     assert LLMClient("openai/scripted", srv.api_base, backoff_sec=0.01).complete(MSG).content == "ok"
 
 

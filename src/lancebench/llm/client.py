@@ -250,8 +250,9 @@ def _headers(exc: BaseException) -> dict[str, str]:
     return found
 
 
+# Not "quota exceeded": Gemini says so of its per-minute rate limits, which pass.
 _QUOTA_WORDS = ("insufficient_quota", "exceeded your current quota", "billing", "credit balance",
-                "insufficient credits", "insufficient balance", "payment required", "quota exceeded")
+                "insufficient credits", "insufficient balance", "payment required")
 
 
 def _is_quota(exc: BaseException) -> bool:
