@@ -44,6 +44,7 @@ from tenacity.stop import stop_base
 
 from lancebench.errors import ModelAuthError, ModelError, ModelQuotaError
 from lancebench.llm.answers import empty_reason, unconverted_answer
+from lancebench.llm.failures import classify_error, headers_of, status_of
 from lancebench.llm.meter import record as record_usage
 from lancebench.llm.pacing import gate as model_gate, rate_limit_wait_sec, retry_after_sec
 from lancebench.results.models import Usage
@@ -233,62 +234,6 @@ class Completion:
     empty: str | None = None
 
 
-def _status(exc: BaseException) -> int | None:
-    code = getattr(exc, "status_code", None)
-    return code if isinstance(code, int) else None
-
-
-def _headers(exc: BaseException) -> dict[str, str]:
-    """The HTTP headers of the answer that raised ``exc`` (empty when there was none)."""
-    found: dict[str, str] = {}
-    for source in (getattr(getattr(exc, "response", None), "headers", None),
-                   getattr(exc, "litellm_response_headers", None)):
-        try:
-            found.update({str(k): str(v) for k, v in (source or {}).items()})
-        except (AttributeError, TypeError):  # an odd object instead of a mapping
-            continue
-    return found
-
-
-# Not "quota exceeded": Gemini says so of its per-minute rate limits, which pass.
-_QUOTA_WORDS = ("insufficient_quota", "exceeded your current quota", "billing", "credit balance",
-                "insufficient credits", "insufficient balance", "payment required")
-
-
-def _is_quota(exc: BaseException) -> bool:
-    """The provider says the account's quota or credit is used up (not a passing rate limit):
-    HTTP 402, or a refusal whose code or text says so (OpenAI's ``insufficient_quota`` 429,
-    Anthropic's "credit balance is too low", OpenRouter's 402)."""
-    if _status(exc) == 402:
-        return True
-    code = str(getattr(exc, "code", "") or "").lower()
-    text = f"{code} {exc}".lower()
-    return code == "insufficient_quota" or any(word in text for word in _QUOTA_WORDS)
-
-
-def classify_error(exc: BaseException) -> str:
-    """``auth`` (401/403), ``quota`` (quota or credit used up), ``context`` (context window),
-    ``retry`` (429, 5xx, timeout, connection) or ``fatal`` (any other refusal) for an exception
-    litellm raised."""
-    ll = _litellm()
-    ex = ll.exceptions
-    status = _status(exc)
-    if (status is None or status < 500) and _is_quota(exc):
-        return "quota"
-    if isinstance(exc, (ex.AuthenticationError, ex.PermissionDeniedError)) or status in (401, 403):
-        return "auth"
-    if isinstance(exc, ex.ContextWindowExceededError):
-        return "context"
-    if isinstance(exc, (ex.RateLimitError, ex.InternalServerError, ex.ServiceUnavailableError,
-                        ex.APIConnectionError, ex.Timeout, ex.BadGatewayError)):
-        return "retry"
-    if status is not None and (status == 429 or status == 408 or status >= 500):
-        return "retry"
-    if isinstance(exc, ex.APIError) and status is None:
-        return "retry"  # no HTTP answer at all: treat as a connection problem
-    return "fatal"
-
-
 class _StopAtDeadline(stop_base):
     """A tenacity stop condition: the next wait would reach ``deadline`` (a ``time.monotonic()``
     value; None: never)."""
@@ -419,7 +364,7 @@ class LLMClient:
             if kind == "quota":
                 where = f" at {r.api_base}" if r.api_base else ""
                 raise ModelQuotaError(f"model {r.name}{where}: the account's quota or credit is used up (HTTP "
-                                      f"{_status(exc) or '?'}): add credit or raise the limit with the provider, "
+                                      f"{status_of(exc) or '?'}): add credit or raise the limit with the provider, "
                                       f"then run the same command to resume. Provider said: {_short(exc)}") from exc
             if kind == "context":
                 raise ContextWindowError(f"model {r.name}: context window exceeded: {_short(exc)}") from exc
@@ -429,7 +374,7 @@ class LLMClient:
             if kind == "fatal":
                 unknown = unknown_provider(r.litellm_model)  # litellm's own text suggests Huggingface
                 raise ModelError(f"model {r.name}: {unknown}" if unknown else
-                                 f"model {r.name} refused the request ({_status(exc) or type(exc).__name__}): "
+                                 f"model {r.name} refused the request ({status_of(exc) or type(exc).__name__}): "
                                  f"{_short(exc)}") from exc
             raise
 
@@ -439,10 +384,10 @@ class LLMClient:
         retries = state.attempt_number - 1
         wait = min(self.max_backoff_sec, self.backoff_sec * (2 ** retries)) * (0.5 + random.random() / 2)
         exc = state.outcome.exception() if state.outcome else None
-        hinted = retry_after_sec(_headers(exc)) if exc is not None else None
+        hinted = retry_after_sec(headers_of(exc)) if exc is not None else None
         if hinted is not None:
             wait = min(self.max_backoff_sec, max(wait, hinted))
-        if exc is not None and _status(exc) == 429:  # every call of this model backs off together
+        if exc is not None and status_of(exc) == 429:  # every call of this model backs off together
             model_gate(self.resolved.litellm_model, self.resolved.api_base).hold(wait)
         return wait
 
@@ -452,7 +397,7 @@ class LLMClient:
         r = self.resolved
         exc = last.exception()
         assert exc is not None  # tenacity stops with a failed attempt
-        what = _status(exc) or type(exc).__name__
+        what = status_of(exc) or type(exc).__name__
         if last.attempt_number > self.max_retries:
             with self._lock:
                 self.usage = self.usage + Usage(retries=last.attempt_number - 1)
@@ -465,7 +410,7 @@ class LLMClient:
         where = f" at {r.api_base}" if r.api_base else ""
         fix = (f"set {r.key_env} to a valid key" if r.key_env else
                "set the provider's API key variable (see litellm's provider docs)")
-        return (f"model {r.name}{where} refused the credentials (HTTP {_status(exc) or 401}): "
+        return (f"model {r.name}{where} refused the credentials (HTTP {status_of(exc) or 401}): "
                 f"{fix} and run again. Provider said: {_short(exc)}")
 
     def _to_completion(self, response: Any, retries: int, latency: float) -> Completion:
