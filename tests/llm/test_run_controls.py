@@ -185,3 +185,16 @@ def test_a_killed_run_keeps_its_spend_for_show_and_the_rerun(scripted, tmp_path)
     run(job(srv, tmp_path, 1))
     (result,) = results(tmp_path).values()
     assert result["status"] == "resolved" and result["usage"]["input_tokens"] == 444 + 300
+
+
+def test_a_retried_invalid_trial_keeps_the_spend_of_its_first_run(scripted, tmp_path):
+    srv = scripted([Reply("ok"), Reply("Look.\n```bash\nls\n```", prompt_tokens=55, completion_tokens=5), Fail(500)])
+    (first,) = run(job(srv, tmp_path, 1, max_retries=0))
+    assert first.status == "invalid" and first.usage.input_tokens == 55
+    srv.script[:] = [Reply("ok")] + fix(100)
+    opts = job(srv, tmp_path, 1, max_retries=0)
+    opts.retry_invalid = True
+    (second,) = run(opts)
+    assert second.status == "resolved"
+    assert second.usage.input_tokens == 55 + 300 and second.usage.calls == 1 + 3
+    assert second.extra["earlier_runs_usage"]["input_tokens"] == 55
