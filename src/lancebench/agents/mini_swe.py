@@ -372,8 +372,8 @@ class MiniSweAgent:
             self._save(ctx, agent, client, mode, {**meta, "exit_status": "Cancelled",
                                                    "agent_sec": round(time.monotonic() - started, 3)})
             raise
-        except ModelAuthError:
-            self._save(ctx, agent, client, mode, {**meta, "exit_status": "ModelAuthError"})
+        except ModelAuthError as exc:  # a refused key, or a used-up quota (ModelQuotaError)
+            self._save(ctx, agent, client, mode, {**meta, "exit_status": type(exc).__name__})
             raise
         except ModelError as exc:
             self._save(ctx, agent, client, mode, {**meta, "exit_status": "ModelError", "error": str(exc)})

@@ -78,9 +78,7 @@ async def run_trial(spec: TrialSpec, agent: Agent, backend: Backend) -> TrialRes
         result.status, result.reason = "invalid", f"internal error {type(exc).__name__}: {exc}"[:4000]
     finally:
         remove_tree(spec.scratch)
-    result.usage = spend.settle(result.usage, meter)  # the spend seen, however the trial ended
-    if meter.earlier.calls or meter.earlier.retries:
-        result.extra["earlier_runs_usage"] = meter.earlier.model_dump()
+    spend.settle(result, meter)  # the spend seen, however the trial ended
     timings.total_sec = time.monotonic() - t_start
     result.timings = timings
     result.finished_at = utcnow()
