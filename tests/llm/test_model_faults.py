@@ -15,7 +15,7 @@ from scripted_server import Fail, Raw, Reply
 from lancebench.errors import ModelAuthError, ModelQuotaError
 from lancebench.llm import LLMClient
 from lancebench.llm.meter import UsageMeter, metering
-from lancebench.llm.pacing import call_limit, parse_duration, rate_limit_wait_sec, retry_after_sec
+from lancebench.llm.pacing import call_limit, gate, parse_duration, rate_limit_wait_sec, retry_after_sec
 
 MSG = [{"role": "user", "content": "hello"}]
 
@@ -47,12 +47,16 @@ def test_header_forms_are_read():
 
 
 def test_retry_after_as_an_http_date_is_honoured(scripted):
-    when = format_datetime(datetime.now(UTC) + timedelta(seconds=3), usegmt=True)
-    srv = scripted([Fail(429, "slow down", retry_after=when), Reply("ok")])
+    import litellm  # noqa: F401  (its first import takes seconds: before the date is taken)
+
+    srv = scripted([])
     client = LLMClient("openai/date-test", srv.api_base, backoff_sec=0.01)
+    taken = time.monotonic()
+    when = format_datetime(datetime.now(UTC) + timedelta(seconds=4), usegmt=True)
+    srv.script[:] = [Fail(429, "slow down", retry_after=when), Reply("ok")]
     assert client.complete(MSG).content == "ok"
-    # the date has whole seconds: 3 s ahead is at least 2 s after the refusal; the backoff alone is 0.01 s
-    assert gap(srv, 1) >= 1.9
+    # the date has whole seconds: 4 s ahead is at least 3 s after it was taken; the backoff alone is 0.01 s
+    assert srv.times[1] - taken >= 2.9 and len(srv.times) == 2
 
 
 @pytest.mark.parametrize("headers, least", [({"retry-after-ms": "1200"}, 1.1), ({"Retry-After": "1"}, 0.9)])
@@ -77,10 +81,10 @@ def test_a_429_holds_every_call_of_the_model(scripted):
     first = LLMClient("openai/together-test", srv.api_base, backoff_sec=0.01)
     t = threading.Thread(target=first.complete, args=(MSG,))
     t.start()
-    while not srv.requests:
+    held = gate("openai/together-test", srv.api_base)
+    while held.not_before <= time.monotonic() and t.is_alive():  # until the refusal has been read
         time.sleep(0.01)
-    time.sleep(0.2)  # the refusal has arrived; a second client's call must wait for its Retry-After too
-    LLMClient("openai/together-test", srv.api_base, backoff_sec=0.01).complete(MSG)
+    LLMClient("openai/together-test", srv.api_base, backoff_sec=0.01).complete(MSG)  # waits for it too
     t.join()
     assert len(srv.times) == 3 and min(srv.times[1:]) - srv.times[0] >= 1.4
 
