@@ -27,6 +27,7 @@ LONGEST_FIRST = (
     "tests/harbor/test_two_step.py",  # 80 s
     "tests/harbor/test_terminal_bench_style.py",  # 90-190 s (its verifier installs pytest from PyPI)
     "tests/core/test_job_resume.py",  # 71 s
+    "tests/llm/test_run_controls.py",  # about 70 s (estimated from 470 s at a load of 30 on 2 cores)
     "tests/harbor/test_artifacts.py",  # 70 s
     "tests/browser/test_user_tool.py",  # 66 s
     "tests/browser/test_swelancer_ic_standin.py",  # 65 s

@@ -68,6 +68,26 @@ class ModelAuthError(ModelError):
     """The model provider refused the credentials. Stops the job early; never retried."""
 
 
+class ModelQuotaError(ModelAuthError):
+    """The provider says the account's quota or credit is used up (a 429 ``insufficient_quota``,
+    HTTP 402, a billing refusal): no retry can succeed, so it stops the job like a refused key
+    (a :class:`ModelAuthError`, exit 3); finished trials are kept and a rerun resumes."""
+
+
+class RunStopped(LancebenchError):
+    """A run-level control stopped the job (``--max-total-cost``, ``--max-total-tokens``,
+    ``--max-invalid-rate``): finished trials are kept, the trials in flight were cancelled (their
+    spend is kept), and ``not_run`` lists the trials without a result (``task#attempt``); running
+    the same command again, with the control raised, runs them."""
+
+    def __init__(self, reason: str, not_run: list[str]):
+        self.reason = reason
+        self.not_run = not_run
+        shown = ", ".join(not_run[:20]) + (f", ... ({len(not_run) - 20} more)" if len(not_run) > 20 else "")
+        super().__init__(f"{reason}. {len(not_run)} trial(s) not run" + (f": {shown}" if not_run else "")
+                         + ". Finished trials are kept; raise the limit and run the same command to run the rest")
+
+
 class DatasetError(LancebenchError):
     """A dataset name or source is unknown or unreadable."""
 

@@ -1,8 +1,9 @@
 """A scripted OpenAI-compatible chat-completions server on 127.0.0.1, over real HTTP.
 
 Each POST to ``/v1/chat/completions`` (or ``/chat/completions``) takes the next item of the
-script: a :class:`Reply` (an exact assistant answer with the usage to report) or a :class:`Fail`
-(an HTTP error status). When the script is used up the server answers 500 "script exhausted" so a
+script: a :class:`Reply` (an exact assistant answer with the usage to report), a :class:`Fail`
+(an HTTP error status) or a :class:`Raw` (an exact JSON body, for answers no real model sends
+twice: no choices, a null message). When the script is used up the server answers 500 "script exhausted" so a
 test that asks too much fails loudly. ``requests`` keeps every request body received.
 
 Usage::
@@ -37,27 +38,41 @@ class Reply:
     cached_tokens: int = 0
     finish_reason: str | None = None
     delay_sec: float = 0.0
+    headers: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
 class Fail:
     """An HTTP error answer (500, 503, 429, 401, 403, 400...) with an OpenAI-style error body;
-    ``retry_after`` sets the Retry-After header (seconds)."""
+    ``retry_after`` sets the Retry-After header (seconds, or any text such as an HTTP date);
+    ``code``: the error's ``code`` field (default: the status); ``headers``: more headers."""
 
     status: int = 500
     message: str = "scripted failure"
-    retry_after: float | None = None
+    retry_after: float | str | None = None
+    code: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Raw:
+    """An exact answer: ``body`` (JSON) with HTTP ``status`` and ``headers``."""
+
+    body: dict[str, Any]
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
 
 
 class ScriptedServer:
     """See the module docstring. ``api_base`` is ``http://127.0.0.1:<port>/v1``."""
 
-    def __init__(self, script: list[Reply | Fail], *, model: str = "scripted-model", host: str = "127.0.0.1"):
+    def __init__(self, script: list[Reply | Fail | Raw], *, model: str = "scripted-model", host: str = "127.0.0.1"):
         self.script = list(script)
         self.host = host  # the address it listens on ("0.0.0.0" in a container's namespace)
         self.model = model
         self.requests: list[dict[str, Any]] = []
-        self.served: list[Reply | Fail] = []
+        self.served: list[Reply | Fail | Raw] = []
+        self.times: list[float] = []  # time.monotonic() of each request
         self._lock = threading.Lock()
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -95,17 +110,21 @@ class ScriptedServer:
                 item = server._next(body, dict(self.headers))
                 if item is None:
                     self._send(500, {"error": {"message": "scripted server: script exhausted", "type": "server_error"}})
+                elif isinstance(item, Raw):
+                    self._send(item.status, item.body, item.headers)
                 elif isinstance(item, Fail):
-                    headers = {"Retry-After": str(item.retry_after)} if item.retry_after is not None else None
+                    headers = dict(item.headers)
+                    if item.retry_after is not None:
+                        headers["Retry-After"] = str(item.retry_after)
                     kind = {401: "invalid_request_error", 403: "permission_error", 429: "rate_limit_error"}
                     self._send(item.status, {"error": {"message": item.message,
                                                        "type": kind.get(item.status, "server_error"),
-                                                       "code": str(item.status)}}, headers)
+                                                       "code": item.code or str(item.status)}}, headers)
                 else:
                     if item.delay_sec:
                         time.sleep(item.delay_sec)
                     try:
-                        self._send(200, server._completion(item))
+                        self._send(200, server._completion(item), item.headers)
                     except (BrokenPipeError, ConnectionResetError):  # the client gave up waiting
                         pass
 
@@ -138,9 +157,10 @@ class ScriptedServer:
         return f"http://127.0.0.1:{self.port}/v1"
 
     # -- script ------------------------------------------------------------------------------
-    def _next(self, body: dict, headers: dict[str, str]) -> Reply | Fail | None:
+    def _next(self, body: dict, headers: dict[str, str]) -> Reply | Fail | Raw | None:
         with self._lock:
             self.requests.append({"body": body, "headers": headers})
+            self.times.append(time.monotonic())
             if not self.script:
                 return None
             item = self.script.pop(0)
@@ -173,7 +193,7 @@ def scripted() -> Iterator[Callable[..., ScriptedServer]]:
     Import it into a conftest.py to use it."""
     servers: list[ScriptedServer] = []
 
-    def start(script: list[Reply | Fail], **kwargs: Any) -> ScriptedServer:
+    def start(script: list[Reply | Fail | Raw], **kwargs: Any) -> ScriptedServer:
         srv = ScriptedServer(script, **kwargs).start()
         servers.append(srv)
         return srv

@@ -263,3 +263,40 @@ def test_real_local_model_runs_a_trial(sandbox_dir):
     traj = read_trajectory(logs / "trajectory.json")
     agent_steps = [s for s in traj.steps if s.source == "agent"]
     assert 1 <= len(agent_steps) <= 2 and all(s.metrics.prompt_tokens > 0 for s in agent_steps)
+
+
+def test_an_empty_reply_is_an_error_turn_with_its_usage(scripted, sandbox_dir):
+    """A filtered answer (finish_reason content_filter, no text) and one without choices reach the
+    agent as answers: it is told the reply was empty and goes on; their tokens are counted."""
+    from scripted_server import Raw
+
+    def empty(choices: list, tokens: int) -> Raw:
+        return Raw({"id": "x", "object": "chat.completion", "created": 1, "model": "m", "choices": choices,
+                    "usage": {"prompt_tokens": tokens, "completion_tokens": 0, "total_tokens": tokens}})
+
+    filtered = [{"index": 0, "message": {"role": "assistant", "content": None}, "finish_reason": "content_filter"}]
+    srv = scripted([empty(filtered, 40), empty([], 50), submit(prompt_tokens=60, completion_tokens=3)])
+    agent = MiniSweAgent("openai/scripted", srv.api_base, max_format_errors=3)
+    out, _, logs = asyncio.run(run_agent(sandbox_dir, agent))
+    assert out.exit == "completed" and out.invalid_reason is None
+    assert out.usage.calls == 3 and out.usage.input_tokens == 150
+    told = srv.requests[1]["body"]["messages"][-1]["content"]
+    assert "came back empty" in told and "content_filter" in told
+    traj = read_trajectory(logs / "trajectory.json")
+    steps = [s for s in traj.steps if s.source == "agent"]
+    assert [s.extra.get("empty_reply") if s.extra else None for s in steps] == [
+        "finish_reason content_filter", "no choices", None]
+
+
+def test_empty_replies_in_a_row_stop_the_agent_with_that_reason(scripted, sandbox_dir):
+    from scripted_server import Raw
+
+    null = Raw({"id": "x", "object": "chat.completion", "created": 1, "model": "m",
+                "choices": [{"index": 0, "message": None, "finish_reason": "content_filter"}],
+                "usage": {"prompt_tokens": 9, "completion_tokens": 0, "total_tokens": 9}})
+    srv = scripted([null] * 2)
+    agent = MiniSweAgent("openai/scripted", srv.api_base, max_format_errors=2, backoff_sec=0.01)
+    out, _, _ = asyncio.run(run_agent(sandbox_dir, agent))
+    assert out.exit == "error" and out.invalid_reason is None  # the model's answer, not an outage
+    assert "came back empty (null message)" in out.message
+    assert len(srv.requests) == 2 and out.usage.calls == 2 and out.usage.input_tokens == 18

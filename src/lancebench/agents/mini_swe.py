@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextvars
 import json
 import os
 import re
@@ -218,6 +219,8 @@ class _ClientModel:
                             "output_tokens": u.output_tokens, "cached_tokens": u.cached_tokens,
                             "retries": u.retries, "latency_sec": round(u.latency_sec, 3), "model": c.model,
                             "finish_reason": c.finish_reason, "reasoning": c.reasoning, "timestamp": time.time()}
+        if c.empty:  # an answer without content (filtered, no choices): an error turn, its usage kept
+            message["extra"]["empty_reply"] = c.empty
         try:
             actions = self._parse(c)
         except FormatError as err:
@@ -232,6 +235,10 @@ class _ClientModel:
         from minisweagent.exceptions import FormatError
         from minisweagent.models.utils.actions_toolcall import parse_toolcall_actions
 
+        if c.empty:
+            text = Template(self.templates["empty_reply"], undefined=StrictUndefined).render(
+                reason=c.empty, mode=self.mode)
+            raise FormatError({"role": "user", "content": text, "extra": {"interrupt_type": "FormatError"}})
         if self.mode == "tool":
             calls = [SimpleNamespace(id=t["id"], function=SimpleNamespace(name=t["name"], arguments=t["arguments"]))
                      for t in c.tool_calls]
@@ -365,8 +372,8 @@ class MiniSweAgent:
             self._save(ctx, agent, client, mode, {**meta, "exit_status": "Cancelled",
                                                    "agent_sec": round(time.monotonic() - started, 3)})
             raise
-        except ModelAuthError:
-            self._save(ctx, agent, client, mode, {**meta, "exit_status": "ModelAuthError"})
+        except ModelAuthError as exc:  # a refused key, or a used-up quota (ModelQuotaError)
+            self._save(ctx, agent, client, mode, {**meta, "exit_status": type(exc).__name__})
             raise
         except ModelError as exc:
             self._save(ctx, agent, client, mode, {**meta, "exit_status": "ModelError", "error": str(exc)})
@@ -385,6 +392,9 @@ class MiniSweAgent:
         exit_kind = _EXITS.get(status, "error")
         message = {"completed": "submitted", "limit": f"limit reached ({status})",
                    "timeout": "deadline reached"}.get(exit_kind, f"{status}: {last.get('content', '')}"[:500])
+        empty = _empty_replies(agent.messages)
+        if status == "RepeatedFormatError" and empty:
+            message = f"{status}: the model's last replies came back empty ({empty})"
         return AgentOutcome(exit=exit_kind, message=message, usage=client.usage)  # type: ignore[arg-type]
 
     def _client(self, opts: MiniSweOptions) -> tuple[LLMClient, str]:
@@ -408,6 +418,13 @@ class MiniSweAgent:
         write_trajectory(builder.finish(notes=notes, extra={**extra, "usage": client.usage.model_dump()}), ctx.logs_dir)
 
 
+def _empty_replies(messages: list[dict]) -> str | None:
+    """Why the last model reply was empty (``finish_reason content_filter``, ``no choices``...),
+    None when it was not."""
+    replies = [m for m in messages if m.get("role") == "assistant"]
+    return (replies[-1].get("extra") or {}).get("empty_reply") if replies else None
+
+
 def _template_variables(ctx: AgentContext, opts: MiniSweOptions, mode: str, budget: float) -> dict[str, Any]:
     """What the prompt templates see; ``budget``: seconds left for the agent."""
     deadline_utc = datetime.now(UTC) + timedelta(seconds=budget)
@@ -424,9 +441,11 @@ def _run_in_thread(fn: Callable[[], Any], name: str, loop: asyncio.AbstractEvent
     A cancelled future, or a loop already closed when ``fn`` ends, drops the outcome."""
     done: asyncio.Future = loop.create_future()
 
+    context = contextvars.copy_context()  # the trial's usage meter follows the model calls into the thread
+
     def work() -> None:
         try:
-            result: Any = fn()
+            result: Any = context.run(fn)
             err: BaseException | None = None
         except BaseException as exc:  # handed to the event loop, which decides
             result, err = None, exc
@@ -485,7 +504,8 @@ def build_steps(builder: TrajectoryBuilder, messages: list[dict], *, started_at:
             metrics = Metrics(prompt_tokens=extra.get("input_tokens"), completion_tokens=extra.get("output_tokens"),
                               cached_tokens=extra.get("cached_tokens"), cost_usd=extra.get("cost_usd"),
                               extra={"retries": extra.get("retries", 0), "latency_sec": extra.get("latency_sec")})
-            step_extra = {k: extra[k] for k in ("finish_reason", "format_error") if extra.get(k) is not None}
+            step_extra = {k: extra[k] for k in ("finish_reason", "format_error", "empty_reply")
+                          if extra.get(k) is not None}
             current = builder.agent_step(content, commands=commands, metrics=metrics, model_name=extra.get("model"),
                                          reasoning=extra.get("reasoning"), timestamp=_ts(extra.get("timestamp")),
                                          extra=step_extra or None)

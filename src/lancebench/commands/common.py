@@ -22,6 +22,7 @@ from lancebench.errors import (
     MissingComponentError,
     ModelAccessError,
     ModelAuthError,
+    RunStopped,
     TaskError,
 )
 from lancebench.results.load import JobResults, load_jobs
@@ -40,6 +41,7 @@ EXIT_USAGE = 2           # a wrong option or input, a refused job (busy, other c
 EXIT_MODEL = 3           # the model cannot be used: key missing or refused, API base unreachable
 EXIT_MISSING = 4         # an extra, bubblewrap, the Docker SDK or engine, or Ray is missing
 EXIT_SKIPPED = 5         # the run finished, but some tasks or predictions had errors and were left out
+EXIT_STOPPED = 6         # a run-level control (budget, invalid rate) stopped the job; the rest resumable
 EXIT_INTERRUPTED = 130   # Ctrl-C or SIGTERM; finished trials are kept
 
 
@@ -47,6 +49,8 @@ def exit_code(exc: LancebenchError) -> int:
     """The exit code for an error a command stops on (see the ``EXIT_*`` constants)."""
     if isinstance(exc, (ModelAuthError, ModelAccessError)):
         return EXIT_MODEL
+    if isinstance(exc, RunStopped):
+        return EXIT_STOPPED
     if isinstance(exc, MissingComponentError):
         return EXIT_MISSING
     return EXIT_USAGE
@@ -56,7 +60,7 @@ def fail(exc: LancebenchError) -> typer.Exit:
     """Print ``exc`` as one ``error:`` line (``stopped:`` for model errors) and return the
     :class:`typer.Exit` to raise, with the code of :func:`exit_code`."""
     code = exit_code(exc)
-    label = "stopped" if code == EXIT_MODEL else "error"
+    label = "stopped" if code in (EXIT_MODEL, EXIT_STOPPED) else "error"
     console.print(f"[red]{label}:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
     return typer.Exit(code)
 

@@ -34,7 +34,7 @@ from lancebench.commands.preflight import (
 from lancebench.commands.settings import RunSettings, read_job_file
 from lancebench.commands.show import STATUS_STYLE, job_summary, print_job
 from lancebench.commands.status import JobStatus
-from lancebench.errors import ConfigError, LancebenchError
+from lancebench.errors import ConfigError, LancebenchError, RunStopped
 from lancebench.results.load import load_job
 from lancebench.results.models import TrialResult
 from lancebench.results.paths import JobPaths
@@ -166,6 +166,11 @@ HELP = {  # the run command's option help, by parameter
     "judge_timeout": "Seconds per judge conversation (default 600).",
     "bloat_model": ("Patch bloat: the judge model may reclassify files the path rules call behavioural (tests, docs, "
                     "formatting)."),
+    "max_total_cost": "Model spend for the whole job (USD), > 0: the job stops there, the rest resumable.",
+    "max_total_tokens": "Input + output tokens for the whole job, > 0: the job stops there, the rest resumable.",
+    "max_invalid_rate": "Stop the job when more than this fraction (0-1) of its finished trials are invalid.",
+    "invalid_rate_min_trials": "Trials that must finish before --max-invalid-rate is judged (default 5).",
+    "max_calls_in_flight": "Model calls at once per model (they also back off together on 429s).",
     "agent_option": ('Agent option KEY=VALUE (VALUE read as JSON when it parses), e.g. --ao temperature=0 '
                      '--ao \'prices={"input": 0.5, "output": 1.5}\' (repeatable).'),
 }
@@ -206,6 +211,12 @@ def run(
     judge_timeout: float | None = typer.Option(None, "--judge-timeout", min=1, help=HELP["judge_timeout"]),
     bloat_model: bool = typer.Option(False, "--bloat-model", help=HELP["bloat_model"]),
     agent_option: list[str] | None = typer.Option(None, "--agent-option", "--ao", help=HELP["agent_option"]),
+    max_total_cost: str | None = typer.Option(None, "--max-total-cost", help=HELP["max_total_cost"]),
+    max_total_tokens: str | None = typer.Option(None, "--max-total-tokens", help=HELP["max_total_tokens"]),
+    max_invalid_rate: float | None = typer.Option(None, "--max-invalid-rate", help=HELP["max_invalid_rate"]),
+    invalid_rate_min_trials: int | None = typer.Option(None, "--invalid-rate-min-trials",
+                                                       help=HELP["invalid_rate_min_trials"]),
+    max_calls_in_flight: int | None = typer.Option(None, "--max-calls-in-flight", help=HELP["max_calls_in_flight"]),
 ) -> None:
     """Run an agent on tasks; one results folder per job. Running the same command again resumes;
     a run with another configuration (agent options, model, API base, backend, limits) is
@@ -270,7 +281,8 @@ def _job_options(settings: RunSettings, tasks, label: str) -> JobOptions:
                       task_filters=list(settings.task), limit=settings.limit,
                       senior=judge_settings(settings.judge_model, settings.judge_api_base, settings.taste_min,
                                             settings.rubric_min, settings.judge_max_turns, settings.judge_max_tokens,
-                                            settings.judge_timeout, settings.bloat_model))
+                                            settings.judge_timeout, settings.bloat_model),
+                      controls=settings.controls())
 
 
 def preflight(settings: RunSettings) -> None:
@@ -299,17 +311,23 @@ def _run_settings(settings: RunSettings, resolved: dict | None = None) -> bool:
     opts.agent.build()  # fail on a bad agent name before any sandbox is built
     check_job(opts, tasks)  # busy, or another configuration: refused before a model server starts
     from lancebench.runner.job import plan
-    if plan(tasks, opts)[0]:
-        from lancebench.runner.model_session import model_session
-        with model_session(opts) as session_opts:
-            run_async(_run(tasks, session_opts, errors))
-    else:  # every trial recorded: no model server is started or probed (issue 28: 28 s for nothing)
-        run_async(_run(tasks, opts, errors))
+    from lancebench.runner.model_session import model_session
+    stopped: RunStopped | None = None
+    try:
+        if plan(tasks, opts)[0]:
+            with model_session(opts) as session_opts:
+                run_async(_run(tasks, session_opts, errors))
+        else:  # every trial recorded: no model server is started or probed (issue 28: 28 s for nothing)
+            run_async(_run(tasks, opts, errors))
+    except RunStopped as exc:  # a run-level control: the summary first, then the stop (exit 6)
+        stopped = exc
     paths = JobPaths(opts.jobs_dir / opts.name)
     if resolved is not None:  # the job file as this job read it (flags applied), beside job.json
         import yaml
         atomic_write(paths.root / "job.yaml", yaml.safe_dump(_plain(resolved), sort_keys=False))
     _finish(paths)
+    if stopped is not None:
+        raise stopped
     if errors:  # said again at the end: the list is above a long run's output
         console.print(f"[yellow]left out:[/yellow] {len(errors)} task problem(s), listed above the results "
                       f"and in {paths.root / 'task_errors.json'}; fix them and run the same command to add "

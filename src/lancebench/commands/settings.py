@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from lancebench.commands.preflight import check_job_name, positive_limit
 from lancebench.errors import ConfigError
+from lancebench.runner.controls import RunControls
 
 # flag parameter name -> settings field, where they differ
 FLAG_FIELDS = {"task_glob": "task"}
@@ -27,7 +28,10 @@ AGENT_KEYS = {"agent", "model", "api_base", "max_steps", "max_cost", "seed", "ag
 
 class RunSettings(BaseModel):
     """One job's settings. Limits: ``agent_timeout`` seconds (> 0), ``max_steps`` (> 0),
-    ``max_cost`` USD (> 0); ``unlimited`` gives 0 (no limit) for the latter two."""
+    ``max_cost`` USD (> 0); ``unlimited`` gives 0 (no limit) for the latter two. Run-level
+    controls (:mod:`lancebench.runner.controls`): ``max_total_cost`` USD and ``max_total_tokens``
+    for the whole job (> 0, or ``unlimited``), ``max_invalid_rate`` (a fraction in (0, 1)) after
+    ``invalid_rate_min_trials`` trials, ``max_calls_in_flight`` per model (>= 1)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -65,6 +69,11 @@ class RunSettings(BaseModel):
     judge_max_tokens: int = Field(1024, ge=16)
     judge_timeout: float = Field(600.0, gt=0)
     bloat_model: bool = False
+    max_total_cost: float | None = None
+    max_total_tokens: int | None = None
+    max_invalid_rate: float | None = Field(None, gt=0, lt=1)
+    invalid_rate_min_trials: int = Field(5, ge=1)
+    max_calls_in_flight: int | None = Field(None, ge=1)
 
     @field_validator("job_name")
     @classmethod
@@ -97,6 +106,23 @@ class RunSettings(BaseModel):
         if given and _takes_no_model(agent):
             raise ConfigError(f"-a {agent} calls no model: leave out {' and '.join(given)} (they would only "
                               "check a key or start a model server for nothing)")
+
+    @field_validator("max_total_cost", mode="before")
+    @classmethod
+    def _total_cost(cls, v):
+        return positive_limit("--max-total-cost", v) or None
+
+    @field_validator("max_total_tokens", mode="before")
+    @classmethod
+    def _total_tokens(cls, v):
+        return positive_limit("--max-total-tokens", v, integer=True) or None
+
+    def controls(self) -> RunControls:
+        """The run-level controls of these settings."""
+        return RunControls(max_total_cost_usd=self.max_total_cost, max_total_tokens=self.max_total_tokens,
+                           max_invalid_rate=self.max_invalid_rate,
+                           invalid_rate_min_trials=self.invalid_rate_min_trials,
+                           max_calls_in_flight=self.max_calls_in_flight)
 
     def agent_name(self) -> str:
         """``-a``, or ``mini-swe-agent`` when only ``-m`` is given. Raises :class:`ConfigError`."""

@@ -16,7 +16,7 @@ from rich.text import Text
 from lancebench.commands.common import console, fail, out
 from lancebench.errors import ConfigError, LancebenchError
 from lancebench.metrics.rewards import reward_cell
-from lancebench.results.load import JobResults, load_job
+from lancebench.results.load import JobResults, load_job, unfinished_usage
 from lancebench.results.models import TrialResult
 
 STATUS_STYLE = {"resolved": "green", "unresolved": "red", "invalid": "yellow"}
@@ -156,6 +156,9 @@ def job_summary(job: JobResults) -> dict:
         summary = {"trials": len(job.results),
                    "configurations": [{"config": label, "summary": _one_summary(rs)} for label, rs in groups.items()]}
     summary["unfinished"] = len(job.unfinished)
+    spent = unfinished_usage(job)
+    if spent.calls or spent.retries:  # billed by trials that have no result (yet): never dropped
+        summary["unfinished_usage"] = spent.model_dump()
     return summary
 
 
@@ -177,6 +180,11 @@ def print_job(job: JobResults, summary: dict) -> None:
     if job.unfinished:
         out.print(f"[yellow]unfinished:[/yellow] {len(job.unfinished)} planned trial(s) have no result: a run "
                   "is still writing the job, or was interrupted (then run the same command again to finish them)")
+    spent = summary.get("unfinished_usage")
+    if spent:
+        cost = "unknown" if spent["cost_usd"] is None else f"{spent['cost_usd']:.4f} USD"
+        out.print(f"spent by unfinished trials: {cost}, {spent['input_tokens']} input and {spent['output_tokens']} "
+                  f"output tokens in {spent['calls']} call(s) (not in the numbers above)", highlight=False)
     config = job.results[0].config if len(blocks) == 1 and job.results else None
     if config is not None:
         out.print(f"configuration: {escape(config.label())} (lancebench {config.lancebench_version})", highlight=False)

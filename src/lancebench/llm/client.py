@@ -11,10 +11,23 @@ user-given :class:`Prices` if any, else 0.0 for a local model, else litellm's pr
 ``None`` (unknown; never a crash, never a silent 0).
 
 Errors: authentication refusals (HTTP 401/403) raise :class:`ModelAuthError` at once, naming the
-environment variable to set; rate limits (429), server errors (5xx), timeouts and connection errors
-are retried with exponential backoff, then raise :class:`ModelError`; other refusals (400, 404)
-raise :class:`ModelError` without retry, except an exceeded context window, which raises
+environment variable to set; a used-up quota or credit (a 429 whose code is ``insufficient_quota``,
+HTTP 402, a billing refusal) raises :class:`ModelQuotaError` at once (it stops the job like a
+refused key); rate limits (429), server errors (5xx), timeouts and connection errors are retried
+with exponential backoff, then raise :class:`ModelError`; other refusals (400, 404) raise
+:class:`ModelError` without retry, except an exceeded context window, which raises
 :class:`ContextWindowError` (the agent's own limit, not an outage).
+
+Pacing (:mod:`lancebench.llm.pacing`): a server's ``Retry-After`` (seconds or an HTTP date) or
+``retry-after-ms`` sets the wait before a retry (up to ``max_backoff_sec``), and a 429 holds every
+call of the same model for that wait; a provider's ``x-ratelimit-remaining-*: 0`` holds later
+calls until ``x-ratelimit-reset-*``; at most :func:`lancebench.llm.pacing.calls_in_flight` calls
+per model run at once.
+
+An answer without content (no ``choices``, a null ``message``, a filtered reply) is an answer,
+not an error: :attr:`Completion.empty` says why it is empty, and its usage is counted. Every
+call's usage (and the retries of a call that gave up) also goes to the active
+:class:`lancebench.llm.meter.UsageMeter`.
 """
 
 from __future__ import annotations
@@ -29,7 +42,11 @@ from typing import Any
 import tenacity
 from tenacity.stop import stop_base
 
-from lancebench.errors import ModelAuthError, ModelError
+from lancebench.errors import ModelAuthError, ModelError, ModelQuotaError
+from lancebench.llm.answers import empty_reason, unconverted_answer
+from lancebench.llm.failures import classify_error, headers_of, status_of
+from lancebench.llm.meter import record as record_usage
+from lancebench.llm.pacing import gate as model_gate, rate_limit_wait_sec, retry_after_sec
 from lancebench.results.models import Usage
 
 # litellm fetches its price table from the network at import unless told otherwise; the copy shipped
@@ -201,7 +218,9 @@ class Completion:
     ``content``: the text (may be empty); ``tool_calls``: ``[{"id", "name", "arguments"}]`` with
     ``arguments`` the raw JSON string; ``message``: the OpenAI-format assistant message to append
     to the conversation; ``finish_reason``; ``usage``; ``model``: the model that answered;
-    ``reasoning``: reasoning text when the provider returned one.
+    ``reasoning``: reasoning text when the provider returned one; ``empty``: why an answer holds
+    neither text nor tool calls (``no choices``, ``null message``, ``finish_reason content_filter``,
+    ``no content``), None for an answer with either.
     """
 
     content: str
@@ -212,43 +231,7 @@ class Completion:
     model: str
     reasoning: str | None = None
     raw: dict[str, Any] = field(default_factory=dict)
-
-
-def _status(exc: BaseException) -> int | None:
-    code = getattr(exc, "status_code", None)
-    return code if isinstance(code, int) else None
-
-
-def _retry_after(exc: BaseException) -> float | None:
-    response = getattr(exc, "response", None)
-    headers = getattr(response, "headers", None)
-    if not headers:
-        return None
-    try:
-        value = headers.get("retry-after")
-        return float(value) if value is not None else None
-    except (TypeError, ValueError):
-        return None
-
-
-def classify_error(exc: BaseException) -> str:
-    """``auth`` (401/403), ``context`` (context window), ``retry`` (429, 5xx, timeout,
-    connection) or ``fatal`` (any other refusal) for an exception litellm raised."""
-    ll = _litellm()
-    ex = ll.exceptions
-    if isinstance(exc, (ex.AuthenticationError, ex.PermissionDeniedError)) or _status(exc) in (401, 403):
-        return "auth"
-    if isinstance(exc, ex.ContextWindowExceededError):
-        return "context"
-    if isinstance(exc, (ex.RateLimitError, ex.InternalServerError, ex.ServiceUnavailableError,
-                        ex.APIConnectionError, ex.Timeout, ex.BadGatewayError)):
-        return "retry"
-    status = _status(exc)
-    if status is not None and (status == 429 or status == 408 or status >= 500):
-        return "retry"
-    if isinstance(exc, ex.APIError) and status is None:
-        return "retry"  # no HTTP answer at all: treat as a connection problem
-    return "fatal"
+    empty: str | None = None
 
 
 class _StopAtDeadline(stop_base):
@@ -336,26 +319,53 @@ class LLMClient:
         completion = self._to_completion(response, retries, time.monotonic() - started)
         with self._lock:
             self.usage = self.usage + completion.usage.as_usage()
+        record_usage(completion.usage.as_usage())
         return completion
 
     def _attempt(self, ll: Any, args: dict[str, Any], deadline: float | None) -> Any:
         """One call, its timeout cut to the ``deadline``. A failure that must not be retried is
         raised as a :class:`ModelError`; a retryable one (429, 5xx, connection) as litellm raised it."""
         r = self.resolved
-        timeout = self.request_timeout_sec
-        clamped = False
-        if deadline is not None:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise DeadlineExceeded(f"model {r.name}: no time left before the deadline")
-            clamped = left < timeout
-            timeout = min(timeout, left)
+        gate = model_gate(r.litellm_model, r.api_base)
+        if not gate.acquire(deadline):
+            raise DeadlineExceeded(f"model {r.name}: no time left before the deadline (calls were held back "
+                                   "by the model's rate limit or its limit of calls in flight)")
+        try:
+            timeout = self.request_timeout_sec
+            clamped = False
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise DeadlineExceeded(f"model {r.name}: no time left before the deadline")
+                clamped = left < timeout
+                timeout = min(timeout, left)
+            response = self._call(ll, args, timeout, clamped)
+        finally:
+            gate.release()
+        hidden = getattr(response, "_hidden_params", None) or {}
+        paced = rate_limit_wait_sec(hidden.get("additional_headers") if isinstance(hidden, dict) else None)
+        if paced:
+            gate.hold(paced)
+        return response
+
+    def _call(self, ll: Any, args: dict[str, Any], timeout: float, clamped: bool) -> Any:
+        """One litellm call (see :meth:`_attempt`): its answer, an answer litellm could not convert
+        (:func:`lancebench.llm.answers.unconverted_answer`), or the error sorted."""
+        r = self.resolved
         try:
             return ll.completion(timeout=timeout, **args)
         except Exception as exc:  # litellm wraps every provider failure; sorted below
+            answer = unconverted_answer(exc)
+            if answer is not None:
+                return answer
             kind = classify_error(exc)
             if kind == "auth":
                 raise ModelAuthError(self._auth_message(exc)) from exc
+            if kind == "quota":
+                where = f" at {r.api_base}" if r.api_base else ""
+                raise ModelQuotaError(f"model {r.name}{where}: the account's quota or credit is used up (HTTP "
+                                      f"{status_of(exc) or '?'}): add credit or raise the limit with the provider, "
+                                      f"then run the same command to resume. Provider said: {_short(exc)}") from exc
             if kind == "context":
                 raise ContextWindowError(f"model {r.name}: context window exceeded: {_short(exc)}") from exc
             if clamped and isinstance(exc, ll.exceptions.Timeout):
@@ -364,7 +374,7 @@ class LLMClient:
             if kind == "fatal":
                 unknown = unknown_provider(r.litellm_model)  # litellm's own text suggests Huggingface
                 raise ModelError(f"model {r.name}: {unknown}" if unknown else
-                                 f"model {r.name} refused the request ({_status(exc) or type(exc).__name__}): "
+                                 f"model {r.name} refused the request ({status_of(exc) or type(exc).__name__}): "
                                  f"{_short(exc)}") from exc
             raise
 
@@ -374,9 +384,11 @@ class LLMClient:
         retries = state.attempt_number - 1
         wait = min(self.max_backoff_sec, self.backoff_sec * (2 ** retries)) * (0.5 + random.random() / 2)
         exc = state.outcome.exception() if state.outcome else None
-        hinted = _retry_after(exc) if exc is not None else None
+        hinted = retry_after_sec(headers_of(exc)) if exc is not None else None
         if hinted is not None:
             wait = min(self.max_backoff_sec, max(wait, hinted))
+        if exc is not None and status_of(exc) == 429:  # every call of this model backs off together
+            model_gate(self.resolved.litellm_model, self.resolved.api_base).hold(wait)
         return wait
 
     def _gave_up(self, last: tenacity.Future) -> ModelError:
@@ -385,10 +397,11 @@ class LLMClient:
         r = self.resolved
         exc = last.exception()
         assert exc is not None  # tenacity stops with a failed attempt
-        what = _status(exc) or type(exc).__name__
+        what = status_of(exc) or type(exc).__name__
         if last.attempt_number > self.max_retries:
             with self._lock:
                 self.usage = self.usage + Usage(retries=last.attempt_number - 1)
+            record_usage(Usage(retries=last.attempt_number - 1))
             return ModelError(f"model {r.name} failed after {last.attempt_number} attempts ({what}): {_short(exc)}")
         return ModelError(f"model {r.name} failed ({what}) and the deadline leaves no time to retry: {_short(exc)}")
 
@@ -397,16 +410,23 @@ class LLMClient:
         where = f" at {r.api_base}" if r.api_base else ""
         fix = (f"set {r.key_env} to a valid key" if r.key_env else
                "set the provider's API key variable (see litellm's provider docs)")
-        return (f"model {r.name}{where} refused the credentials (HTTP {_status(exc) or 401}): "
+        return (f"model {r.name}{where} refused the credentials (HTTP {status_of(exc) or 401}): "
                 f"{fix} and run again. Provider said: {_short(exc)}")
 
     def _to_completion(self, response: Any, retries: int, latency: float) -> Completion:
-        choice = response.choices[0]
-        msg = choice.message
-        content = msg.content or ""
+        """The answer as a :class:`Completion`; ``response`` is litellm's, or the dict of
+        :func:`~lancebench.llm.answers.unconverted_answer`."""
+        if isinstance(response, dict):
+            return self._from_dict(response, retries, latency)
+        choices = list(getattr(response, "choices", None) or [])
+        msg = getattr(choices[0], "message", None) if choices else None
+        content = (getattr(msg, "content", None) or "") if msg is not None else ""
+        if not isinstance(content, str):
+            content = str(content)
         tool_calls = []
-        for tc in getattr(msg, "tool_calls", None) or []:
+        for tc in (getattr(msg, "tool_calls", None) or []) if msg is not None else []:
             tool_calls.append({"id": tc.id, "name": tc.function.name, "arguments": tc.function.arguments or ""})
+        finish = getattr(choices[0], "finish_reason", None) if choices else None
         message: dict[str, Any] = {"role": "assistant", "content": content}
         if tool_calls:
             message["tool_calls"] = [{"id": t["id"], "type": "function",
@@ -419,10 +439,38 @@ class LLMClient:
             raw = response.model_dump()
         except Exception:  # an odd provider object: keep its text form
             raw = {"repr": repr(response)}
-        return Completion(content=content, tool_calls=tool_calls, message=message,
-                          finish_reason=getattr(choice, "finish_reason", None), usage=usage,
+        return Completion(content=content, tool_calls=tool_calls, message=message, finish_reason=finish, usage=usage,
                           model=getattr(response, "model", None) or self.resolved.litellm_model,
-                          reasoning=getattr(msg, "reasoning_content", None), raw=raw)
+                          reasoning=getattr(msg, "reasoning_content", None), raw=raw,
+                          empty=empty_reason(choices, msg, finish, content, tool_calls))
+
+    def _from_dict(self, data: dict[str, Any], retries: int, latency: float) -> Completion:
+        """A :class:`Completion` from an answer litellm could not convert (a null ``message``): no
+        text, the usage the answer reported, its cost from ``prices`` or litellm's per-token table."""
+        u = data.get("usage") or {}
+        inp, out = int(u.get("prompt_tokens") or 0), int(u.get("completion_tokens") or 0)
+        cached = int((u.get("prompt_tokens_details") or {}).get("cached_tokens") or 0)
+        usage = CallUsage(input_tokens=inp, output_tokens=out, cached_tokens=cached,
+                          cost_usd=self._dict_cost(inp, out, cached), retries=retries, latency_sec=latency)
+        choices = data.get("choices") or []
+        finish = choices[0].get("finish_reason") if choices else None
+        reason = "null message" if choices and choices[0].get("null_message") else empty_reason(
+            choices, {}, finish, "", [])
+        return Completion(content="", tool_calls=[], message={"role": "assistant", "content": ""}, finish_reason=finish,
+                          usage=usage, model=str(data.get("model") or self.resolved.litellm_model), raw=data,
+                          empty=reason)
+
+    def _dict_cost(self, inp: int, out: int, cached: int) -> float | None:
+        if self.prices is not None:
+            return self.prices.cost(inp, out, cached)
+        if self.resolved.local:
+            return 0.0
+        try:
+            prompt, completion = _litellm().cost_per_token(model=self.resolved.litellm_model, prompt_tokens=inp,
+                                                           completion_tokens=out)
+        except Exception:  # not in litellm's price table: unknown
+            return None
+        return float(prompt) + float(completion)
 
     def _usage(self, response: Any) -> CallUsage:
         u = getattr(response, "usage", None)

@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from lancebench.errors import ResultsError
 from lancebench.results.harbor_jobs import is_harbor_job, load_harbor_trials
-from lancebench.results.models import JobConfig, TrialResult
+from lancebench.results.models import JobConfig, TrialResult, Usage
 
 
 @dataclass
@@ -95,6 +95,19 @@ def load_job(job_dir: Path | str) -> JobResults:
         else:
             out.unfinished.append(trials / name)
     return out
+
+
+def unfinished_usage(job: JobResults) -> Usage:
+    """The model spend of the job's unfinished trials (cancelled, interrupted, killed), from each
+    one's ``usage.json`` (see :class:`lancebench.results.paths.TrialPaths`); a trial without one
+    spent nothing that was seen. Unreadable files count as nothing."""
+    total = Usage()
+    for folder in job.unfinished:
+        try:
+            total = total + Usage.model_validate(json.loads((folder / "usage.json").read_text(encoding="utf-8")))
+        except (OSError, ValueError):
+            continue
+    return total
 
 
 def plan_key(trial_id: str) -> str:

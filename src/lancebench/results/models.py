@@ -287,7 +287,10 @@ class TrialResult(_Strict):
 
 class JobConfig(_Strict):
     """What a job was started with (``job.json``). ``config`` is the configuration every trial of
-    the job shares (None in jobs of older versions); a run with another one is refused."""
+    the job shares (None in jobs of older versions); a run with another one is refused.
+    ``controls``: the latest run's run-level controls (``max_total_cost_usd``, ``max_total_tokens``,
+    ``max_invalid_rate``, ``invalid_rate_min_trials``, ``max_calls_in_flight``; see
+    ``runner.controls``): recorded, never compared (a rerun may raise a budget)."""
 
     name: str
     agent: str
@@ -302,3 +305,4 @@ class JobConfig(_Strict):
     created_at: str = Field(default_factory=utcnow)
     lancebench_version: str = ""
     config: TrialConfig | None = None
+    controls: dict = Field(default_factory=dict)

@@ -10,7 +10,8 @@ from pathlib import Path
 class TrialPaths:
     """One trial's folder: ``result.json`` (written last, atomically), ``instruction.md``, ``patch.diff`` (as captured),
     ``agent/`` (agent logs, ``trajectory.json``), ``verifier/`` (one ``run-N/`` per verifier run:
-    test.sh output, JUnit, rewards), ``artifacts/`` (when the task lists artifacts)."""
+    test.sh output, JUnit, rewards), ``artifacts/`` (when the task lists artifacts), ``usage.json``
+    (the model spend so far)."""
 
     root: Path
 
@@ -53,6 +54,12 @@ class TrialPaths:
     @property
     def error_log(self) -> Path:
         return self.root / "error.txt"
+
+    @property
+    def usage(self) -> Path:
+        """The trial's model spend so far (``usage.json``, a ``Usage``), rewritten after every model
+        call and when the result is recorded: it survives a crash, a cancel or a killed process."""
+        return self.root / "usage.json"
 
 
 @dataclass(frozen=True)

@@ -6,14 +6,17 @@ fault" signal (:class:`TrialInvalid`)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from lancebench.agents.base import Agent, AgentContext, AgentOutcome
 from lancebench.errors import AgentError, LancebenchError, ModelError
 from lancebench.judging.senior import JudgeSettings
+from lancebench.llm.meter import metering
 from lancebench.results.models import TrialConfig, Usage
 from lancebench.results.paths import TrialPaths
+from lancebench.runner import spend
 from lancebench.runner.healthcheck import HealthcheckFailed, run_healthcheck
 from lancebench.sandbox.base import Sandbox
 from lancebench.task.model import Task
@@ -63,9 +66,12 @@ def trial_labels(spec: TrialSpec) -> dict[str, str]:
 
 
 async def run_agent(agent: Agent, ctx: AgentContext, budget: float) -> AgentOutcome:
-    """Run the agent, ending it at its deadline (plus a grace period for its own clean-up)."""
+    """Run the agent, ending it at its deadline (plus a grace period for its own clean-up). The
+    trial's usage meter (:mod:`lancebench.runner.spend`) counts its model calls meanwhile."""
+    meter = spend.current()
     try:
-        outcome = await asyncio.wait_for(agent.run(ctx), budget + AGENT_GRACE_SEC)
+        with metering(meter) if meter is not None else contextlib.nullcontext():
+            outcome = await asyncio.wait_for(agent.run(ctx), budget + AGENT_GRACE_SEC)
     except TimeoutError:
         return AgentOutcome(exit="timeout", message=f"ended by the harness after {budget:.0f}s",
                             usage=usage_from_trajectory(ctx.logs_dir / "trajectory.json"))

@@ -5,7 +5,8 @@ others; ``retry_invalid`` also reruns ``invalid`` ones. A trial's identity is it
 digest, agent, model and attempt (:func:`lancebench.results.store.trial_key`). Every trial of a
 job shares one configuration (:class:`lancebench.results.models.TrialConfig`: agent and options,
 model, API base, backend, limits): a run with another one is refused, listing the differences.
-Options that do not change what a trial measures (concurrency, attempts, task selection) may change.
+Options that do not change what a trial measures (concurrency, attempts, task selection, the
+run-level controls of :mod:`lancebench.runner.controls`) may change.
 
 One run writes a job at a time: :func:`run_job` holds ``JOB/.lock`` (an OS file lock, released
 when the process ends, even by kill -9); a second run is refused with :class:`JobBusyError`.
@@ -17,19 +18,21 @@ import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import filelock
 
 from lancebench import __version__
 from lancebench.backends.options import BackendOptions
 from lancebench.environment.cache import sub
-from lancebench.errors import ConfigError, LancebenchError, TaskError
+from lancebench.errors import ConfigError, LancebenchError, RunStopped, TaskError
 from lancebench.judging.senior import JudgeSettings
 from lancebench.results.load import load_job_config, plan_key, read_plan
-from lancebench.results.models import JobConfig, TrialConfig, TrialResult
+from lancebench.results.models import JobConfig, TrialConfig, TrialResult, Usage
 from lancebench.results.paths import JobPaths
 from lancebench.results.store import atomic_write, read_result, trial_id, write_json
 from lancebench.runner.agent_phase import TrialSpec
+from lancebench.runner.controls import RunControls, RunWatch
 from lancebench.runner.executor import AgentRecipe
 from lancebench.runner.executors import make_executor
 from lancebench.task.model import Task
@@ -70,6 +73,7 @@ class JobOptions:
     task_filters: list[str] = field(default_factory=list)
     limit: int | None = None
     senior: JudgeSettings | None = None  # --judge-model: senior grading of every code trial
+    controls: RunControls = field(default_factory=RunControls)  # run-level budgets and stops (not compared)
 
     @property
     def agent_label(self) -> str:
@@ -153,7 +157,8 @@ def write_job_config(opts: JobOptions, task_errors: list[TaskError], tasks: Sequ
     cfg = JobConfig(name=opts.name, agent=opts.agent_label, model=opts.agent.model, attempts=opts.attempts,
                     concurrency=opts.concurrency, backend=opts.backend, sources=opts.sources,
                     task_filters=opts.task_filters, limit=opts.limit, agent_options=opts.agent.options,
-                    lancebench_version=__version__, config=config, **({"created_at": created} if created else {}))
+                    lancebench_version=__version__, config=config, controls=opts.controls.recorded(),
+                    **({"created_at": created} if created else {}))
     atomic_write(paths.job, cfg.model_dump_json(indent=2))  # the options of the latest run (see plan.json)
     write_json(paths.task_errors, [{"path": str(e.path), "key": e.key, "problem": e.problem, "fix": e.fix}
                                    for e in task_errors])
@@ -210,7 +215,8 @@ async def run_job(tasks: list[Task], opts: JobOptions, *, on_result: Callable[[T
 
     Raises :class:`JobBusyError` when another run writes the job, :class:`ConfigMismatchError`
     when its configuration differs, :class:`lancebench.errors.ModelAuthError` when the model
-    refuses the credentials (trials already recorded stay recorded).
+    refuses the credentials or its quota is used up (trials already recorded stay recorded),
+    :class:`lancebench.errors.RunStopped` when a run-level control (``opts.controls``) stopped it.
     """
     paths = JobPaths(opts.jobs_dir / opts.name)
     lock = job_lock(paths)
@@ -234,5 +240,32 @@ async def _run_locked(tasks: list[Task], opts: JobOptions, paths: JobPaths,
             on_result(r)
 
     executor = make_executor(opts.executor, **opts.executor_options)
-    await executor.run(todo, opts.agent, opts.backend, opts.concurrency, record, opts.backend_options)
+    await _run_watched(opts, todo, kept, record,
+                       lambda rec: executor.run(todo, opts.agent, opts.backend, opts.concurrency, rec,
+                                                opts.backend_options))
     return results
+
+
+async def _run_watched(opts: JobOptions, todo: list[TrialSpec], kept: list[TrialResult],
+                       record: Callable[[TrialResult], None], start: Callable[..., Any]) -> None:
+    """Run the executor (``start(on_result)``) under the run-level controls: the per-model bound of
+    calls in flight, and a stop (:class:`RunStopped`, listing the trials not run) when a budget or
+    the invalid rate trips (:mod:`lancebench.runner.controls`)."""
+    from lancebench.llm import pacing
+    from lancebench.runner.spend import earlier_spend
+    base = Usage()
+    for r in kept:
+        base = base + r.usage
+    for spec in todo:
+        base = base + (earlier_spend(spec.paths) or Usage())
+    watch = RunWatch(opts.controls, base)
+
+    def on_result(r: TrialResult) -> None:
+        watch.add(r)
+        record(r)
+
+    with pacing.call_limit(opts.controls.max_calls_in_flight):
+        reason = await watch.guard(start(on_result))
+    if reason is not None:
+        not_run = [f"{s.task.name}#{s.attempt}" for s in todo if not s.paths.result.is_file()]
+        raise RunStopped(reason, not_run)

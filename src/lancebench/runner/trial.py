@@ -27,7 +27,7 @@ from lancebench.grading.verifier import Verdict, judge_choice, patch_not_applied
 from lancebench.judging.senior import senior_grade
 from lancebench.results.models import Timings, TrialResult, Usage, utcnow
 from lancebench.results.store import atomic_write
-from lancebench.runner import progress
+from lancebench.runner import progress, spend
 from lancebench.runner.agent_phase import TrialInvalid, TrialSpec, check_health, run_agent, trial_labels
 from lancebench.runner.artifacts import collect
 from lancebench.sandbox.as_user import as_user
@@ -57,6 +57,7 @@ async def run_trial(spec: TrialSpec, agent: Agent, backend: Backend) -> TrialRes
     Raises :class:`ModelAuthError` (the job must stop); every other failure of the harness, the
     backend, the model service or the grader is recorded as an ``invalid`` trial.
     """
+    meter = spend.start(spec.paths)  # before the folder is replaced: it keeps earlier runs' spend
     _fresh_folders(spec)
     result = _new_result(spec)
     timings = Timings()
@@ -77,6 +78,7 @@ async def run_trial(spec: TrialSpec, agent: Agent, backend: Backend) -> TrialRes
         result.status, result.reason = "invalid", f"internal error {type(exc).__name__}: {exc}"[:4000]
     finally:
         remove_tree(spec.scratch)
+    spend.settle(result, meter)  # the spend seen, however the trial ended
     timings.total_sec = time.monotonic() - t_start
     result.timings = timings
     result.finished_at = utcnow()

@@ -1,0 +1,64 @@
+"""A trial's model spend, kept whatever way the trial ends (finished, crashed, timed out, cancelled,
+or its process killed).
+
+:func:`start` opens the trial's :class:`~lancebench.llm.meter.UsageMeter` (writing
+``trials/<id>/usage.json`` after every model call); :func:`lancebench.runner.agent_phase.run_agent`
+makes it the active meter while the agent runs (judges are counted in their own records, not here);
+:func:`settle` gives what the result records.
+
+Spend of earlier runs of the same trial is never dropped: a trial folder about to be replaced (an
+interrupted run's, or an ``invalid`` result rerun with ``--retry-invalid``) hands its spend
+(``usage.json``, else its result's ``usage``) to the new run, whose recorded usage includes it;
+``extra.earlier_runs_usage`` in ``result.json`` says how much of it came from earlier runs.
+"""
+
+from __future__ import annotations
+
+import contextvars
+
+from lancebench.llm.meter import UsageMeter, read_usage
+from lancebench.results.models import TrialResult, Usage
+from lancebench.results.paths import TrialPaths
+
+_TRIAL: contextvars.ContextVar[UsageMeter | None] = contextvars.ContextVar("lancebench_trial_meter", default=None)
+
+
+def earlier_spend(paths: TrialPaths) -> Usage | None:
+    """The spend recorded in ``paths`` by earlier runs of the trial (None when there is none)."""
+    found = read_usage(paths.usage) if paths.usage.is_file() else None
+    if found is None and paths.result.is_file():
+        from lancebench.results.load import load_result
+        try:
+            found = load_result(paths.result).usage
+        except Exception:  # an unreadable old result holds no spend we can trust
+            found = None
+    return found if found is not None and (found.calls or found.retries or found.input_tokens) else None
+
+
+def start(paths: TrialPaths) -> UsageMeter:
+    """The trial's meter (call it before the trial's folder is replaced: it reads the earlier spend),
+    made the trial's meter for :func:`current`."""
+    meter = UsageMeter(paths.usage, earlier_spend(paths))
+    _TRIAL.set(meter)
+    return meter
+
+
+def current() -> UsageMeter | None:
+    """The meter of the trial running in this task (None outside a trial)."""
+    return _TRIAL.get()
+
+
+def settle(result: TrialResult, meter: UsageMeter) -> None:
+    """Set the usage ``result`` records: what the meter saw of the model calls made through
+    :class:`~lancebench.llm.LLMClient`, or what the agent reported (``result.usage``) when that
+    counts more calls (an agent with its own client), plus the earlier runs' spend (also stated
+    in ``result.extra["earlier_runs_usage"]``). Written to ``usage.json`` when there is any (a
+    trial without model calls leaves no such file)."""
+    reported = result.usage
+    seen = meter.usage if meter.usage.calls + meter.usage.retries >= reported.calls + reported.retries else reported
+    total = meter.earlier + seen
+    if total.calls or total.retries or (meter.path is not None and meter.path.exists()):
+        meter.write(total)
+    result.usage = total
+    if meter.earlier.calls or meter.earlier.retries:
+        result.extra["earlier_runs_usage"] = meter.earlier.model_dump()
