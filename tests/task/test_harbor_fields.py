@@ -248,3 +248,14 @@ def test_a_task_the_backend_cannot_run_is_named_at_plan_time(tmp_path):
     d = _harbor_task(tmp_path, "")
     (d / "environment" / "Dockerfile").unlink()
     assert "no environment/Dockerfile" in str(cannot_run(load_task(d), "docker"))
+
+
+def test_model_names_and_settings_filled_from_the_host_are_not_masked_keys_are(tmp_path):
+    """Regression (issue 21): the judge and validation model names read ``***`` in the kept logs."""
+    env = ('{ JUDGE_MODEL = "${LB_T_JUDGE_MODEL}", API_BASE = "${LB_T_BASE}", OPENAI_API_KEY = "${LB_T_KEY}", '
+           'AUTH = "${LB_T_AUTH}", PLAIN = "${LB_T_PLAIN}" }')
+    task = load_task(_harbor_task(tmp_path, "", rest=f"[verifier]\nenv = {env}"))
+    host = {"LB_T_JUDGE_MODEL": "anthropic/claude-sonnet-4-6", "LB_T_BASE": "http://127.0.0.1:8000/v1",
+            "LB_T_KEY": "abcd1234efgh", "LB_T_AUTH": "bearer-value", "LB_T_PLAIN": "sk-proj-0123456789abcdef"}
+    # the key and the auth value by their names, an OpenAI-shaped key by its prefix whatever its name
+    assert secret_values(task, host=host) == {"abcd1234efgh", "bearer-value", "sk-proj-0123456789abcdef"}
