@@ -51,7 +51,7 @@ Outcome = Literal["pass", "behavioural-fail", "script-error", "unsure"]
 
 
 class ValidationInvalid(LancebenchError):
-    """The validation run cannot be trusted (repository changed, unsupported driver, sandbox or
+    """The validation run cannot be trusted (repository changed, sandbox or
     model outage): the trial is ``invalid`` with this reason. ``record`` is what to store."""
 
     def __init__(self, reason: str, record: JudgeRecord):
