@@ -43,7 +43,9 @@ def test_oracle_resolves_both_standins_and_nop_neither(tmp_path, shared):
                                  "taste_practice_alignment": 4.0, "taste_relative_taste": 3.0, "taste_judge_ok": 1.0}
     assert investigate["status"] == "resolved", investigate["reason"]
     assert investigate["rewards"] == {"reward": 1.0, "correctness": 1.0, "verifier_score": 1.0}
-    assert design["taxonomy"] == {"task_type": "design", "stack": "python"}
+    # the release's metadata stays with each result for the report's breakdowns
+    assert design["taxonomy"] == {"task_type": "design", "stack": "python", "oracle_scope": "full",
+                                  "origin": "stand-in"}
     # the driver's file was rewritten by root although its mode was 0444 and its owner another uid
     params = next((tmp_path / "jobs" / "oracle").rglob("sums_params.json"))
     assert json.loads(params.read_text())["passed"] is True

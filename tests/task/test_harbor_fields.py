@@ -259,3 +259,10 @@ def test_model_names_and_settings_filled_from_the_host_are_not_masked_keys_are(t
             "LB_T_KEY": "abcd1234efgh", "LB_T_AUTH": "bearer-value", "LB_T_PLAIN": "sk-proj-0123456789abcdef"}
     # the key and the auth value by their names, an OpenAI-shaped key by its prefix whatever its name
     assert secret_values(task, host=host) == {"abcd1234efgh", "bearer-value", "sk-proj-0123456789abcdef"}
+
+
+def test_the_releases_oracle_scope_and_origin_are_kept_with_the_taxonomy(tmp_path):
+    rest = ('[metadata]\noracle_scope = "partial"\norigin = "upstream-pr"\nnarrative = "the canonical fix is ..."\n'
+            '[metadata.taxonomy]\ntask_type = "design"\n')
+    task = load_task(_harbor_task(tmp_path, "", rest=rest))
+    assert task.taxonomy == {"task_type": "design", "oracle_scope": "partial", "origin": "upstream-pr"}
