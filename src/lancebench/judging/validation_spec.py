@@ -23,7 +23,8 @@ validation model, timeouts such as ``script_timeout_sec``, one table per driver 
 such as ``[settings.jest]``), and ``[[story]]`` tables with ``id``, ``driver``, ``description``,
 ``procedure`` (text or a list of steps), driver keys of their own (kept in ``Story.options``)
 and ``[[story.test_case]]`` tables (``inputs``, ``expected`` and any other key, kept; a case
-without ``name`` is ``case<i>``). A field the file gets wrong is named in the error.
+without ``name`` is ``case<i>``); another top-level field of the release is kept in
+``ValidationSpec.other``, never given to the model. A field the file gets wrong is named in the error.
 """
 
 from __future__ import annotations
@@ -79,13 +80,15 @@ class Story(BaseModel):
 
 class ValidationSpec(BaseModel):
     """The whole file: :class:`Story` items with unique names, the release's ``instructions``,
-    ``stack_profile`` and ``settings`` (empty for lancebench's own shape)."""
+    ``stack_profile`` and ``settings``, and ``other``: the release's top-level fields lancebench
+    does not use, kept as read (all empty for lancebench's own shape, whose unknown keys are errors)."""
 
     model_config = ConfigDict(extra="forbid")
     stories: list[Story] = Field(default_factory=list)
     instructions: str = ""
     stack_profile: Any = None
     settings: dict[str, Any] = Field(default_factory=dict)
+    other: dict[str, Any] = Field(default_factory=dict)
 
     def script_timeout_sec(self, default: float) -> float:
         """Seconds one story's cases may run: ``[settings] script_timeout_sec``, else ``default``."""
@@ -117,7 +120,7 @@ class _ReleaseStory(BaseModel):
 
 
 class _ReleaseSpec(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="allow")  # a release field lancebench does not use is kept, never an error
     instructions: str = ""
     stack_profile: Any = None
     settings: dict[str, Any] = Field(default_factory=dict)
@@ -137,7 +140,7 @@ def _from_release(data: dict[str, Any]) -> dict[str, Any]:
                         "procedure": [s for s in steps if s], "cases": cases,
                         "options": dict(story.model_extra or {})})
     return {"stories": stories, "instructions": release.instructions, "stack_profile": release.stack_profile,
-            "settings": release.settings}
+            "settings": release.settings, "other": dict(release.model_extra or {})}
 
 
 def find_spec(task_root: Path) -> Path | None:
