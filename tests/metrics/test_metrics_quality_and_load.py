@@ -139,3 +139,30 @@ def test_the_quality_line_shows_both_sources_when_both_flagged_trials():
     assert "(by the task: 50" in line and "by the judges: 100" in line
     one = quality_line({"tasteful_solve_rate": 0.5, "tasteful_solve_rate_by_source": {"judges": 0.5}})
     assert one is not None and "by the" not in one
+
+
+def test_the_exclusion_rule_switch_counts_a_task_excluded_trial_as_harbor_does(tmp_path, trial, job_writer):
+    """lancebench's control rule records an exclusion that only the patched run shows as
+    unresolved; the task's rule (Harbor, the leaderboard) leaves it out; `show` gives both and
+    says which applied."""
+    from typer.testing import CliRunner
+
+    from lancebench.cli import app
+    from lancebench.grading.verifier import EXCLUDED_BY_PATCH
+    from lancebench.metrics.exclusions import under_rule
+
+    excluded = trial("a", "unresolved", rewards={"reward": 0.0}, reason=f"{EXCLUDED_BY_PATCH}: reward.txt is empty")
+    rs = [trial("a", "resolved", rewards={"reward": 1.0}), excluded, trial("b", "unresolved", reason="tests failed")]
+    task_rule = under_rule(rs, "task")
+    assert [r.status for r in task_rule] == ["resolved", "invalid", "unresolved"]
+    assert task_rule[1].reason.startswith("left out by the task's own exclusion")
+    assert under_rule(rs, "control") == rs
+    job = job_writer(tmp_path, "j", rs)
+    for rule, pass1 in (("control", (1 / 2 + 0) / 2), ("task", (1 + 0) / 2)):
+        shown = CliRunner().invoke(app, ["show", str(job), "--json", "--exclusions", rule])
+        assert shown.exit_code == 0, shown.output
+        summary = json.loads(shown.stdout)
+        assert summary["exclusion_rule"] == rule and summary["pass_at_1"] == pytest.approx(pass1), summary
+        assert summary["invalid"] == (rule == "task")
+    bad = CliRunner().invoke(app, ["show", str(job), "--exclusions", "harbor"])
+    assert bad.exit_code != 0 and "give one of control, task" in bad.output
