@@ -23,6 +23,7 @@ LONGEST_FIRST = (
     "tests/adversarial/test_runner_uid_attacks.py",  # 137 s
     "tests/adversarial/test_user_tool_attacks.py",  # 132 s
     "tests/datasets/test_swelancer_ic.py",  # 87 s
+    "tests/harbor/test_senior_standins_docker.py",  # about 80 s (176 s beside 7 other helpers' runs)
     "tests/judging/test_local_judges.py",  # 85 s
     "tests/harbor/test_two_step.py",  # 80 s
     "tests/harbor/test_terminal_bench_style.py",  # 90-190 s (its verifier installs pytest from PyPI)

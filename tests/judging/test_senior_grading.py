@@ -18,6 +18,7 @@ import pytest
 from scripted_server import Reply
 
 from lancebench.backends import make_backend
+from lancebench.errors import TaskError
 from lancebench.judging.validation import ValidationInvalid, validate
 from lancebench.judging.validation_spec import load_spec
 from lancebench.judging.workspace import reference_patch, snapshot
@@ -114,13 +115,76 @@ def test_validation_is_discarded_when_its_script_edits_the_repository(scripted, 
     assert err.value.record.status == "failed:discarded" and "calc.py" in str(err.value)
 
 
-def test_unsupported_driver_is_named_and_asks_no_model(scripted, calc_task: Path) -> None:
+def test_an_unknown_driver_is_named_with_its_field_when_the_spec_is_read(calc_task: Path) -> None:
     spec = calc_task / "tests" / "validation_spec.toml"
     spec.write_text(SPEC.replace('driver = "pytest"', 'driver = "playwright"'))
-    srv = scripted([])
-    with pytest.raises(ValidationInvalid, match="adds: driver 'playwright'"):
-        run_validation(calc_task, srv, "empty")
-    assert srv.requests == []
+    with pytest.raises(TaskError, match=r"key 'stories\.0\.driver'.*'pytest', 'jest', 'go-test' or 'mix-test'"):
+        load_spec(spec)
+
+
+RELEASE_SPEC = '''
+instructions = "Import the module under test from the repository root."
+stack_profile = "python-stdlib"
+
+[settings]
+va_model = "some/model"
+script_timeout_sec = 120
+
+[[story]]
+id = "adds"
+driver = "pytest"
+description = "add returns the sum of two numbers"
+procedure = """
+1. import calc
+2. call calc.add(a, b) and compare with the expected sum
+"""
+
+[[story.test_case]]
+inputs = [2, 3]
+expected = 5
+note = "kept for the check"
+
+[[story.test_case]]
+inputs = [-4, 1]
+expected = -3
+'''
+
+
+def test_the_release_shape_of_a_spec_is_read_and_runs(scripted, calc_task: Path) -> None:
+    """The release's shape as shipped (``instructions``, ``stack_profile``, ``[settings]``,
+    ``[[story]]`` with ``id`` and a procedure as text, ``[[story.test_case]]`` without names and
+    with keys of their own) is read, its instructions reach the model, and it runs."""
+    spec_path = calc_task / "tests" / "validation_spec.toml"
+    spec_path.write_text(RELEASE_SPEC)
+    spec = load_spec(spec_path)
+    assert spec.instructions.startswith("Import the module") and spec.stack_profile == "python-stdlib"
+    assert spec.script_timeout_sec(300.0) == 120.0 and spec.settings["va_model"] == "some/model"
+    story = spec.stories[0]
+    assert (story.name, story.driver, [c.name for c in story.cases]) == ("adds", "pytest", ["case0", "case1"])
+    assert story.cases[0].payload() == {"note": "kept for the check", "inputs": [2, 3], "expected": 5}
+    srv = scripted(validation_replies(GOOD_SCRIPT))
+    rec = run_validation(calc_task, srv, "reference")
+    assert rec.status == "ok" and rec.scores == {"score": 1.0}, rec
+    assert rec.details["stories"][0]["cases"] == {"case0": "passed", "case1": "passed"}
+    first = srv.requests[0]["body"]["messages"][-1]["content"]
+    assert "Import the module under test from the repository root." in first and "python-stdlib" in first
+
+
+def test_a_broken_release_spec_names_the_releases_own_field(calc_task: Path) -> None:
+    spec = calc_task / "tests" / "validation_spec.toml"
+    spec.write_text(RELEASE_SPEC.replace('id = "adds"\n', ""))
+    with pytest.raises(TaskError, match=r"key 'story\.0\.id': Field required.*\[\[story\]\] needs an id"):
+        load_spec(spec)
+    spec.write_text(RELEASE_SPEC.replace("[[story]]\nid = \"adds\"\ndriver = \"pytest\"",
+                                         "[[story]]\nid = \"adds\"\ndriver = \"pytest-bdd\"", 1))
+    with pytest.raises(TaskError, match=r"key 'story\.0\.driver'"):
+        load_spec(spec)
+    # a release field lancebench does not use is kept, never an error (lancebench's own shape is strict)
+    spec.write_text("schema = 2\n" + RELEASE_SPEC)
+    assert load_spec(spec).other == {"schema": 2}
+    spec.write_text("schema = 2\n" + SPEC)
+    with pytest.raises(TaskError, match=r"key 'schema'"):
+        load_spec(spec)
 
 
 @pytest.fixture(params=["local", pytest.param("docker", marks=pytest.mark.docker)])

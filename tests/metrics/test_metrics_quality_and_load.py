@@ -107,3 +107,62 @@ def test_a_folder_of_jobs_stands_for_every_job_in_it(tmp_path, trial, job_writer
     assert summarize([r for j in jobs for r in j.results])["pass_at_1"] == 0.5
     with pytest.raises(ResultsError, match="not a folder"):
         load_jobs([tmp_path / "check.json"])
+
+
+def test_tasteful_solve_comes_from_the_tasks_own_taste_keys_and_both_sources_are_shown(trial):
+    """Senior SWE-Bench's verifier writes its taste medians (1-5) into reward.json: the benchmark's
+    rule (both above a D, i.e. > 2) gives the flag where a trial has them; lancebench's judges are
+    shown beside it, and give the flag where the task wrote none."""
+    taste = {"reward": 1.0, "taste_practice_alignment": 4.0, "taste_relative_taste": 3.0, "taste_judge_ok": 1}
+    rs = [
+        # task a: the task says tasteful (4, 3), lancebench's judges say not
+        trial("a", "resolved", rewards=taste, **judged(False, 2.0)),
+        # task a: relative taste 2.0 is a D, not above it: not tasteful by the task's rule
+        trial("a", "resolved", rewards={**taste, "taste_relative_taste": 2.0}, **judged(True, 4.0)),
+        # task b: the task's taste judge failed: unknown by the task, so left out of its rate
+        trial("b", "resolved", rewards={**taste, "taste_judge_ok": 0}, **judged(True, 4.0)),
+        # task c: no taste keys: lancebench's judges decide
+        trial("c", "resolved", rewards={"reward": 1.0}, **judged(True, 4.0)),
+    ]
+    m = compute_metrics(TrialTable.from_results(rs), n_boot=20)
+    # auto: a -> (1 + 0) / 2, b -> unknown (left out), c -> 1 (judges)
+    assert m["tasteful_solve_rate"] == pytest.approx((0.5 + 1.0) / 2)
+    assert m["tasteful_solve_rate_by_source"] == {"task": pytest.approx(0.5),
+                                                  "judges": pytest.approx((0.5 + 1.0 + 1.0) / 3)}
+    assert m["quality_missing"] == 1
+
+
+def test_the_quality_line_shows_both_sources_when_both_flagged_trials():
+    from lancebench.report.render import quality_line
+    line = quality_line({"tasteful_solve_rate": 0.75, "tasteful_solve_rate_by_source": {"task": 0.5, "judges": 1.0}})
+    assert line is not None and "tasteful solve 75" in line
+    assert "(by the task: 50" in line and "by the judges: 100" in line
+    one = quality_line({"tasteful_solve_rate": 0.5, "tasteful_solve_rate_by_source": {"judges": 0.5}})
+    assert one is not None and "by the" not in one
+
+
+def test_the_exclusion_rule_switch_counts_a_task_excluded_trial_as_harbor_does(tmp_path, trial, job_writer):
+    """lancebench's control rule records an exclusion that only the patched run shows as
+    unresolved; the task's rule (Harbor, the leaderboard) leaves it out; `show` gives both and
+    says which applied."""
+    from typer.testing import CliRunner
+
+    from lancebench.cli import app
+    from lancebench.grading.verifier import EXCLUDED_BY_PATCH
+    from lancebench.metrics.exclusions import under_rule
+
+    excluded = trial("a", "unresolved", rewards={"reward": 0.0}, reason=f"{EXCLUDED_BY_PATCH}: reward.txt is empty")
+    rs = [trial("a", "resolved", rewards={"reward": 1.0}), excluded, trial("b", "unresolved", reason="tests failed")]
+    task_rule = under_rule(rs, "task")
+    assert [r.status for r in task_rule] == ["resolved", "invalid", "unresolved"]
+    assert task_rule[1].reason.startswith("left out by the task's own exclusion")
+    assert under_rule(rs, "control") == rs
+    job = job_writer(tmp_path, "j", rs)
+    for rule, pass1 in (("control", (1 / 2 + 0) / 2), ("task", (1 + 0) / 2)):
+        shown = CliRunner().invoke(app, ["show", str(job), "--json", "--exclusions", rule])
+        assert shown.exit_code == 0, shown.output
+        summary = json.loads(shown.stdout)
+        assert summary["exclusion_rule"] == rule and summary["pass_at_1"] == pytest.approx(pass1), summary
+        assert summary["invalid"] == (rule == "task")
+    bad = CliRunner().invoke(app, ["show", str(job), "--exclusions", "harbor"])
+    assert bad.exit_code != 0 and "give one of control, task" in bad.output

@@ -296,3 +296,21 @@ def test_a_harbor_task_declaring_no_network_gets_harbors_verifier_network(tmp_pa
     shutil.rmtree(tmp_path / "t")
     ours = _harbor_task(tmp_path, "", '[lancebench]\nprice_usd = 1')
     assert network_policy(load_task(ours), "verifier").mode == "no-network"
+
+
+def test_model_names_and_settings_filled_from_the_host_are_not_masked_keys_are(tmp_path):
+    """Regression (issue 21): the judge and validation model names read ``***`` in the kept logs."""
+    env = ('{ JUDGE_MODEL = "${LB_T_JUDGE_MODEL}", API_BASE = "${LB_T_BASE}", OPENAI_API_KEY = "${LB_T_KEY}", '
+           'AUTH = "${LB_T_AUTH}", PLAIN = "${LB_T_PLAIN}" }')
+    task = load_task(_harbor_task(tmp_path, "", rest=f"[verifier]\nenv = {env}"))
+    host = {"LB_T_JUDGE_MODEL": "anthropic/claude-sonnet-4-6", "LB_T_BASE": "http://127.0.0.1:8000/v1",
+            "LB_T_KEY": "abcd1234efgh", "LB_T_AUTH": "bearer-value", "LB_T_PLAIN": "sk-proj-0123456789abcdef"}
+    # the key and the auth value by their names, an OpenAI-shaped key by its prefix whatever its name
+    assert secret_values(task, host=host) == {"abcd1234efgh", "bearer-value", "sk-proj-0123456789abcdef"}
+
+
+def test_the_releases_oracle_scope_and_origin_are_kept_with_the_taxonomy(tmp_path):
+    rest = ('[metadata]\noracle_scope = "partial"\norigin = "upstream-pr"\nnarrative = "the canonical fix is ..."\n'
+            '[metadata.taxonomy]\ntask_type = "design"\n')
+    task = load_task(_harbor_task(tmp_path, "", rest=rest))
+    assert task.taxonomy == {"task_type": "design", "oracle_scope": "partial", "origin": "upstream-pr"}

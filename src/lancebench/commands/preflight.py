@@ -192,3 +192,20 @@ def check_reachable(url: str, option: str = "--api-base") -> None:
         reason = exc.strerror or type(exc).__name__
         raise ModelAccessError(f"{option} {url}: nothing answers at {parts.hostname}:{port} ({reason}); "
                                "start the server or fix the URL") from None
+
+
+def cpu_warnings(tasks: list, backend: str) -> list[str]:
+    """One line per task asking for more CPUs (``[environment] cpus``) than the docker engine has:
+    the docker sandbox runs it with the engine's count (Harbor refuses such a task). Empty for
+    another backend or when the engine does not say."""
+    if backend != "docker":
+        return []
+    try:
+        import docker
+        ncpu = int(docker.from_env(timeout=10).info().get("NCPU") or 0)
+    except Exception:  # noqa: BLE001 - check_backend already said whether the engine answers
+        return []
+    return [f"{t.paths.task_toml}: key 'environment.cpus' asks for {t.config.environment.cpus:g} CPUs; the docker "
+            f"engine has {ncpu}, so the task runs with {ncpu} (lower cpus, or use a larger engine)"
+            for t in tasks if ncpu and t.config.environment.cpus > ncpu]
+

@@ -15,6 +15,7 @@ from rich.text import Text
 
 from lancebench.commands.common import console, fail, out
 from lancebench.errors import ConfigError, LancebenchError
+from lancebench.metrics.exclusions import EXCLUSION_RULES, under_rule
 from lancebench.metrics.rewards import reward_cell
 from lancebench.results.load import JobResults, load_job, unfinished_usage
 from lancebench.results.models import TrialResult
@@ -204,7 +205,11 @@ def show(job_dir: Path = typer.Argument(..., help="A job folder made by `lancebe
          trial: str | None = typer.Option(None, "--trial", help="Print one trial's result in full (id or prefix)."),
          fmt: str | None = typer.Option(None, "--format", help="Write one row per trial: csv, parquet or jsonl."),
          out_path: Path | None = typer.Option(None, "-o", "--out", help="File for --format (default: standard "
-                                                 "output; parquet needs it).")) -> None:
+                                                 "output; parquet needs it)."),
+         exclusions: str = typer.Option("control", "--exclusions",
+                                        help="control: lancebench's rule (an exclusion only the patched run shows "
+                                             "is unresolved); task: every trial the task's verifier excluded is "
+                                             "left out, as Harbor and the leaderboard count.")) -> None:
     """Print a job's summary and trials (one block per configuration; unfinished trials counted).
 
     Examples:
@@ -215,6 +220,9 @@ def show(job_dir: Path = typer.Argument(..., help="A job folder made by `lancebe
     """
     try:
         job = load_job(job_dir)
+        if exclusions not in EXCLUSION_RULES:
+            raise ConfigError(f"--exclusions {exclusions}: give one of {', '.join(EXCLUSION_RULES)}")
+        job.results = under_rule(job.results, exclusions)
         if trial is not None:
             _print_trial(job, trial)
             return
@@ -222,11 +230,14 @@ def show(job_dir: Path = typer.Argument(..., help="A job folder made by `lancebe
             from lancebench.results.export import write_trials
             write_trials(job.results, fmt, out_path)
             return
-        summary = job_summary(job)
+        summary = job_summary(job) | {"exclusion_rule": exclusions}
         if as_json:
             print(json.dumps(summary, indent=2, default=str))
             return
         print_job(job, summary)
+        if exclusions == "task":
+            out.print("exclusions: the task's rule (every trial its verifier excluded is left out, as Harbor "
+                      "and the leaderboard count)", highlight=False)
     except LancebenchError as exc:
         raise fail(exc) from None
     if not job.results and not job.unfinished:

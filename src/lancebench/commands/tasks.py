@@ -91,7 +91,8 @@ def show(path: Path = typer.Argument(..., help="One task folder."),
         if not errors:
             out.print(f"{path}: holds {len(tasks)} tasks; pass one task folder")
         raise typer.Exit(1)
-    settings = effective_settings(tasks[0]) | {"unsupported": task_unsupported(tasks[0])}
+    settings = effective_settings(tasks[0]) | {"docker": docker_view(tasks[0]),
+                                                "unsupported": task_unsupported(tasks[0])}
     if as_json:
         print(json.dumps(settings, indent=2))
         return
@@ -111,6 +112,40 @@ def network_summary(task) -> str:
         return "; ".join(phrase(phase, network_policy(task, phase)) for phase in ("agent", "verifier"))
     return "; ".join(phrase(f"step {name} {phase}", network_policy(task, phase, step=name))
                      for name in steps for phase in ("agent", "verifier"))
+
+
+def docker_view(task) -> dict:
+    """What a docker run of ``task`` will use: ``workdir`` (``[lancebench] workdir`` when the task
+    sets it, else the image's ``WORKDIR``, else ``/app``; ``None`` with ``workdir_note`` while
+    the image is not built), ``cpus`` (the task's, cut to the engine's CPU count as the docker
+    sandbox does; ``None`` without an engine) and ``engine_cpus``; ``note`` when a value is
+    cut or unknown. Never builds an image."""
+    e = task.config.environment
+    explicit = "workdir" in task.lb.model_fields_set
+    view: dict = {"workdir": task.lb.workdir if explicit else None, "cpus": None, "engine_cpus": None}
+    try:
+        from lancebench.sandbox.docker_engine import client, engine_problem
+        from lancebench.sandbox.docker_image import image_tag, resolve_ca_bundle
+        problem = engine_problem()
+    except ImportError as exc:  # the docker extra is not installed
+        problem = str(exc)
+    if problem:
+        view["note"] = f"no Docker engine ({problem}): workdir and CPUs are known at run time"
+        return view
+    ncpu = int(client().info().get("NCPU") or 1)
+    view.update(cpus=min(float(e.cpus), ncpu), engine_cpus=ncpu)
+    notes = []
+    if e.cpus > ncpu:
+        notes.append(f"the task asks for {e.cpus:g} CPUs; the engine has {ncpu}: a run gets {ncpu}")
+    if not explicit:
+        tag = e.docker_image or image_tag(task, resolve_ca_bundle(None))
+        try:
+            view["workdir"] = client().api.inspect_image(tag)["Config"].get("WorkingDir") or "/app"
+        except Exception:  # noqa: BLE001 - not built or not pulled yet: the engine's own error types vary
+            notes.append(f"image {tag} is not here yet: the workdir is its WORKDIR (else /app)")
+    if notes:
+        view["note"] = "; ".join(notes)
+    return view
 
 
 def task_warnings(task) -> list[str]:

@@ -3,8 +3,11 @@
 For each story of ``validation_spec.toml`` (see :mod:`lancebench.judging.validation_spec`):
 
 1. the model explores the patched repository (read-only tools) and writes ``check(inputs,
-   expected)``, a Python function adapted to the patch's actual interfaces; lancebench wraps it in
-   a pytest module that runs one test per case (:data:`WRAPPER`);
+   expected)`` in the story's driver's language (Python for ``pytest``, JavaScript for ``jest``,
+   Go for ``go-test``, Elixir for ``mix-test``), adapted to the patch's actual interfaces;
+   lancebench wraps it in a test file of that runner with one test per case
+   (:mod:`lancebench.judging.drivers`); the spec's ``instructions`` and ``stack_profile`` are
+   part of the prompt;
 2. the script is smoke-tested on the story's first case, in a sandbox holding the patched
    repository; the model reviews the script and the smoke result once and may revise it once
    (``ok``, ``revise`` with a new script, or ``unsure``);
@@ -12,11 +15,11 @@ For each story of ``validation_spec.toml`` (see :mod:`lancebench.judging.validat
    ``behavioural-fail`` (a case failed), ``script-error`` (the script did not load, errored, or
    the cases did not all run) or ``unsure`` (the model gave up or failed).
 
-Score = passed stories / stories. The scripts live in :data:`VDIR` inside the repository; the
-repository outside it is fingerprinted before the first script and after the last: a change
-discards the run (:class:`ValidationInvalid`). Only the ``pytest`` driver runs; a story with any
-other driver is reported as unsupported by name and makes the run :class:`ValidationInvalid`
-(a harness limit, never the agent's fault), as do sandbox failures and model outages.
+Score = passed stories / stories. The scripts live in the drivers' folders inside the repository
+(:func:`lancebench.judging.drivers.script_folders`); the repository outside them is fingerprinted
+before the first script and after the last: a change discards the run (:class:`ValidationInvalid`),
+as do sandbox failures and model outages (never the agent's fault). A story's cases may run for
+``[settings] script_timeout_sec`` (default :data:`CASE_TIMEOUT_SEC`).
 """
 
 from __future__ import annotations
@@ -31,10 +34,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, model_validator
 
 from lancebench.errors import LancebenchError, SandboxError
-from lancebench.grading.junit import JUnitReport, parse_junit
 from lancebench.judging.conversation import TOOL_HELP, JudgeFailed, Limits, converse
+from lancebench.judging.drivers import CaseResults, driver_for, script_folders
 from lancebench.judging.snapshot import RepoSnapshot
-from lancebench.judging.validation_spec import SUPPORTED_DRIVERS, Story, ValidationSpec
+from lancebench.judging.validation_spec import Story, ValidationSpec
 from lancebench.judging.workspace import apply_patch, changed_paths, fingerprint
 from lancebench.llm.client import LLMClient
 from lancebench.results.models import JudgeRecord, Usage
@@ -43,29 +46,12 @@ from lancebench.sandbox.base import Sandbox
 from lancebench.sandbox.fstree import remove_tree
 from lancebench.task.model import Task
 
-VDIR = ".lancebench-validation"
 CASE_TIMEOUT_SEC = 300.0
-WRAPPER = '''import json as _lb_json
-import pathlib as _lb_pathlib
-
-import pytest as _lb_pytest
-
-_LB_CASES = _lb_json.loads((_lb_pathlib.Path(__file__).parent / "cases.json").read_text())
-
-{script}
-
-assert callable(globals().get("check")), "the validation script defines no check(inputs, expected)"
-
-
-@_lb_pytest.mark.parametrize("case", _LB_CASES, ids=[f"case{i}" for i in range(len(_LB_CASES))])
-def test_case(case):
-    check(case["inputs"], case["expected"])
-'''
 Outcome = Literal["pass", "behavioural-fail", "script-error", "unsure"]
 
 
 class ValidationInvalid(LancebenchError):
-    """The validation run cannot be trusted (repository changed, unsupported driver, sandbox or
+    """The validation run cannot be trusted (repository changed, sandbox or
     model outage): the trial is ``invalid`` with this reason. ``record`` is what to store."""
 
     def __init__(self, reason: str, record: JudgeRecord):
@@ -108,43 +94,45 @@ class StoryOutcome:
 
 
 SYSTEM = """You write behavioural checks for a code change. Explore the patched repository with the
-tools to learn its actual interfaces, then write a Python function check(inputs, expected) that
-exercises the behaviour the story describes with the given inputs and asserts the expected result.
-Reply with one JSON object per message and nothing else."""
+tools to learn its actual interfaces, then write a function check(inputs, expected), in the language
+the story's driver asks for, that exercises the behaviour the story describes with the given inputs
+and asserts the expected result. Reply with one JSON object per message and nothing else."""
 
 
-def _write_prompt(story: Story, patch: str) -> str:
-    cases = json.dumps([c.model_dump() for c in story.cases], indent=1)[:6000]
+def _write_prompt(story: Story, spec: ValidationSpec, patch: str) -> str:
+    driver = driver_for(story)
+    cases = json.dumps([c.payload() for c in story.cases], indent=1)[:6000]
     steps = "\n".join(f"{i + 1}. {s}" for i, s in enumerate(story.procedure)) or "(none given)"
-    example = json.dumps({"answer": {"script": "from pkg import f\n\ndef check(inputs, expected):\n"
-                                               "    assert f(**inputs) == expected\n", "notes": "..."}})
+    example = json.dumps({"answer": {"script": driver.example, "notes": "..."}})
+    context = [f"## Instructions for every story\n{spec.instructions.strip()}"] if spec.instructions.strip() else []
+    if spec.stack_profile is not None:
+        context.append(f"## Stack profile\n{json.dumps(spec.stack_profile)[:2000]}")
     return "\n\n".join([
-        f"## Story: {story.name}\n{story.description}", f"## Procedure\n{steps}", f"## Cases\n{cases}",
+        *context, f"## Story: {story.name}\n{story.description}", f"## Procedure\n{steps}", f"## Cases\n{cases}",
         f"## Patch (applied in the repository, the working directory of the check)\n```diff\n{patch.strip()}\n```",
-        f"{TOOL_HELP}\nAnswer format (the script must define check(inputs, expected); imports allowed):\n{example}"])
+        f"{TOOL_HELP}\nDriver: {driver.name}; language: {driver.language}.\nAnswer format (the script must "
+        f"define check(inputs, expected); imports allowed):\n{example}"])
 
 
 def _review_prompt(script: str, smoke: StoryOutcome, log: str) -> str:
     return "\n\n".join([
         "Review your script once. It ran on the first case only.",
-        f"## Script\n```python\n{script}\n```",
+        f"## Script\n```\n{script}\n```",
         f"## Smoke result: {smoke.outcome} ({smoke.detail})\n```\n{log[-3000:]}\n```",
         'Reply {"answer": {"verdict": "ok"}} if the script checks the story faithfully (a failing case may be a '
         'real bug in the patch), {"answer": {"verdict": "revise", "script": "<whole new script>", "reason": "..."}} '
         'if the script itself is wrong, or {"answer": {"verdict": "unsure", "reason": "..."}}.'])
 
 
-def _classify(exit_code: int | None, junit: JUnitReport | None, names: list[str]) -> tuple[Outcome, str,
-                                                                                          dict[str, str]]:
-    """The story's outcome from pytest's exit code and JUnit report (ids ``...test_case[caseN]``)."""
+def classify(exit_code: int | None, results: CaseResults | None, names: list[str]) -> tuple[Outcome, str,
+                                                                                       dict[str, str]]:
+    """The story's outcome from the runner's exit code (None: timed out) and each case's result as
+    its driver's report gave it (:mod:`lancebench.judging.drivers`; None: no report). Every case
+    must have run cleanly for a pass or a behavioural fail; anything else is a script error."""
     n_cases = len(names)
-    if junit is None:
+    if results is None:
         return "script-error", f"no test report (exit {exit_code})", {}
-    cases: dict[str, str] = {}
-    for key, value in junit.cases.items():
-        tail = key.rsplit("[case", 1)
-        if len(tail) == 2 and tail[1].endswith("]") and tail[1][:-1].isdigit() and int(tail[1][:-1]) < n_cases:
-            cases[names[int(tail[1][:-1])]] = value
+    cases = {names[i]: v for i, v in sorted(results.items()) if 0 <= i < n_cases}
     outcomes = list(cases.values())
     if len(cases) != n_cases or "error" in outcomes or "skipped" in outcomes:
         return "script-error", f"{len(cases)} of {n_cases} cases ran cleanly (exit {exit_code})", cases
@@ -152,7 +140,7 @@ def _classify(exit_code: int | None, junit: JUnitReport | None, names: list[str]
         failed = sorted(k for k, v in cases.items() if v == "failed")
         return "behavioural-fail", f"failed cases: {', '.join(failed)}", cases
     if exit_code != 0:
-        return "script-error", f"pytest exit {exit_code} although every case passed", cases
+        return "script-error", f"the runner exited {exit_code} although every case passed", cases
     return "pass", f"{n_cases} cases passed", cases
 
 
@@ -160,8 +148,8 @@ class _Run:
     """One validation run: the sandbox, the model client and the host scratch folder."""
 
     def __init__(self, client: LLMClient, task: Task, env: PreparedEnvironment, sandbox: Sandbox,
-                 snap: RepoSnapshot, patch: str, scratch: Path, limits: Limits):
-        self.client, self.task, self.env, self.sandbox = client, task, env, sandbox
+                 snap: RepoSnapshot, patch: str, scratch: Path, limits: Limits, spec: ValidationSpec):
+        self.client, self.task, self.env, self.sandbox, self.spec = client, task, env, sandbox, spec
         self.snap, self.patch, self.scratch, self.limits = snap, patch, scratch, limits
         self.turns = 0
 
@@ -172,32 +160,34 @@ class _Run:
         return got.answer
 
     async def run_cases(self, index: int, script: str, story: Story, cases: int) -> tuple[StoryOutcome, str]:
+        driver = driver_for(story)
         local = self.scratch / f"story-{index}"
         if local.exists():
             remove_tree(local)
         local.mkdir(parents=True)
-        (local / "test_story.py").write_text(WRAPPER.replace("{script}", script))
-        (local / "cases.json").write_text(json.dumps([c.model_dump() for c in story.cases[:cases]]))
-        inside = f"{self.env.workdir}/{VDIR}/story-{index}"
+        for name, text in driver.files(script).items():
+            (local / name).write_text(text)
+        (local / "cases.json").write_text(json.dumps([c.payload() for c in story.cases[:cases]]))
+        inside = f"{self.env.workdir}/{driver.folder(story, self.spec)}/story-{index}"
         await self.sandbox.put(local, inside)
-        report = f"/tmp/lancebench/v-{secrets.token_hex(8)}/junit.xml"
-        res = await self.sandbox.exec(
-            ["bash", "-c", 'mkdir -p "$(dirname "$1")" && exec python -m pytest -q -p no:cacheprovider -o addopts="" '
-             '--confcutdir="$2" --rootdir="$2" --junitxml="$1" "$2/test_story.py"', "validate", report, inside],
-            cwd=self.env.workdir, env={"PYTHONDONTWRITEBYTECODE": "1"}, timeout=CASE_TIMEOUT_SEC)
-        junit = None
+        report = f"/tmp/lancebench/v-{secrets.token_hex(8)}/report"
+        argv, cwd = driver.command(inside, report, story, self.spec, self.env.workdir)
+        res = await self.sandbox.exec(["bash", "-c", 'mkdir -p "$(dirname "$1")" && shift && exec "$@"', "validate",
+                                       report, *argv], cwd=cwd, env={"PYTHONDONTWRITEBYTECODE": "1"},
+                                      timeout=self.spec.script_timeout_sec(CASE_TIMEOUT_SEC))
+        got: Path | None = local / "report.out"
         try:
-            await self.sandbox.get(report, local / "junit.xml")
-            junit = parse_junit(local / "junit.xml")
-        except (SandboxError, LancebenchError, OSError):
-            junit = None
-        outcome, detail, by_case = _classify(None if res.timed_out else res.exit_code, junit,
-                                             [c.name for c in story.cases[:cases]])
+            await self.sandbox.get(report, local / "report.out")
+        except (SandboxError, OSError):
+            got = None
+        results = driver.read(got, res.stdout, cases)
+        outcome, detail, by_case = classify(None if res.timed_out else res.exit_code, results,
+                                            [c.name for c in story.cases[:cases]])
         return StoryOutcome(story.name, outcome, detail, by_case), res.output
 
     async def story(self, index: int, story: Story) -> StoryOutcome:
         try:
-            script = (await self.ask(SYSTEM, _write_prompt(story, self.patch), ScriptAnswer, True)).script
+            script = (await self.ask(SYSTEM, _write_prompt(story, self.spec, self.patch), ScriptAnswer, True)).script
             smoke, log = await self.run_cases(index, script, story, 1)
             review = await self.ask(SYSTEM, _review_prompt(script, smoke, log), ReviewAnswer, False)
         except JudgeFailed as exc:
@@ -209,8 +199,8 @@ class _Run:
             return StoryOutcome(story.name, "unsure", f"reviewer unsure: {review.reason[:300]}", {})
         if review.verdict == "revise" and review.script:
             script = review.script
-        (self.scratch / f"story-{index}" / "final_script.py").parent.mkdir(parents=True, exist_ok=True)
-        (self.scratch / f"story-{index}" / "final_script.py").write_text(script)
+        (self.scratch / f"story-{index}").mkdir(parents=True, exist_ok=True)
+        (self.scratch / f"story-{index}" / "final_script.txt").write_text(script)
         outcome, _ = await self.run_cases(index, script, story, len(story.cases))
         return outcome
 
@@ -232,26 +222,23 @@ async def validate(client: LLMClient, task: Task, backend: Backend, env: Prepare
     if not spec.stories:
         return JudgeRecord(status="skipped", rationale="the validation spec has no stories")
     start_usage = client.usage
-    unsupported = [f"{s.name}: driver {s.driver!r}" for s in spec.stories if s.driver not in SUPPORTED_DRIVERS]
-    if unsupported:
-        refused = [StoryOutcome(s.name, "unsure", f"driver {s.driver!r} is unsupported (lancebench runs: "
-                                f"{', '.join(SUPPORTED_DRIVERS)})",
-                                {}) for s in spec.stories if s.driver not in SUPPORTED_DRIVERS]
-        rec = _record("failed:unsupported-driver", refused, 0, Usage())
-        raise ValidationInvalid("validation: unsupported driver(s): " + "; ".join(unsupported), rec)
     if scratch.exists():
         remove_tree(scratch)
     scratch.mkdir(parents=True)
     sandbox = backend.open(task, env, scratch / "sandbox", labels=labels)
-    run = _Run(client, task, env, sandbox, RepoSnapshot(snapshot_dir), patch, scratch, limits)
+    run = _Run(client, task, env, sandbox, RepoSnapshot(snapshot_dir), patch, scratch, limits, spec)
+    folders = script_folders(spec)
     outcomes: list[StoryOutcome] = []
     try:
         await sandbox.start()
         await apply_patch(task, backend, sandbox, env, patch, scratch)
-        before = await fingerprint(sandbox, env.workdir, VDIR, scratch / "before.txt")
+        made = await sandbox.exec(["mkdir", "-p", *folders], cwd=env.workdir)
+        if not made.ok:
+            raise SandboxError(f"the validation folders could not be made: {made.output[-300:]}")
+        before = await fingerprint(sandbox, env.workdir, folders, scratch / "before.txt")
         for i, story in enumerate(spec.stories):
             outcomes.append(await run.story(i, story))
-        after = await fingerprint(sandbox, env.workdir, VDIR, scratch / "after.txt")
+        after = await fingerprint(sandbox, env.workdir, folders, scratch / "after.txt")
     except JudgeFailed as exc:
         rec = _record("failed:model-error", outcomes, run.turns, client.usage.since(start_usage), exc.detail[:1000])
         raise ValidationInvalid(f"validation: the model failed: {exc.detail[:300]}", rec) from exc
@@ -265,6 +252,6 @@ async def validate(client: LLMClient, task: Task, backend: Backend, env: Prepare
         rec = _record("failed:discarded", outcomes, run.turns, client.usage.since(start_usage),
                       "the validation scripts changed the repository: " + "; ".join(changed))
         raise ValidationInvalid("validation discarded: its scripts changed the repository outside "
-                                f"{VDIR}/ ({'; '.join(changed)[:300]})", rec)
+                                f"{', '.join(folders)} ({'; '.join(changed)[:300]})", rec)
     return _record("ok", outcomes, run.turns, client.usage.since(start_usage),
                    f"{sum(o.outcome == 'pass' for o in outcomes)} of {len(outcomes)} stories passed")

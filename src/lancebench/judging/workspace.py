@@ -25,9 +25,13 @@ FINGERPRINT = r"""
 set -o pipefail
 mkdir -p "$(dirname "$3")"
 cd "$1"
-{ find . \( -path ./.git -o -path "./$2" \) -prune -o -printf '%y %m %s %p -> %l\n' | LC_ALL=C sort &&
-  find . \( -path ./.git -o -path "./$2" \) -prune -o -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum
-} > "$3"
+out="$3"
+prune=(-path ./.git)
+for p in "${@:4}" "$2"; do prune+=(-o -path "./$p"); done
+{ find . \( "${prune[@]}" \) -prune -o -type d -printf '%y %m %p\n' -o -printf '%y %m %s %p -> %l\n' |
+    LC_ALL=C sort &&
+  find . \( "${prune[@]}" \) -prune -o -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum
+} > "$out"
 """
 
 _reference_cache: dict[str, str] = {}
@@ -108,15 +112,17 @@ async def _solve(task: Task, sandbox: Sandbox, env: PreparedEnvironment, solutio
                            f"(exit {res.exit_code}): {res.output[-800:]}")
 
 
-async def fingerprint(sandbox: Sandbox, workdir: str, exclude: str, dest: Path) -> list[str]:
+async def fingerprint(sandbox: Sandbox, workdir: str, exclude: str | list[str], dest: Path) -> list[str]:
     """A listing of the repository at ``workdir`` (type, mode, size, link target, sha256 of every
-    file), ``.git`` and the folder ``exclude`` (relative to the workdir) left out, copied to the
+    file; a folder's size is left out, as it depends on the file system's bookkeeping, not on what
+    the folder holds), ``.git`` and the folder(s) ``exclude`` (relative to the workdir) left out, copied to the
     host file ``dest`` at once (so nothing run later in the sandbox can alter it). Returns its
     lines. Raises :class:`SandboxError` when it cannot be computed."""
     inside = f"/tmp/lancebench/fingerprint-{dest.name}"
     # the system's own tools, never ones the repository or a script put earlier on the PATH
-    res = await sandbox.exec(["/bin/bash", "-c", FINGERPRINT, "fingerprint", workdir, exclude, inside], timeout=300,
-                             env={"PATH": "/usr/bin:/bin"})
+    first, *more = [exclude] if isinstance(exclude, str) else exclude
+    res = await sandbox.exec(["/bin/bash", "-c", FINGERPRINT, "fingerprint", workdir, first, inside, *more],
+                             timeout=300, env={"PATH": "/usr/bin:/bin"})
     if not res.ok:
         raise SandboxError(f"repository fingerprint failed (exit {res.exit_code}): {res.output[-800:]}")
     await sandbox.get(inside, dest)

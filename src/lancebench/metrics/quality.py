@@ -11,6 +11,14 @@ flag is not a score):
   ``rubric.f2p``, ``validation.score``...); a skipped or failed judge contributes nothing (never 0);
 - ``patch_bloat``: ``quality.patch_bloat`` (agent SLOC / reference SLOC).
 
+When the task's own verifier writes taste scores (Senior SWE-Bench's ``reward.json``: keys
+:data:`TASK_TASTE_KEYS`, medians on the 1-5 scale), the benchmark's rule gives the flag instead
+(:func:`task_tasteful_flag`): both scores *above a D*, i.e. strictly above :data:`ABOVE_D` (2.0),
+reading the 1-5 scale as the letter grades F, D, C, B, A (the benchmark's seed states its gate as
+"above a D"); a ``taste_judge_ok`` of 0 makes it unknown. ``source`` picks the rule: ``auto`` (the
+task's keys where a trial has them, else lancebench's judges), ``task`` or ``judges`` (the user
+asks for one); :func:`tasteful_flags` gives every source, so a report can show both.
+
 A *tasteful solve* is a trial that is resolved and tasteful. An unresolved valid trial is not a
 tasteful solve whatever its flag; a resolved trial with an unknown flag (judge skipped or failed)
 is left out and counted in ``quality_missing``, never scored 0.
@@ -24,13 +32,43 @@ import numpy as np
 
 from lancebench.results.models import TrialResult
 
+TASK_TASTE_KEYS = ("taste_practice_alignment", "taste_relative_taste")
+ABOVE_D = 2.0
+TASTEFUL_SOURCES = ("auto", "task", "judges")
 
-def tasteful_flag(result: TrialResult) -> float:
-    """The trial's tasteful flag as 1.0 / 0.0, or NaN when unknown (see the module docstring)."""
+
+def judges_tasteful_flag(result: TrialResult) -> float:
+    """lancebench's judges' flag (``quality.tasteful``) as 1.0 / 0.0, or NaN when unknown."""
     q = result.quality
     if q is None or q.tasteful is None:
         return math.nan
     return 1.0 if q.tasteful else 0.0
+
+
+def task_tasteful_flag(result: TrialResult) -> float:
+    """The task's own flag from its reward keys: 1.0 when every :data:`TASK_TASTE_KEYS` score is
+    above :data:`ABOVE_D`, 0.0 when one is not, NaN when the task wrote none of them (or not all)
+    or its taste judge failed (``taste_judge_ok`` 0)."""
+    r = result.rewards
+    if not all(k in r for k in TASK_TASTE_KEYS) or r.get("taste_judge_ok", 1) == 0:
+        return math.nan
+    return 1.0 if all(r[k] > ABOVE_D for k in TASK_TASTE_KEYS) else 0.0
+
+
+def tasteful_flags(result: TrialResult) -> dict[str, float]:
+    """The flag by every source in :data:`TASTEFUL_SOURCES` (``auto``: the task's when it wrote
+    its keys, else the judges')."""
+    task, judges = task_tasteful_flag(result), judges_tasteful_flag(result)
+    has_task = all(k in result.rewards for k in TASK_TASTE_KEYS)
+    return {"auto": task if has_task else judges, "task": task, "judges": judges}
+
+
+def tasteful_flag(result: TrialResult, source: str = "auto") -> float:
+    """The trial's tasteful flag as 1.0 / 0.0, or NaN when unknown, by ``source`` (see the module
+    docstring). Raises ValueError for a source not in :data:`TASTEFUL_SOURCES`."""
+    if source not in TASTEFUL_SOURCES:
+        raise ValueError(f"tasteful source {source!r}: one of {', '.join(TASTEFUL_SOURCES)}")
+    return tasteful_flags(result)[source]
 
 
 def quality_scores(result: TrialResult) -> dict[str, float]:

@@ -89,7 +89,9 @@ def compute_metrics(table: TrialTable, *, kmax: int | None = None, intervals: bo
     ``cached_tokens`` (tokens, all trials).
     Economics (SWE-Lancer section 3.6): ``cost_savings`` and ``contribution_ratio`` by k,
     ``model_cost_usd`` (expected, one try per task), ``earnings_per_api_usd``, ``api_cost_share``.
-    Quality (:mod:`lancebench.metrics.quality`): ``tasteful_solve_rate``, ``quality_scores`` (name ->
+    Quality (:mod:`lancebench.metrics.quality`): ``tasteful_solve_rate`` (the task's own taste keys
+    where it wrote them, else lancebench's judges), ``tasteful_solve_rate_by_source`` (``task``,
+    ``judges``: each that flagged a trial), ``quality_scores`` (name ->
     mean over tasks of per-task means), ``quality_medians`` (name -> median over valid trials, e.g.
     ``taste.minimality``, ``patch_bloat``), ``quality_missing``.
     With ``intervals``: ``*_ci`` (bootstrap, ``n_boot`` resamples of tasks, ``seed``) and
@@ -236,6 +238,13 @@ def _quality(st: _State, confidence: float) -> None:
     st.ts_task, _ = per_task_mean(table.task_index, ts, T)
     out["tasteful_solve_rate"] = _num(np.nanmean(st.ts_task)) if has_quality else None
     out["quality_missing"] = int((table.valid & table.success & np.isnan(table.tasteful)).sum()) if has_quality else 0
+    # each source apart (the task's own taste keys, lancebench's judges), when it flagged any trial
+    by_source: dict[str, float | None] = {}
+    for source, flags in sorted(table.tasteful_by.items()):
+        if (~np.isnan(flags) & table.valid).any():
+            by_source[source] = _num(np.nanmean(per_task_mean(
+                table.task_index, tasteful_solve(table.valid, table.success, flags), T)[0]))
+    out["tasteful_solve_rate_by_source"] = by_source
     st.score_task = {name: per_task_mean(table.task_index, np.where(table.valid, col, np.nan), T)[0]
                      for name, col in sorted(table.scores.items())}
     out["quality_scores"] = {name: _num(np.nanmean(m)) if (~np.isnan(m)).any() else None

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from lancebench.metrics.errors import MetricsError
-from lancebench.metrics.quality import quality_scores, tasteful_flag
+from lancebench.metrics.quality import quality_scores, tasteful_flags
 from lancebench.results.models import TrialResult
 
 TaskKey = tuple[str | None, str, str]
@@ -25,7 +25,9 @@ class TrialTable:
 
     Per trial: ``task_index`` (int64, into the task columns), ``valid`` (status is not invalid),
     ``success`` (resolved), ``cost`` (USD, NaN when unknown), ``input_tokens`` / ``output_tokens``
-    / ``cached_tokens`` (int64), ``tasteful`` (1/0, NaN unknown), ``scores`` (name -> (N,) float,
+    / ``cached_tokens`` (int64), ``tasteful`` (1/0, NaN unknown: the ``auto`` source of
+    :func:`lancebench.metrics.quality.tasteful_flags`), ``tasteful_by`` (source -> (N,) flags:
+    ``task``, ``judges``), ``scores`` (name -> (N,) float,
     NaN where absent). Per task: ``task_keys`` ``(dataset, task, task_digest)``, ``price`` (USD),
     ``task_info`` (dicts with ``task``, ``kind``, ``split``, ``price_usd``, ``taxonomy``, ``job``)."""
 
@@ -41,6 +43,7 @@ class TrialTable:
     task_keys: list[TaskKey] = field(default_factory=list)
     task_info: list[dict] = field(default_factory=list)
     scores: dict[str, np.ndarray] = field(default_factory=dict)
+    tasteful_by: dict[str, np.ndarray] = field(default_factory=dict)
 
     @property
     def n_trials(self) -> int:
@@ -88,6 +91,7 @@ class TrialTable:
         tout: list[int] = []
         tcached: list[int] = []
         tasteful: list[float] = []
+        by_source: dict[str, list[float]] = {"task": [], "judges": []}
         scores: dict[str, dict[int, float]] = {}
         nan = math.nan
         for pos, r in enumerate(results):
@@ -113,7 +117,10 @@ class TrialTable:
             tin.append(u.input_tokens)
             tout.append(u.output_tokens)
             tcached.append(u.cached_tokens)
-            tasteful.append(tasteful_flag(r))
+            flags = tasteful_flags(r)
+            tasteful.append(flags["auto"])
+            for source, got in by_source.items():
+                got.append(flags[source])
             for name, value in quality_scores(r).items():
                 scores.setdefault(name, {})[pos] = value
         n = len(ti)
@@ -127,4 +134,5 @@ class TrialTable:
                    cost=np.asarray(cost, dtype=np.float64), input_tokens=np.asarray(tin, dtype=np.int64),
                    output_tokens=np.asarray(tout, dtype=np.int64), cached_tokens=np.asarray(tcached, dtype=np.int64),
                    tasteful=np.asarray(tasteful, dtype=np.float64), price=np.asarray(prices, dtype=np.float64),
-                   task_keys=keys, task_info=infos, scores=score_cols)
+                   task_keys=keys, task_info=infos, scores=score_cols,
+                   tasteful_by={k: np.asarray(v, dtype=np.float64) for k, v in by_source.items()})

@@ -100,7 +100,8 @@ QUALITY_MEDIANS = ("taste.practice_alignment", "taste.relative_taste", "rubric.m
 
 def quality_line(metrics: dict[str, Any]) -> str | None:
     """One line of senior-grading numbers from a summary or report row: the tasteful solve rate
-    with its interval (bootstrap when present, else closed form), the median of each taste group,
+    with its interval (bootstrap when present, else closed form) and, when both flagged trials, the
+    rate by the task's own taste keys and by lancebench's judges, the median of each taste group,
     rubric mean, validation score and patch bloat, then every other dimension's median. None when
     no trial was judged."""
     medians = metrics.get("quality_medians") or {}
@@ -108,6 +109,9 @@ def quality_line(metrics: dict[str, Any]) -> str | None:
         return None
     ci = metrics.get("tasteful_solve_rate_ci") or metrics.get("tasteful_solve_rate_ci_closed")
     parts = [f"tasteful solve {_pct(metrics.get('tasteful_solve_rate'))}{_ci(ci)}"]
+    by_source = metrics.get("tasteful_solve_rate_by_source") or {}
+    if len(by_source) > 1:  # the task's own taste keys and lancebench's judges both flagged trials
+        parts[0] += " (" + ", ".join(f"by the {k}: {_pct(v)}" for k, v in sorted(by_source.items(), reverse=True)) + ")"
     names = [n for n in QUALITY_MEDIANS if n in medians] + sorted(n for n in medians if n not in QUALITY_MEDIANS)
     parts += [f"{n} {'?' if medians[n] is None else format(medians[n], '.3g')}" for n in names]
     if metrics.get("quality_missing"):

@@ -3,7 +3,8 @@
 A container holds the workdir (the image's own copy of the repository), the spec's mounts and
 nothing else of the host. It runs with network ``none`` (the default bridge only when
 ``spec.network``; with ``spec.allow_hosts`` as well, only those hosts are reachable, see
-:mod:`lancebench.sandbox.docker_network`), all capabilities dropped, ``no-new-privileges``, a pids
+:mod:`lancebench.sandbox.docker_network`), the capabilities of :data:`CAPABILITIES` only (Harbor's
+containers' set minus what isolation needs), ``no-new-privileges``, a pids
 limit, a memory limit without swap, a CPU quota, ``storage_mb`` (the sum of everything it writes,
 on a quota filesystem of its own: :mod:`lancebench.sandbox.docker_quota`; and each file, the
 ``fsize`` rlimit) and ``cpu_time_sec`` as RLIMIT_CPU. Its main process is ``docker-init`` keeping
@@ -52,6 +53,15 @@ __all__ = ["DockerSandbox", "ensure_image", "gc", "GcResult", "engine_problem"]
 BASE_ENV = {"LANG": "C.UTF-8", "TERM": "dumb", "PYTHONDONTWRITEBYTECODE": "1",
             "GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "safe.directory", "GIT_CONFIG_VALUE_0": "*"}
 KEEPER = ["sleep", "2147483647"]
+# The capabilities a container keeps (docs/security.md, "Capabilities"): Docker's default set, which
+# Harbor's containers run with, minus NET_RAW (packet sockets go around the allowlist's nftables
+# rules and can forge a source address for the DNS filter's per-container check), MKNOD (a device
+# node made in a writable bind mount would be a device file on the host), SETFCAP and SETPCAP (file
+# and process capabilities: nothing a task needs). They hold for uid 0 only: a command run as
+# another uid (the agent's user, the app server's 61001) has none. NET_ADMIN, SYS_ADMIN,
+# SYS_PTRACE, SYS_MODULE, DAC_READ_SEARCH and the rest of the kernel's list are never added.
+CAPABILITIES = ("AUDIT_WRITE", "CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "NET_BIND_SERVICE",
+                "SETGID", "SETUID", "SYS_CHROOT")
 _GO_MODE_DIR = 1 << 31
 _GO_MODE_SYMLINK = 1 << 27
 _KILL_GRACE_SEC = 5.0
@@ -96,7 +106,7 @@ class DockerSandbox:
 
     ``spec.image`` is required (an image tag, e.g. from :func:`ensure_image`); ``spec.workspace``
     is not used (the image holds the workdir). ``user`` in :meth:`exec` is honoured (``root`` runs
-    as uid 0, still without capabilities); the default is the image's ``USER``.
+    as uid 0 with :data:`CAPABILITIES`); the default is the image's ``USER``.
 
     Storage (:mod:`lancebench.sandbox.docker_quota`): with ``quota_folder`` (a fresh folder the
     caller removes with :func:`lancebench.sandbox.fstree.remove_tree`), the quota is mounted there
@@ -170,7 +180,7 @@ class DockerSandbox:
                 spec.image, entrypoint=KEEPER[:1], command=KEEPER[1:], name=self.name, hostname="lancebench",
                 working_dir=spec.workdir, environment=env, labels=self.labels, init=True,
                 network_mode="bridge" if spec.network else "none",
-                cap_drop=["ALL"], security_opt=["no-new-privileges"],
+                cap_drop=["ALL"], cap_add=list(CAPABILITIES), security_opt=["no-new-privileges"],
                 mem_limit=lim.memory_mb * 1024 * 1024, memswap_limit=lim.memory_mb * 1024 * 1024,
                 nano_cpus=int(min(lim.cpus, _engine_cpus()) * 1e9),
                 pids_limit=lim.pids + 4,  # + docker-init, keeper, wrapper, killer
@@ -328,7 +338,7 @@ class DockerSandbox:
                             user: str | None = None) -> tuple[ExecResult, str]:
         """Run ``command`` while ``app`` runs beside it in the same container (see
         :class:`lancebench.sandbox.base.AppProcess`), as uid:gid :data:`APP_UID` (``LANCEBENCH_APP_UID``),
-        never the image's user nor root: without capabilities (the container has none) it cannot
+        never the image's user nor root: a uid other than 0 holds no capability, so it cannot
         ``ptrace`` or signal the command's processes, nor write what they own. ``app.hidden`` is
         left to the folders' owner and mode (one container: the caller seals them). ``HOME`` is
         ``/tmp``. The app is ended when the command ends. Raises :class:`SandboxError`."""

@@ -24,8 +24,8 @@ the engine names, never a pid that could have been reused, and never the harness
   queues only the registered containers' datagrams for the resolver (a BPF socket filter).
 
 A process in the container cannot lift the rules: changing netfilter tables or routes needs
-CAP_NET_ADMIN over the namespace, which belongs to the host's user namespace; the container has no
-capability (``cap_drop=ALL``, ``no-new-privileges``), root in the container included.
+CAP_NET_ADMIN over the namespace, which belongs to the host's user namespace; the container never
+has it, nor CAP_NET_RAW (:data:`lancebench.sandbox.docker.CAPABILITIES`), root included.
 
 Known limits (docs/docker.md): an address learned stays allowed for the container's life (a name
 that moves keeps its old address too); filtering is by address, so other sites sharing an allowed

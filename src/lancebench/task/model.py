@@ -263,6 +263,10 @@ class LancebenchConfig(_Strict):
         return [*DEFAULT_PROTECTED, *self.protect]
 
 
+RESULT_METADATA = ("oracle_scope", "origin")
+"""Top-level ``[metadata]`` keys kept with the taxonomy in every result (Senior SWE-Bench's)."""
+
+
 class TaskConfig(_Open):
     """The whole ``task.toml``. ``metadata`` is Harbor's free-form table (``taxonomy`` inside it);
     ``version`` is Harbor's ``schema_version`` (either name is read); ``task`` is the registry
@@ -409,8 +413,16 @@ class Task:
 
     @property
     def taxonomy(self) -> dict:
+        """``[metadata.taxonomy]``, plus the top-level ``[metadata]`` keys of :data:`RESULT_METADATA`
+        (Senior SWE-Bench's ``oracle_scope`` and ``origin``) when they are short scalars: what
+        every result keeps for the report's breakdowns (never the agent: task.toml stays hidden)."""
         tax = self.config.metadata.get("taxonomy", {})
-        return tax if isinstance(tax, dict) else {}
+        out = dict(tax) if isinstance(tax, dict) else {}
+        for key in RESULT_METADATA:
+            value = self.config.metadata.get(key)
+            if key not in out and isinstance(value, str | int | float | bool) and len(str(value)) <= 200:
+                out[key] = value
+        return out
 
     def protected_globs(self) -> list[str]:
         """Globs of the paths a patch may not change (see :meth:`LancebenchConfig.protected_globs`).

@@ -281,15 +281,32 @@ def phase_user(task: Task, phase: str, *, step: str | None = None) -> str | None
     return None
 
 
+_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE|"
+                          r"SIGNATURE|DSN|(^|_)PAT($|_)", re.I)
+_SECRET_VALUE = re.compile(r"(sk-|sk_|pk_|ghp_|gho_|ghs_|github_pat_|xox[abpr]-|AKIA|ASIA|AIza|hf_|glpat-)\S{8,}")
+
+
+def is_secret(name: str, value: str) -> bool:
+    """Whether a host-filled value is a secret: the task's env key or the host variable ``name``
+    says so (``KEY``, ``TOKEN``, ``SECRET``, ``PASSWORD``, ``CREDENTIAL``, ``AUTH``, ``COOKIE``,
+    ``SESSION``, ``PRIVATE``, ``SIGNATURE``, ``DSN``, ``PAT``), or the value has a known key's
+    prefix (``sk-``, ``ghp_``, ``xoxb-``, ``AKIA``, ``AIza``, ``hf_``, ...). A model name, a URL or
+    any other setting is not: the kept logs must say which model graded."""
+    return bool(_SECRET_NAME.search(name) or _SECRET_VALUE.match(value))
+
+
 def secret_values(task: Task, *, step: str | None = None, host: Mapping[str, str] | None = None) -> set[str]:
-    """Values the host fills into ``${VAR}`` templates of the verifier's env tables (API keys, as a
-    rule): they must never be written to the job folder. Literal values and defaults are not
-    secrets; values shorter than 4 characters are left out (redacting them would garble logs)."""
+    """Values the host fills into ``${VAR}`` templates of the verifier's env tables that are
+    secrets (API keys, tokens: :func:`is_secret`): they must never be written to the job folder.
+    Literal values, defaults and settings such as model names are not secrets; values shorter than
+    4 characters are left out (redacting them would garble logs)."""
     host = os.environ if host is None else host
     secrets = set()
     for _, table in _tables(task, "verifier", step):
-        for value in table.values():
+        for key, value in table.items():
             m = _TEMPLATE.fullmatch(value)
-            if m and m.group(1) in host and len(host[m.group(1)]) >= 4:
+            if not m or m.group(1) not in host or len(host[m.group(1)]) < 4:
+                continue
+            if is_secret(key, host[m.group(1)]) or is_secret(m.group(1), host[m.group(1)]):
                 secrets.add(host[m.group(1)])
     return secrets
