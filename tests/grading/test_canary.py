@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from lancebench.grading.canary import MARK, Canary, judge_canary, make_canary
+from lancebench.grading.canary import MARK, Canary, divergence, judge_canary, make_canary
 from lancebench.grading.junit import JUnitReport, parse_junit
 
 CODE = 'def add(a, b):\n    return a + b\n\n\ndef words(n):\n    return {"n": n, "name": "x" * n}\n'
@@ -127,3 +127,26 @@ def test_without_a_report_only_a_passing_run_of_the_canarys_file_is_forged(liste
     finding, note = judge_canary(CANARY, None, passed=passed, listed=listed, test_sh=test_sh)
     assert (finding is not None) == forged
     assert (note is not None) == (not forged)
+
+
+GRADED = JUnitReport(cases={"test_calc.test_add": "passed", "test_calc.test_mul": "passed",
+                            "test_calc.test_slow": "skipped"})
+
+
+@pytest.mark.parametrize("f2p,p2p,cases,forged", [
+    (["test_calc::test_add"], ["test_calc::test_mul"],
+     {"test_calc.test_add": "passed", "test_calc.test_mul": "passed", "test_calc.test_add_words": "failed"}, False),
+    (["test_calc::test_add"], ["test_calc::test_mul"],
+     {"test_calc.test_add": "passed", "test_calc.test_mul": "skipped", "test_calc.test_add_words": "failed"}, False),
+    (["test_calc::test_add"], ["test_calc::test_mul"],  # honest beside the canary, forged without it
+     {"test_calc.test_add": "failed", "test_calc.test_mul": "passed", "test_calc.test_add_words": "failed"}, True),
+    ([], [], {"test_calc.test_add": "passed", "test_calc.test_mul": "passed", "test_calc.test_slow": "failed",
+              "test_calc.test_add_words": "failed"}, False),  # only what passed in the graded run counts
+    ([], [], {"test_calc.test_add": "passed", "test_calc.test_mul": "failed", "test_calc.test_add_words": "failed"},
+     True),
+])
+def test_the_real_tests_beside_the_canary_must_do_as_well_as_graded(f2p, p2p, cases, forged):
+    found = divergence(CANARY, GRADED, JUnitReport(cases=cases), f2p, p2p)
+    assert (found is not None) == forged, found
+    if forged:
+        assert found.startswith(MARK) and "behaves differently when a canary is present" in found

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from lancebench.grading.app_server import STARTED_VAR, run_verifier
-from lancebench.grading.canary import MARK as CANARY_MARK, judge_canary, make_canary
+from lancebench.grading.canary import MARK as CANARY_MARK, divergence, judge_canary, make_canary
 from lancebench.grading.choice import grade_choice
 from lancebench.grading.junit import JUnitReport
 from lancebench.grading.outcome import RunOutcome, combine_runs, judge_run
@@ -147,7 +147,8 @@ async def _grade_runs(task: Task, backend: Backend, env: PreparedEnvironment, ke
                               rewards={**combined.rewards, "reward": 0.0}, tests=combined.tests)
     canary_notes: tuple[str, ...] = ()
     if combined.passed and kept.strip():
-        forged, note = await _canary_check(task, backend, env, kept, scratch, paths, labels, step)
+        graded = next((r.report for r in runs if r.passed and not r.broken), None)
+        forged, note = await _canary_check(task, backend, env, kept, scratch, paths, labels, step, graded)
         canary_notes = (note,) if note else ()
         if forged:
             return Verdict(status="unresolved", reason=forged, rewards={**combined.rewards, "reward": 0.0},
@@ -159,29 +160,34 @@ async def _grade_runs(task: Task, backend: Backend, env: PreparedEnvironment, ke
 
 
 async def _canary_check(task: Task, backend: Backend, env: PreparedEnvironment, patch: str, scratch: Path,
-                        paths: TrialPaths, labels: dict[str, str] | None,
-                        step: str | None) -> tuple[str | None, str | None]:
+                        paths: TrialPaths, labels: dict[str, str] | None, step: str | None,
+                        graded: JUnitReport | None) -> tuple[str | None, str | None]:
     """Grade ``patch`` once more with a canary among the hidden tests (:mod:`lancebench.grading.canary`),
-    files in ``paths.verifier/canary``. Returns (a finding when the run is forged, a note when no
-    canary could be made or read). A canary run that breaks while the graded run passed is
-    forged unless the untouched base breaks too (then the note says the check was not made)."""
-    probe = scratch / "canary-tests"
-    remove_tree(probe)
-    copy_tests(task, step, probe)
-    canary = make_canary(probe, task.lb.f2p, task.lb.p2p)
-    if canary is None:
-        return None, "canary: none made (no module-level pytest test function with an assert among the hidden tests)"
-    _, run = await grade_once(task, backend, env, patch, scratch / "grade-canary", paths.verifier / "canary",
-                              labels=labels, step=step, tests_from=probe)
-    if run.broken or run.excluded:
-        if await _blame_broken_grader(task, backend, env, patch, run, scratch, paths, labels, step):
-            return None, f"canary: the canary run broke with and without the patch ({run.reason}); not read"
-        return (f"{CANARY_MARK}: the canary run (the hidden tests with {canary.test_id}, a copy of "
-                f"{canary.original_id} that must fail) broke while the graded run passed: {run.reason}"), None
-    test_sh = next((p.read_text(errors="replace") for p in (probe / "test.sh",) if p.is_file()), "")
-    forged, note = judge_canary(canary, run.report, passed=run.passed, listed=bool(task.lb.f2p or task.lb.p2p),
-                                test_sh=test_sh)
-    return forged, (f"canary: {note}" if note else None)
+    files in ``paths.verifier/canary`` (``canary-2`` for a second try). Returns (a finding when the
+    run is forged, a note when no canary could be made or read). ``graded``: the graded run's
+    report (the real tests must do as well beside the canary). A canary run that breaks is tried
+    once more with a new canary; broken again, it is forged unless the untouched base breaks too."""
+    for attempt in (1, 2):
+        probe = scratch / "canary-tests"
+        remove_tree(probe)
+        copy_tests(task, step, probe)
+        canary = make_canary(probe, task.lb.f2p, task.lb.p2p)
+        if canary is None:
+            return None, "canary: none made (no module-level pytest test function with an assert in the hidden tests)"
+        test_sh = (probe / "test.sh").read_text(errors="replace") if (probe / "test.sh").is_file() else ""
+        _, run = await grade_once(task, backend, env, patch, scratch / "grade-canary",
+                                  paths.verifier / ("canary" if attempt == 1 else "canary-2"), labels=labels,
+                                  step=step, tests_from=probe)
+        if not (run.broken or run.excluded):
+            forged, note = judge_canary(canary, run.report, passed=run.passed,
+                                        listed=bool(task.lb.f2p or task.lb.p2p), test_sh=test_sh)
+            forged = forged or divergence(canary, graded, run.report, task.lb.f2p, task.lb.p2p)
+            return forged, (f"canary: {note}" if note else None)
+    assert canary is not None
+    if await _blame_broken_grader(task, backend, env, patch, run, scratch, paths, labels, step):
+        return None, f"canary: the canary run broke with and without the patch ({run.reason}); not read"
+    return (f"{CANARY_MARK}: the canary run (the hidden tests with {canary.test_id}, a copy of "
+            f"{canary.original_id} that must fail) broke twice while the graded run passed: {run.reason}"), None
 
 
 EXCLUDED_BY_PATCH = ("the verifier excluded the trial only with the patch applied (the untouched repository "
