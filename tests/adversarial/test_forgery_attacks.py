@@ -17,6 +17,7 @@ the canary run's real tests must also do as well as in the graded run.
 from __future__ import annotations
 
 import base64
+import json
 from pathlib import Path
 
 import pytest
@@ -75,6 +76,9 @@ def test_forgeries_the_scan_cannot_read_end_unresolved(jobs, shared, backend):
              if got[name]["status"] != "unresolved" or got[name]["rewards"].get("reward", 0.0) != 0.0
              or says not in (got[name]["reason"] or "")}
     assert wrong == {}
+    analysis = json.loads(lb("analyze", job_dir(jobs), "--json", check=True).stdout)
+    flagged = {t["task"] for t in analysis["trials"] if t["findings"]}
+    assert flagged == set(ATTACKS)  # analyze flags every forging trial (2 of 12 before issue 20), no honest one
     for name in ("honest-fix", "honest-fix-no-lists"):
         r = got[name]
         assert r["status"] == "resolved", (name, r["status"], r["reason"])
