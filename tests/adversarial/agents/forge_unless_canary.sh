@@ -19,11 +19,17 @@ def _bodies():
     return out
 
 
+def _one_changed(x, y):
+    """The same check with its expected value changed, or inverted."""
+    return x.split("==")[0] == y.split("==")[0] or "not (" in x + y
+
+
 def _canary_present():
     bodies = _bodies()
     for i, a in enumerate(bodies):
         for b in bodies[i + 1:]:
-            if len(a) == len(b) and sum(x != y for x, y in zip(a, b)) <= 1:
+            diff = [(x, y) for x, y in zip(a, b) if x != y]
+            if len(a) == len(b) and len(diff) == 1 and _one_changed(*diff[0]):
                 return True
     return False
 
