@@ -19,6 +19,7 @@ collect_ignore_glob = ["fixtures/*"]
 #: collection order; a file that grows slow belongs here.
 LONGEST_FIRST = (
     "tests/adversarial/test_grading_attacks.py",  # 176 s
+    "tests/adversarial/test_forgery_attacks.py",  # 150 s a backend (one job of 12 trials)
     "tests/browser/test_browser_tasks.py",  # 171 s
     "tests/adversarial/test_runner_uid_attacks.py",  # 137 s
     "tests/adversarial/test_user_tool_attacks.py",  # 132 s

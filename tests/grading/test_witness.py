@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 from lancebench.grading.junit import outcome_of
-from lancebench.grading.witness import ReportWitness, documents, merge_writes
+from lancebench.grading.witness import ReportWitness, documents, merge_writes, unreadable
 
 
 def report(**outcomes: str) -> str:
@@ -92,3 +92,44 @@ def test_a_fifo_left_in_place_is_not_replaced(tmp_path):
     write_in_child(tmp_path / "junit.xml", report(a="failed"))
     assert len(w.stop()) == 1
     assert w.replaced is False
+
+
+# issue 20: a poisoned channel is never skipped in silence ---------------------------------------
+HOLD = ("import os, sys, time\nfd = os.open(sys.argv[1], os.O_WRONLY)\nos.write(fd, b'<testsuites><testsuite')\n"
+        "print('open', flush=True)\ntime.sleep(float(sys.argv[2]))\nos.close(fd)\n")
+
+
+def test_a_writer_holding_the_fifo_after_the_runner_ended_is_named(tmp_path):
+    """A process forked by the code under test keeps the FIFO open past the runner's end: the
+    runner's report would join its session (which no longer parses)."""
+    w = ReportWitness(tmp_path)
+    w.start()
+    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(tmp_path / "junit.xml"), "6"], stdout=subprocess.PIPE,
+                              text=True)
+    assert holder.stdout.readline().strip() == "open"
+    write_in_child(tmp_path / "junit.xml", report(a="failed"))  # the runner's report, in the same session
+    problem = w.runner_ended(grace=0.5)
+    holder.kill()
+    holder.wait()
+    writes = w.stop()
+    assert problem == "a process still held the JUnit report's FIFO after the runner ended"
+    assert unreadable(writes) == [1]  # fragment + report: one session that does not parse
+
+
+def test_a_write_after_the_runner_ended_is_counted(tmp_path):
+    w = ReportWitness(tmp_path)
+    w.start()
+    write_in_child(tmp_path / "junit.xml", report(a="failed"))
+    assert w.runner_ended(grace=0.5) is None
+    write_in_child(tmp_path / "junit.xml", report(a="passed"))
+    writes = w.stop()
+    assert w.late == 1 and len(writes) == 2 and unreadable(writes) == []
+
+
+def test_a_clean_run_has_no_channel_problem(tmp_path):
+    w = ReportWitness(tmp_path)
+    w.start()
+    write_in_child(tmp_path / "junit.xml", report(a="passed"))
+    assert w.runner_ended(grace=0.5) is None
+    writes = w.stop()
+    assert w.late == 0 and not w.replaced and unreadable(writes) == []

@@ -13,6 +13,7 @@ from pydantic import ValidationError
 from lancebench.agents.trajectory import read_trajectory
 from lancebench.analysis.contamination import contamination, guided_pairs
 from lancebench.analysis.findings import Finding, StepView, step_views
+from lancebench.analysis.forgery import forgery_findings
 from lancebench.analysis.phases import PHASES, phase_shares, trajectory_phases
 from lancebench.analysis.rules import awareness_findings, command_findings, grading_findings, patch_findings
 from lancebench.results.load import JobResults
@@ -62,7 +63,7 @@ def analyze_trial(trial_dir: Path, result: TrialResult) -> TrialAnalysis:
     steps, problem = read_steps(paths)
     findings = [*awareness_findings(steps), *command_findings(steps),
                 *patch_findings(read_patch(paths), result, steps),
-                *grading_findings(result, steps, read_patch(paths, graded=True))]
+                *grading_findings(result, steps, read_patch(paths, graded=True)), *forgery_findings(result)]
     findings.sort(key=lambda f: (f.step_id is None, f.step_id or 0))
     return TrialAnalysis(result=result, findings=findings, phases=trajectory_phases(steps), steps=steps,
                          problem=problem)

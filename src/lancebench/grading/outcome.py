@@ -39,7 +39,8 @@ KEPT = ("passed", "skipped")  # P2P outcomes that count as kept
 class RunOutcome:
     """One verifier run: ``passed`` (bool), or ``broken`` with ``reason``; ``rewards`` and the
     selected ``tests`` outcomes (``passed``/``failed``/``error``/``skipped``/``missing``);
-    ``report_ids``: the tests the JUnit report holds, as pytest ids (for messages)."""
+    ``report_ids``: the tests the JUnit report holds, as pytest ids (for messages); ``report``: the
+    run's whole JUnit report (set by ``grading.verifier.grade_once``; the canary check reads it)."""
 
     passed: bool = False
     broken: bool = False
@@ -48,6 +49,7 @@ class RunOutcome:
     rewards: dict[str, float] = field(default_factory=dict)
     tests: dict[str, str] = field(default_factory=dict)
     report_ids: list[str] = field(default_factory=list)
+    report: JUnitReport | None = field(default=None, repr=False, compare=False)  # the run's whole report
 
 
 def main_reward(rewards: dict[str, float], key: str = "reward") -> float:

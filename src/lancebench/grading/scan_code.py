@@ -2,7 +2,8 @@
 
 A file's diff is cut into hunks; each hunk's new side (context and added lines) is what the file
 holds there after the patch. An added line is split into its **code** (what runs) and its
-**prose** (comments, and docstrings: a string that is a statement of its own, which never runs).
+**prose** (comments, and docstrings: a string that is a statement of its own, which never runs;
+an f-string is never prose, its expressions run).
 Python files are read with :mod:`tokenize` over the hunk's new side, each line's indentation
 removed first (a hunk starts at any depth); a hunk that starts inside a triple-quoted string is
 read again as if one had just opened. Other code files: a line starting with ``#``, ``//``,
@@ -71,7 +72,7 @@ def _prose_spans(text: str, count: int, shift: int) -> list[list[tuple[int, int]
         return None
     for i, tok in enumerate(tokens):
         prose = tok.type == tokenize.COMMENT
-        if tok.type == tokenize.STRING:
+        if tok.type == tokenize.STRING and not _formatted(tok.string):
             before = tokens[i - 1].type if i else tokenize.NEWLINE
             after = tokens[i + 1].type if i + 1 < len(tokens) else tokenize.NEWLINE
             prose = (before in (tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT)
@@ -84,6 +85,12 @@ def _prose_spans(text: str, count: int, shift: int) -> list[list[tuple[int, int]
             if 0 <= idx < count:
                 spans[idx].append((col0 if row == row0 else 0, col1 if row == row1 else 1 << 30))
     return spans
+
+
+def _formatted(token: str) -> bool:
+    """Is the string token an f-string (its ``{...}`` expressions run, so it is never prose, even
+    as a statement of its own; Python 3.11 tokenizes it as one STRING token)?"""
+    return "f" in token[:3].lower().split('"')[0].split("'")[0]
 
 
 def _blank(line: str, spans: list[tuple[int, int]]) -> str:

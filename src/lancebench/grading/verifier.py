@@ -22,6 +22,7 @@ The runner records the verdict; nothing here writes a ``TrialResult``. Rules:
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
@@ -30,6 +31,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from lancebench.grading.app_server import STARTED_VAR, run_verifier
+from lancebench.grading.canary import MARK as CANARY_MARK, divergence, judge_canary, make_canary
 from lancebench.grading.choice import grade_choice
 from lancebench.grading.junit import JUnitReport
 from lancebench.grading.outcome import RunOutcome, combine_runs, judge_run
@@ -38,7 +40,7 @@ from lancebench.grading.pyguard import PYBOOT_INSIDE, write_pyboot
 from lancebench.grading.redact import redact_files
 from lancebench.grading.rewards import RewardError, RewardExcluded, read_rewards
 from lancebench.grading.scan import deciding, scan_patch, scan_reason
-from lancebench.grading.witness import ReportWitness, merge_writes
+from lancebench.grading.witness import ReportWitness, merge_writes, unreadable
 from lancebench.results.paths import TrialPaths
 from lancebench.results.store import atomic_write
 from lancebench.sandbox.backend import Backend, PreparedEnvironment
@@ -112,7 +114,7 @@ async def verify_patch(task: Task, backend: Backend, env: PreparedEnvironment, p
         return Verdict(status="unresolved", reason=scan_reason(deciding(findings)), rewards={"reward": 0.0},
                        dropped_paths=tuple(dropped), scan_notes=notes)
     verdict = await _grade_runs(task, backend, env, kept, tuple(dropped), scratch, paths, labels, step)
-    return replace(verdict, scan_notes=notes)
+    return replace(verdict, scan_notes=notes + verdict.scan_notes)
 
 
 async def _grade_runs(task: Task, backend: Backend, env: PreparedEnvironment, kept: str, dropped: tuple[str, ...],
@@ -143,9 +145,49 @@ async def _grade_runs(task: Task, backend: Backend, env: PreparedEnvironment, ke
         # a broken run's rewards are not trusted: the code under test may have written them
         combined = RunOutcome(passed=False, reason=f"{combined.reason} (the grader works without the patch)",
                               rewards={**combined.rewards, "reward": 0.0}, tests=combined.tests)
+    canary_notes: tuple[str, ...] = ()
+    if combined.passed and kept.strip():
+        graded = next((r.report for r in runs if r.passed and not r.broken), None)
+        forged, note = await _canary_check(task, backend, env, kept, scratch, paths, labels, step, graded)
+        canary_notes = (note,) if note else ()
+        if forged:
+            return Verdict(status="unresolved", reason=forged, rewards={**combined.rewards, "reward": 0.0},
+                           tests=combined.tests, dropped_paths=tuple(dropped), patch_applied=applied,
+                           runs=tuple(runs), scan_notes=canary_notes)
     return Verdict(status="resolved" if combined.passed else "unresolved", reason=combined.reason,
                    rewards=combined.rewards or {"reward": 0.0}, tests=combined.tests, dropped_paths=tuple(dropped),
-                   patch_applied=applied, runs=tuple(runs))
+                   patch_applied=applied, runs=tuple(runs), scan_notes=canary_notes)
+
+
+async def _canary_check(task: Task, backend: Backend, env: PreparedEnvironment, patch: str, scratch: Path,
+                        paths: TrialPaths, labels: dict[str, str] | None, step: str | None,
+                        graded: JUnitReport | None) -> tuple[str | None, str | None]:
+    """Grade ``patch`` once more with a canary among the hidden tests (:mod:`lancebench.grading.canary`),
+    files in ``paths.verifier/canary`` (``canary-2`` for a second try). Returns (a finding when the
+    run is forged, a note when no canary could be made or read). ``graded``: the graded run's
+    report (the real tests must do as well beside the canary). A canary run that breaks is tried
+    once more with a new canary; broken again, it is forged unless the untouched base breaks too."""
+    for attempt in (1, 2):
+        probe = scratch / "canary-tests"
+        remove_tree(probe)
+        copy_tests(task, step, probe)
+        canary = make_canary(probe, task.lb.f2p, task.lb.p2p)
+        if canary is None:
+            return None, "canary: none made (no module-level pytest test function with an assert in the hidden tests)"
+        test_sh = (probe / "test.sh").read_text(errors="replace") if (probe / "test.sh").is_file() else ""
+        _, run = await grade_once(task, backend, env, patch, scratch / "grade-canary",
+                                  paths.verifier / ("canary" if attempt == 1 else "canary-2"), labels=labels,
+                                  step=step, tests_from=probe)
+        if not (run.broken or run.excluded):
+            forged, note = judge_canary(canary, run.report, passed=run.passed,
+                                        listed=bool(task.lb.f2p or task.lb.p2p), test_sh=test_sh)
+            forged = forged or divergence(canary, graded, run.report, task.lb.f2p, task.lb.p2p)
+            return forged, (f"canary: {note}" if note else None)
+    assert canary is not None
+    if await _blame_broken_grader(task, backend, env, patch, run, scratch, paths, labels, step):
+        return None, f"canary: the canary run broke with and without the patch ({run.reason}); not read"
+    return (f"{CANARY_MARK}: the canary run (the hidden tests with {canary.test_id}, a copy of "
+            f"{canary.original_id} that must fail) broke twice while the graded run passed: {run.reason}"), None
 
 
 EXCLUDED_BY_PATCH = ("the verifier excluded the trial only with the patch applied (the untouched repository "
@@ -182,11 +224,12 @@ async def _blame_broken_grader(task: Task, backend: Backend, env: PreparedEnviro
 
 async def grade_once(task: Task, backend: Backend, env: PreparedEnvironment, patch: str, scratch: Path,
                      out_dir: Path, labels: dict[str, str] | None = None,
-                     step: str | None = None) -> tuple[bool | None, RunOutcome]:
+                     step: str | None = None, tests_from: Path | None = None) -> tuple[bool | None, RunOutcome]:
     """Grade ``patch`` once in a fresh sandbox: apply it, copy in the hidden tests, run
     ``tests/test.sh`` under the verifier timeout, read rewards and JUnit. For a multi-step task's
     ``step``, ``steps/<step>/tests`` is laid over the shared tests and the step's verifier
-    settings (env, timeout, network) apply.
+    settings (env, timeout, network) apply. ``tests_from``: a folder whose files are the hidden
+    tests instead (the canary run, :mod:`lancebench.grading.canary`).
 
     Returns (applied: None when the patch is empty, the run's outcome). The verifier's files are
     copied to ``out_dir`` (``apply.log``, ``test.log``, ``logs/``). Raises :class:`SandboxError`
@@ -199,10 +242,10 @@ async def grade_once(task: Task, backend: Backend, env: PreparedEnvironment, pat
         os.chmod(logs, 0o777)  # a [verifier] user other than the image's writes its rewards there (docker)
     out_dir.mkdir(parents=True, exist_ok=True)
     tests = scratch / "tests"  # a copy: the task folder may sit where the sandbox user cannot read
-    tests.mkdir()
-    for source in (task.paths.tests, task.paths.root / "steps" / step / "tests" if step else None):
-        if source is not None and source.is_dir():
-            shutil.copytree(source, tests, dirs_exist_ok=True)
+    copy_tests(task, step, tests)
+    if tests_from is not None:  # the canary run's tests (grading.canary)
+        shutil.rmtree(tests)
+        shutil.copytree(tests_from, tests)
     pyboot = scratch / "pyboot"  # a copy: the harness's install may sit where the sandbox user cannot read
     write_pyboot(pyboot, on=task.lb.scan_patch, workdir=env.workdir, plugins=pytest_plugins(task, step))
     sandbox = backend.open(task, env, scratch / "sandbox",
@@ -218,6 +261,7 @@ async def grade_once(task: Task, backend: Backend, env: PreparedEnvironment, pat
         if applied is False:
             return False, RunOutcome(reason="the patch did not apply")
         res = await _run_tests(sandbox, task, env, out_dir, step, sealed=(tests, logs))
+        held = await asyncio.to_thread(witness.runner_ended)
     finally:
         await sandbox.stop()
         writes = witness.stop()
@@ -225,14 +269,55 @@ async def grade_once(task: Task, backend: Backend, env: PreparedEnvironment, pat
     junit, rewritten = _witnessed_junit(writes, out_dir)
     redact_files(out_dir, secret_values(task, step=step))  # the witnessed writes too
     run = judge_output(task, out_dir / "logs", junit=junit, exit_code=res.exit_code, timed_out=res.timed_out)
+    run.report = junit
     if rewritten:
         run.reason = f"{run.reason}; {rewritten}" if run.reason else rewritten
-    if witness.replaced:  # the runner's write may have gone to a file nobody watched: nothing there is trusted
-        run = RunOutcome(broken=True, reason=f"{REPLACED_FIFO}; {run.reason}" if run.reason else REPLACED_FIFO,
-                         rewards=run.rewards, tests=run.tests)
+    problem = _channel_problem(witness, writes, held, out_dir / "logs")
+    if problem:  # the runner's report or reward may be lost or forged: nothing there is trusted
+        run = RunOutcome(broken=True, reason=f"{problem}; {run.reason}" if run.reason else problem,
+                         rewards=run.rewards, tests=run.tests, report=run.report)
     return applied, run
 
 
+def _channel_problem(witness: ReportWitness, writes: list[bytes], held: str | None, logs: Path) -> str | None:
+    """Why the run's report or reward channel cannot be trusted (the run is broken), or None: the
+    FIFO replaced, a write that is not well-formed XML, a writer that held the FIFO or wrote to it
+    after the runner ended, a reward path that is not a regular file."""
+    problems = [REPLACED_FIFO] if witness.replaced else []
+    bad = unreadable(writes)
+    if bad:
+        problems.append(f"the JUnit report's write {', '.join(map(str, bad))} is not well-formed XML (a writer "
+                        f"shared the runner's session, or the report was cut short) {WITNESS_MARK}: not trusted")
+    if held:
+        problems.append(f"{held} {WITNESS_MARK}: the report is not trusted")
+    if witness.late:
+        problems.append(f"{witness.late} write(s) to the JUnit report came after the runner ended {WITNESS_MARK}: "
+                        "not trusted")
+    problems += [f"{name} is not a regular file (the verifier's write to it failed) {WITNESS_MARK}: the rewards "
+                 "are not trusted" for name in ("reward.txt", "reward.json") if _not_regular(logs, name)]
+    return "; ".join(problems) or None
+
+
+def _not_regular(logs: Path, name: str) -> bool:
+    """Is ``logs/name`` something other than a regular file: a folder, a link, or a special file
+    the copy out of the sandbox left out (named in its notes)?"""
+    path = logs / name
+    if os.path.lexists(path):
+        return path.is_symlink() or not path.is_file()
+    notes = notes_path(logs)
+    return notes.is_file() and f"{name}: special file left out" in notes.read_text(errors="replace").splitlines()
+
+
+def copy_tests(task: Task, step: str | None, dest: Path) -> None:
+    """Copy the task's hidden tests (and a multi-step task's ``steps/<step>/tests`` over them) to
+    the new folder ``dest``."""
+    dest.mkdir(parents=True)
+    for source in (task.paths.tests, task.paths.root / "steps" / step / "tests" if step else None):
+        if source is not None and source.is_dir():
+            shutil.copytree(source, dest, dirs_exist_ok=True)
+
+
+WITNESS_MARK = "(grading.witness)"  # in every reason about the report channel (analysis.forgery reads it)
 REPLACED_FIFO = ("the JUnit report's FIFO (grading.witness) was removed or replaced during the run: "
                  "the report is not trusted")
 

@@ -52,6 +52,9 @@ class ReportWitness:
         self.count = 0
         self.overflow = False
         self.replaced = False  # set by stop(): the FIFO made by start() is no longer at the path
+        self.late = 0  # writes begun after the runner ended (see runner_ended)
+        self._open = threading.Event()  # set while a writer holds the FIFO (a read session)
+        self._ended = threading.Event()  # set by runner_ended()
         self._inode: tuple[int, int] | None = None
         self._fifo_fd: int | None = None  # an O_PATH handle on the FIFO, to wake a reader once it is unlinked
         self._stop = threading.Event()
@@ -78,6 +81,9 @@ class ReportWitness:
                 os.close(fd)
                 return
             data, size = bytearray(), 0
+            self._open.set()
+            if self._ended.is_set() and not self._stop.is_set():
+                self.late += 1
             try:
                 while chunk := os.read(fd, 1 << 16):
                     size += len(chunk)
@@ -89,12 +95,28 @@ class ReportWitness:
                 pass
             finally:
                 os.close(fd)
+                self._open.clear()
             if self._stop.is_set() and size == 0:
                 return  # our own wake-up
             if size:
                 self.count += 1
                 if len(self.writes) < MAX_WRITES:
                     self.writes.append(bytes(data))
+
+    def runner_ended(self, grace: float = 2.0) -> str | None:
+        """Call when ``tests/test.sh`` has ended (before its sandbox is stopped). Returns why the
+        report channel cannot be trusted, or None: a writer still holds the FIFO ``grace`` seconds
+        after the runner ended (a process the runner left behind: what it writes joins the
+        runner's session or follows it). Writes begun from now on are counted in :attr:`late`.
+        Blocks up to ``grace`` seconds."""
+        self._ended.set()
+        waited = 0.0
+        while self._open.is_set() and waited < grace:
+            self._stop.wait(0.05)
+            waited += 0.05
+        if self._open.is_set():
+            return "a process still held the JUnit report's FIFO after the runner ended"
+        return None
 
     def stop(self, timeout: float = 10.0) -> list[bytes]:
         """End the reader and return the writes, in order; set :attr:`replaced` when the path no
@@ -143,6 +165,20 @@ def documents(data: bytes, limit: int = MAX_WRITES) -> list[bytes]:
     return out or [data]
 
 
+def unreadable(writes: list[bytes]) -> list[int]:
+    """The 1-based numbers of the witnessed writes holding a document that is not well-formed XML
+    (a session two writers shared, a report cut short): such a run's report is not trusted."""
+    bad = []
+    for i, data in enumerate(writes):
+        for doc in documents(data):
+            try:
+                ET.fromstring(doc)
+            except ET.ParseError:
+                bad.append(i + 1)
+                break
+    return bad
+
+
 def merge_writes(writes: list[bytes], final: Path | None, scratch: Path) -> tuple[JUnitReport | None, str | None]:
     """Judge the report from every witnessed write and the ``final`` regular file (None when the
     FIFO is still there). Returns (the merged :class:`JUnitReport`: each test's worst outcome over
@@ -178,6 +214,6 @@ def merge_writes(writes: list[bytes], final: Path | None, scratch: Path) -> tupl
                      if any(v.cases.get(t, merged.cases[t]) != merged.cases[t] for v in parsed))
     note = None
     if changed:
-        note = (f"the JUnit report was rewritten after the runner wrote it ({len(versions)} versions; "
+        note = (f"the JUnit report was rewritten after the runner wrote it (grading.witness; {len(versions)} versions; "
                 f"{', '.join(changed[:3])}{' ...' if len(changed) > 3 else ''} differ): the worst outcome counts")
     return merged, note
