@@ -4,6 +4,7 @@ writes one row per trial (:mod:`lancebench.results.export`)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -74,8 +75,15 @@ def results_table(results: list[TrialResult], title: str) -> Table:
         cost = "?" if r.usage.cost_usd is None else f"{r.usage.cost_usd:.3f}"
         table.add_row(escape(short_task(r.task)), str(r.attempt), f"[{STATUS_STYLE[r.status]}]{r.status}[/]",
                       escape(reward_cell(r.rewards)), cost, f"{r.timings.total_sec:.0f}s",
-                      *((_cut(judges_cell(r)),) if judged else ()), _cut(r.reason or ""))
+                      *((_cut(judges_cell(r)),) if judged else ()), _cut(reason_cell(r)))
     return table
+
+
+def reason_cell(r: TrialResult) -> str:
+    """The trial's reason, and for an ``invalid`` trial the control that proved the fault is not
+    the agent's (``TrialResult.control``): ``reason [control: ...]``."""
+    reason = r.reason or ""
+    return f"{reason} [control: {r.control}]" if r.status == "invalid" and r.control else reason
 
 
 def summary_line(summary: dict) -> str:
@@ -196,7 +204,10 @@ def show(job_dir: Path = typer.Argument(..., help="A job folder made by `lancebe
          trial: str | None = typer.Option(None, "--trial", help="Print one trial's result in full (id or prefix)."),
          fmt: str | None = typer.Option(None, "--format", help="Write one row per trial: csv, parquet or jsonl."),
          out_path: Path | None = typer.Option(None, "-o", "--out", help="File for --format (default: standard "
-                                                 "output; parquet needs it).")) -> None:
+                                                 "output; parquet needs it)."),
+         errors_as_failures: bool = typer.Option(False, "--errors-as-failures",
+                                                 help="Count invalid trials as unresolved with reward 0 (the "
+                                                      "conservative number); the summary says so.")) -> None:
     """Print a job's summary and trials (one block per configuration; unfinished trials counted).
 
     Examples:
@@ -204,9 +215,15 @@ def show(job_dir: Path = typer.Argument(..., help="A job folder made by `lancebe
       lancebench show jobs/mini__oracle --json
       lancebench show jobs/mini__oracle --trial calc__0
       lancebench show jobs/mini__oracle --format csv -o trials.csv
+      lancebench show jobs/mini__oracle --errors-as-failures
     """
     try:
         job = load_job(job_dir)
+        note = None
+        if errors_as_failures:
+            from lancebench.results.conservative import counted_note, errors_as_failures as count_errors
+            note = counted_note(job.results)
+            job = dataclasses.replace(job, results=count_errors(job.results))
         if trial is not None:
             _print_trial(job, trial)
             return
@@ -215,10 +232,14 @@ def show(job_dir: Path = typer.Argument(..., help="A job folder made by `lancebe
             write_trials(job.results, fmt, out_path)
             return
         summary = job_summary(job)
+        if note is not None:
+            summary["errors_as_failures"] = note
         if as_json:
             print(json.dumps(summary, indent=2, default=str))
             return
         print_job(job, summary)
+        if note is not None:
+            out.print(f"[yellow]note:[/yellow] {note}", highlight=False)
     except LancebenchError as exc:
         raise fail(exc) from None
     if not job.results and not job.unfinished:
