@@ -25,6 +25,7 @@ LONGEST_FIRST = (
     "tests/datasets/test_swelancer_ic.py",  # 87 s
     "tests/judging/test_local_judges.py",  # 85 s
     "tests/harbor/test_two_step.py",  # 80 s
+    "tests/adversarial/test_invalid_attacks.py",  # 110 s on a loaded machine (four jobs, two on docker)
     "tests/core/test_job_resume.py",  # 71 s
     "tests/harbor/test_artifacts.py",  # 70 s
     "tests/browser/test_user_tool.py",  # 66 s
