@@ -27,7 +27,7 @@ import traceback
 from pathlib import Path
 
 import lancebench.llm
-from lancebench.errors import SandboxError
+from lancebench.errors import SandboxError, WorkspaceError
 from lancebench.runner.healthcheck import HealthcheckFailed, run_healthcheck
 from lancebench.sandbox.backend import Backend, PreparedEnvironment
 from lancebench.task.harbor import Healthcheck
@@ -63,13 +63,15 @@ class AgentFault(Exception):
 class Checkpoint:
     """What a trial has done so far, for :func:`blame`: whether agent code has run in a sandbox of
     the trial (``agent_ran``), the prepared environment (``env``), the agent phase's network
-    (``network``) and the health check being run when it failed (``check``, ``where``)."""
+    (``network``), the health check being run when it failed (``check``, ``where``) and whether the
+    work was being captured (``capturing``)."""
 
     agent_ran: bool = False
     env: PreparedEnvironment | None = None
     network: NetworkPolicy | None = None
     check: Healthcheck | None = None
     where: str = ""
+    capturing: bool = False  # the failure came while the work was captured: the control captures too
 
 
 def raised_by_model_client(exc: BaseException) -> bool:
@@ -100,11 +102,12 @@ def verdict_control(verifier_dir: Path) -> str:
 
 async def pristine_control(task: Task, backend: Backend, env: PreparedEnvironment, scratch: Path, *,
                            network: NetworkPolicy | None, labels: dict[str, str], check: Healthcheck | None = None,
-                           where: str = "") -> str | None:
+                           where: str = "", capture: bool = False) -> str | None:
     """Start a fresh sandbox of the pristine environment (``env``, the agent phase's variables and
     ``network``), run ``true`` in it and then ``check`` (the health check that failed, named
-    ``where``), and stop it. Returns None when all of it works, else what failed (the control's
-    own failure: the environment or the engine is broken without the agent's work)."""
+    ``where``), capture its (unchanged) workspace when ``capture``, and stop it. Returns None
+    when all of it works, else what failed (the control's own failure: the environment or the
+    engine is broken without the agent's work)."""
     agent_env = dataclasses.replace(env, variables={**env.variables, **phase_env(task, "agent")})
     box = backend.open(task, agent_env, scratch, network=network or False, labels=labels)
     try:
@@ -114,7 +117,9 @@ async def pristine_control(task: Task, backend: Backend, env: PreparedEnvironmen
             return f"`true` failed in a fresh sandbox (exit {res.exit_code}): {(res.output or '')[-300:]}"
         if check is not None:
             await run_healthcheck(box, check, env=phase_env(task, "healthcheck"), where=where)
-    except (SandboxError, HealthcheckFailed) as exc:
+        if capture:
+            await backend.capture(task, env, box, scratch.parent / "control-capture")
+    except (SandboxError, HealthcheckFailed, WorkspaceError) as exc:
         return f"{type(exc).__name__}: {exc}"[:1000]
     finally:
         try:
@@ -134,9 +139,10 @@ async def blame(exc: Exception, point: Checkpoint, task: Task, backend: Backend,
         return TrialInvalid(what, BEFORE_AGENT if point.env is not None else f"{BEFORE_AGENT} (preparing it)")
     check = point.check if isinstance(exc, HealthcheckFailed) else None
     failed = await pristine_control(task, backend, point.env, scratch / "control", network=point.network,
-                                    labels=labels, check=check, where=point.where)
+                                    labels=labels, check=check, where=point.where, capture=point.capturing)
     if failed is not None:
         return TrialInvalid(what, f"a fresh sandbox of the pristine environment fails too: {failed}")
-    done = "started and passed the same health check" if check is not None else "started and ran a command"
+    done = ("started and passed the same health check" if check is not None else
+            "started, and its workspace was captured" if point.capturing else "started and ran a command")
     return AgentFault(f"after the agent's work: {what}",
                       f"a fresh sandbox of the pristine environment {done}: the agent's work caused the failure")

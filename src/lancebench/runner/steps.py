@@ -100,7 +100,9 @@ async def run_steps(spec, agent: Agent, backend: Backend, env: PreparedEnvironme
             if outcome.invalid_reason:
                 raise TrialInvalid(f"step {step.name}: {outcome.invalid_reason}", MODEL_PROVIDER)
             last = i == len(task.config.steps) - 1
+            point.capturing = True
             patch = await backend.capture(task, env, sandbox, spec.scratch / f"capture-{step.name}")
+            point.capturing = False
             if declares_artifacts(task):
                 await collect(task, step, sandbox, backend, paths.root / "steps" / step.name,
                               spec.scratch / f"artifacts-{step.name}")

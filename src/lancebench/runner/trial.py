@@ -201,7 +201,9 @@ async def _agent_phase(spec: TrialSpec, agent: Agent, backend: Backend, env: Pre
             raise TrialInvalid(outcome.invalid_reason, MODEL_PROVIDER)
         t0 = time.monotonic()
         progress.set_phase(spec.trial_id, "capture")
+        point.capturing = True
         work = await _capture(spec, backend, env, sandbox, outcome)
+        point.capturing = False
         if task.kind == "code" and declares_artifacts(task):
             await collect(task, None, sandbox, backend, paths.root, spec.scratch / "artifacts")
     finally:
