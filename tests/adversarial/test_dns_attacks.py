@@ -443,7 +443,7 @@ def test_a_name_opens_no_container_the_resolver_does_not_serve(monkeypatch):
                                            labels={"job": f"{JOB}-other", "trial": "public"}))
         await asyncio.gather(attacker.start(), public.start())
         try:
-            zone.zone["other.evil.test"] = [_net(public)["IPAddress"]]
+            zone.zone["other.evil.test"] = [next(iter(_net(public)["Networks"].values()))["IPAddress"]]
             asked = await attacker.exec(" ".join([_ASK, "other.evil.test"]))
             return asked, _nft_json(attacker, "set", "inet", docker_network.TABLE, "allow4")
         finally:

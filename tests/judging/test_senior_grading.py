@@ -113,6 +113,8 @@ def test_validation_is_discarded_when_its_script_edits_the_repository(scripted, 
     with pytest.raises(ValidationInvalid) as err:
         run_validation(calc_task, srv, "reference")
     assert err.value.record.status == "failed:discarded" and "calc.py" in str(err.value)
+    # the control (issue 20): the same script, with no model, changes the reference solution's repository too
+    assert err.value.control.startswith("the same scripts change the repository with the reference solution too")
 
 
 def test_an_unknown_driver_is_named_with_its_field_when_the_spec_is_read(calc_task: Path) -> None:
@@ -269,3 +271,59 @@ def test_tasks_validate_names_a_broken_spec_and_rubric(calc_task: Path) -> None:
     assert "validation_spec.toml: key 'stories.0.cases': Field required" in text
     assert "rubric.json: criterion names must be unique; repeated: a" in text
     assert "0 valid, 2 problem(s)" in text
+
+
+# --- issue 20: a discarded validation run needs a control --------------------------------------
+IMPORT_WRITES = {  # the fixed calc.py of an agent whose module writes into the repository at import
+    "new-file": "import pathlib\npathlib.Path(__file__).with_name('notes.txt').write_text('seen')\n",
+    "own-file": "import pathlib\n_me = pathlib.Path(__file__)\n_me.write_text(_me.read_text() + '\\n# seen\\n')\n",
+}
+FIXED = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"
+
+
+def _agent_patch(prefix: str) -> str:
+    old = (TASKS / "calc" / "environment" / "repo" / "calc.py").read_text().splitlines()
+    new = (prefix + FIXED).splitlines()
+    body = "".join(f"-{line}\n" for line in old) + "".join(f"+{line}\n" for line in new)
+    return f"diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1,{len(old)} +1,{len(new)} @@\n{body}"
+
+
+@pytest.mark.parametrize("variant", sorted(IMPORT_WRITES))
+def test_code_under_test_writing_the_repository_fails_validation_as_the_agents(scripted, calc_task: Path,
+                                                                               variant: str) -> None:
+    """Before: the code under test wrote into the repository at import, the run was discarded and
+    the trial `invalid` (excluded, and kept invalid by --retry-invalid). Now the same scripts run on
+    the reference solution change nothing, so the change is the agent's: validation fails."""
+    from lancebench.judging.validation import ValidationByAgent
+    srv = scripted(validation_replies(GOOD_SCRIPT))
+
+    async def go():
+        task = load_task(calc_task)
+        backend = make_backend("local")
+        env = await backend.prepare(task)
+        scratch = calc_task.parent / "scratch"
+        patch = _agent_patch(IMPORT_WRITES[variant])
+        snap = await snapshot(task, backend, env, patch, scratch / "snap")
+        client = LLMClient("openai/scripted", srv.api_base, max_retries=0)
+        return await validate(client, task, backend, env, patch, load_spec(task.paths.tests / "validation_spec.toml"),
+                              snap, scratch / "validation")
+    with pytest.raises(ValidationByAgent) as err:
+        asyncio.run(go())
+    assert err.value.record.status == "failed:patch-changed-repository"
+    assert err.value.control == ("the same scripts change nothing with the reference solution: the patched code "
+                                 "made the change")
+    assert ("notes.txt" if variant == "new-file" else "calc.py") in str(err.value)
+    assert len(srv.requests) == 3  # the control asked no model
+
+
+def test_a_patch_byte_that_is_not_utf8_reaches_the_judge_escaped(scripted) -> None:
+    """Before: one byte of the patch that is not UTF-8 (kept as a surrogate) made every judge call
+    fail before it was sent ("model failed", the trial invalid)."""
+    from lancebench.judging.conversation import Limits, converse
+    from lancebench.judging.validation import ScriptAnswer
+    srv = scripted([say({"answer": {"script": GOOD_SCRIPT}})])
+    patch = b"+name = '\xff'\n".decode("utf-8", "surrogateescape")
+    got = converse(LLMClient("openai/scripted", srv.api_base, max_retries=0), "system", f"patch:\n{patch}",
+                   ScriptAnswer, Limits())
+    assert got.answer.script == GOOD_SCRIPT
+    assert "+name = '\\udcff'" in srv.requests[0]["body"]["messages"][1]["content"]

@@ -59,8 +59,10 @@ class AgentOutcome:
     ``exit``: ``completed`` (it submitted), ``limit`` (a step/cost limit ended it), ``timeout``
     (the harness ended it at the deadline), ``error`` (it failed). ``choice``: the raw answer of a
     choice task, if the agent returns it directly rather than in the answer file. ``usage``:
-    tokens and USD. ``invalid_reason``: set when the failure was not the agent's (model outage):
-    the trial becomes ``invalid``. The patch is never taken from here: the harness captures it.
+    tokens and USD. ``invalid_reason``: set by lancebench's own agents when the failure was not
+    the agent's (model outage): the trial becomes ``invalid``; from any other agent it cannot be
+    checked and counts as the agent's failure. The patch is never taken from here: the harness
+    captures it.
     """
 
     exit: Literal["completed", "limit", "timeout", "error"] = "completed"
@@ -75,9 +77,11 @@ class AgentOutcome:
 class Agent(Protocol):
     """An agent under evaluation. ``name`` labels results; ``run`` does the work.
 
-    ``run`` may raise :class:`lancebench.errors.ModelError` (trial ``invalid``) or
-    :class:`lancebench.errors.ModelAuthError` (job stops). Any other exception makes the trial
-    ``invalid`` with the exception as its reason.
+    ``run`` may let the :class:`lancebench.errors.ModelError` of lancebench's model client
+    propagate (a provider outage after retries: trial ``invalid``) or raise
+    :class:`lancebench.errors.ModelAuthError` (job stops). Any other exception, a ``ModelError``
+    the agent raises itself included, is the agent's failure: exit ``error``, its work graded
+    (:func:`lancebench.runner.agent_phase.run_agent`).
     """
 
     name: str

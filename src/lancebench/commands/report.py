@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from lancebench.errors import ConfigError, LancebenchError
 from lancebench.report.build import ReportOptions, build_report
 from lancebench.report.compare_render import render_common, render_comparisons
 from lancebench.report.render import check_format, render_table, to_csv, to_json, write_parquet
+from lancebench.results.load import JobResults
 
 EXAMPLES = """Examples:
 
@@ -57,6 +59,9 @@ def report(
     html: Path | None = typer.Option(None, "--html", metavar="OUT_DIR",
                                         help="Also write a static site (leaderboard, plots, tasks, one page per "
                                              "trial) into this folder; open OUT_DIR/index.html, no network needed."),
+    errors_as_failures: bool = typer.Option(False, "--errors-as-failures",
+                                            help="Count invalid trials as unresolved with reward 0 (the conservative "
+                                                 "number); each row's notes say so."),
 ) -> None:
     """Report pass@k, pass^k, dollars earned, cost savings and quality, with confidence intervals."""
     try:
@@ -68,6 +73,9 @@ def report(
         if not 0.0 < detect <= 1.0:
             raise ConfigError(f"--detect {detect}: give a pass@1 difference as a fraction in (0, 1], such as 0.05")
         jobs = load_finished_jobs(job_dirs)
+        note = None
+        if errors_as_failures:
+            jobs, note = _count_errors(jobs)
         options = ReportOptions(by=by, kmax=k, confidence=confidence, n_boot=bootstrap, seed=seed, cluster=cluster,
                                 power=power, wanted_diff=detect)
         if html is not None:
@@ -77,10 +85,22 @@ def report(
             if out is None:  # the site was asked for; a table or file too only with --out
                 return
         data = build_report(jobs, options)
+        if note is not None:
+            data["errors_as_failures"] = note
+            for row in data["rows"]:
+                row["notes"].append(note)
         _write(data, fmt, out)
     except LancebenchError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(code=2) from exc
+
+
+def _count_errors(jobs: list[JobResults]) -> tuple[list[JobResults], str]:
+    """``jobs`` with every invalid trial counted as unresolved (``--errors-as-failures``, see
+    :mod:`lancebench.results.conservative`), and the note saying how many."""
+    from lancebench.results.conservative import counted_note, errors_as_failures
+    note = counted_note([r for j in jobs for r in j.results])
+    return [dataclasses.replace(j, results=errors_as_failures(j.results)) for j in jobs], note
 
 
 def _write(data: dict, fmt: str, out: Path | None) -> None:

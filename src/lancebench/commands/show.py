@@ -4,6 +4,7 @@ writes one row per trial (:mod:`lancebench.results.export`)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -75,8 +76,15 @@ def results_table(results: list[TrialResult], title: str) -> Table:
         cost = "?" if r.usage.cost_usd is None else f"{r.usage.cost_usd:.3f}"
         table.add_row(escape(short_task(r.task)), str(r.attempt), f"[{STATUS_STYLE[r.status]}]{r.status}[/]",
                       escape(reward_cell(r.rewards)), cost, f"{r.timings.total_sec:.0f}s",
-                      *((_cut(judges_cell(r)),) if judged else ()), _cut(r.reason or ""))
+                      *((_cut(judges_cell(r)),) if judged else ()), _cut(reason_cell(r)))
     return table
+
+
+def reason_cell(r: TrialResult) -> str:
+    """The trial's reason, and for an ``invalid`` trial the control that proved the fault is not
+    the agent's (``TrialResult.control``): ``reason [control: ...]``."""
+    reason = r.reason or ""
+    return f"{reason} [control: {r.control}]" if r.status == "invalid" and r.control else reason
 
 
 def summary_line(summary: dict) -> str:
@@ -209,7 +217,10 @@ def show(job_dir: Path = typer.Argument(..., help="A job folder made by `lancebe
          exclusions: str = typer.Option("control", "--exclusions",
                                         help="control: lancebench's rule (an exclusion only the patched run shows "
                                              "is unresolved); task: every trial the task's verifier excluded is "
-                                             "left out, as Harbor and the leaderboard count.")) -> None:
+                                             "left out, as Harbor and the leaderboard count."),
+         errors_as_failures: bool = typer.Option(False, "--errors-as-failures",
+                                                 help="Count invalid trials as unresolved with reward 0 (the "
+                                                      "conservative number); the summary says so.")) -> None:
     """Print a job's summary and trials (one block per configuration; unfinished trials counted).
 
     Examples:
@@ -217,12 +228,18 @@ def show(job_dir: Path = typer.Argument(..., help="A job folder made by `lancebe
       lancebench show jobs/mini__oracle --json
       lancebench show jobs/mini__oracle --trial calc__0
       lancebench show jobs/mini__oracle --format csv -o trials.csv
+      lancebench show jobs/mini__oracle --errors-as-failures
     """
     try:
         job = load_job(job_dir)
         if exclusions not in EXCLUSION_RULES:
             raise ConfigError(f"--exclusions {exclusions}: give one of {', '.join(EXCLUSION_RULES)}")
         job.results = under_rule(job.results, exclusions)
+        note = None
+        if errors_as_failures:
+            from lancebench.results.conservative import counted_note, errors_as_failures as count_errors
+            note = counted_note(job.results)
+            job = dataclasses.replace(job, results=count_errors(job.results))
         if trial is not None:
             _print_trial(job, trial)
             return
@@ -231,6 +248,8 @@ def show(job_dir: Path = typer.Argument(..., help="A job folder made by `lancebe
             write_trials(job.results, fmt, out_path)
             return
         summary = job_summary(job) | {"exclusion_rule": exclusions}
+        if note is not None:
+            summary["errors_as_failures"] = note
         if as_json:
             print(json.dumps(summary, indent=2, default=str))
             return
@@ -238,6 +257,8 @@ def show(job_dir: Path = typer.Argument(..., help="A job folder made by `lancebe
         if exclusions == "task":
             out.print("exclusions: the task's rule (every trial its verifier excluded is left out, as Harbor "
                       "and the leaderboard count)", highlight=False)
+        if note is not None:
+            out.print(f"[yellow]note:[/yellow] {note}", highlight=False)
     except LancebenchError as exc:
         raise fail(exc) from None
     if not job.results and not job.unfinished:

@@ -33,7 +33,7 @@ from pydantic import BaseModel, ValidationError
 from lancebench.errors import LancebenchError, ModelAuthError, ModelError
 from lancebench.judging.snapshot import RepoSnapshot
 from lancebench.llm.client import ContextWindowError, DeadlineExceeded, LLMClient
-from lancebench.results.models import Usage
+from lancebench.results.models import Usage, readable
 
 A = TypeVar("A", bound=BaseModel)
 TOOLS = ("read_file", "list_dir", "search")
@@ -122,7 +122,9 @@ def converse(client: LLMClient, system: str, user: str, answer_model: type[A], l
             raise fail("tokens",
                        f"{used.input_tokens + used.output_tokens} tokens used, budget {limits.max_total_tokens}")
         try:
-            reply = client.complete(messages, max_tokens=limits.max_tokens, deadline=deadline)
+            # a patch's bytes that are not UTF-8 (kept as surrogates) are sent escaped: JSON over
+            # HTTP cannot carry them, and every judge call failed before it was sent (issue 20)
+            reply = client.complete(readable(messages), max_tokens=limits.max_tokens, deadline=deadline)
         except ModelAuthError:
             raise
         except DeadlineExceeded as exc:

@@ -6,8 +6,10 @@ to the result:
 
 - ``judges``: ``validation`` (when the task has ``validation_spec.toml``), ``rubric`` (when it has
   ``rubric.json``), ``taste`` (always): each ``ok``, ``skipped`` or ``failed:<why>``;
-- ``status``: a resolved trial becomes ``unresolved`` when a validation story does not pass, and
-  ``invalid`` (with the reason) when the validation run is discarded or its infrastructure fails;
+- ``status``: a resolved trial becomes ``unresolved`` when a validation story does not pass or the
+  patched code changed the repository while validated (a control run shows the same scripts change
+  nothing on the reference solution), and ``invalid`` (with the reason and ``control``) when the
+  validation run is discarded or its infrastructure fails;
 - ``quality``: the tasteful flag, the thresholds and the patch bloat.
 """
 
@@ -28,7 +30,7 @@ from lancebench.judging.record import recorded
 from lancebench.judging.rubric import find_rubric, judge_rubric, load_rubric
 from lancebench.judging.snapshot import RepoSnapshot
 from lancebench.judging.taste import MIN_TOOL_TURNS, judge_taste
-from lancebench.judging.validation import ValidationInvalid, validate
+from lancebench.judging.validation import ValidationByAgent, ValidationInvalid, validate
 from lancebench.judging.validation_spec import find_spec, load_spec
 from lancebench.judging.verdict import Thresholds, quality_verdict, resolved_with_validation
 from lancebench.judging.workspace import reference_patch, snapshot
@@ -165,11 +167,13 @@ async def senior_grade(s: JudgeSettings, task: Task, backend: Backend, env: Prep
     except TaskError as exc:  # the task's spec is broken: not the agent's fault
         result.judges = {"validation": _failed("bad-spec", str(exc), s.model)}
         result.status, result.reason = "invalid", f"validation spec: {exc}"[:4000]
+        result.control = "the task's validation spec is broken (no agent code read)"
         return
-    except ValidationInvalid as exc:
+    except (ValidationInvalid, ValidationByAgent) as exc:  # (issue 20: a control decides which)
         result.judges = {"validation": exc.record.model_copy(update={"model": s.model,
                                                                      "duration_sec": time.monotonic() - started})}
-        result.status, result.reason = "invalid", str(exc)[:4000]
+        result.status = "unresolved" if isinstance(exc, ValidationByAgent) else "invalid"
+        result.reason, result.control = str(exc)[:4000], exc.control
         return
     validation_sec = time.monotonic() - started
     judges = await asyncio.to_thread(_run_judges, s, task, kept, reference, RepoSnapshot(snap_dir), _check_rubric(task))

@@ -18,7 +18,13 @@ For each story of ``validation_spec.toml`` (see :mod:`lancebench.judging.validat
 Score = passed stories / stories. The scripts live in the drivers' folders inside the repository
 (:func:`lancebench.judging.drivers.script_folders`); the repository outside them is fingerprinted
 before the first script and after the last: a change discards the run (:class:`ValidationInvalid`),
-as do sandbox failures and model outages (never the agent's fault). A story's cases may run for
+as do sandbox failures and model outages (never the agent's fault), unless a control
+shows the agent's code made the change (issue 20): the run's final scripts run again, with no
+model, on the reference solution (the untouched base without one) in a fresh sandbox; when the
+repository changes there too, the scripts did it and the run is discarded
+(:class:`ValidationInvalid`, the control recorded); when it does not, the patched code did (code
+under test writing a file at import) and validation fails as the agent's doing
+(:class:`ValidationByAgent`: the trial is ``unresolved``). A story's cases may run for
 ``[settings] script_timeout_sec`` (default :data:`CASE_TIMEOUT_SEC`).
 """
 
@@ -51,11 +57,24 @@ Outcome = Literal["pass", "behavioural-fail", "script-error", "unsure"]
 
 
 class ValidationInvalid(LancebenchError):
-    """The validation run cannot be trusted (repository changed, sandbox or
-    model outage): the trial is ``invalid`` with this reason. ``record`` is what to store."""
+    """The validation run cannot be trusted (repository changed, sandbox or model outage): the
+    trial is ``invalid`` with this reason. ``record`` is what to store; ``control`` what showed
+    the fault is not the agent's (``TrialResult.control``)."""
 
-    def __init__(self, reason: str, record: JudgeRecord):
+    def __init__(self, reason: str, record: JudgeRecord, control: str | None = None):
         self.record = record
+        self.control = control
+        super().__init__(reason)
+
+
+class ValidationByAgent(LancebenchError):
+    """The validation run changed the repository, and a control showed the agent's patched code
+    did it (the same scripts on the reference solution or the base change nothing): the trial
+    is ``unresolved`` with this reason; ``record`` is what to store, ``control`` the control."""
+
+    def __init__(self, reason: str, record: JudgeRecord, control: str):
+        self.record = record
+        self.control = control
         super().__init__(reason)
 
 
@@ -152,6 +171,7 @@ class _Run:
         self.client, self.task, self.env, self.sandbox, self.spec = client, task, env, sandbox, spec
         self.snap, self.patch, self.scratch, self.limits = snap, patch, scratch, limits
         self.turns = 0
+        self.final: dict[int, str] = {}  # story index -> the script its cases ran with
 
     async def ask(self, system: str, prompt: str, model: type, tools: bool):
         got: Any = await asyncio.to_thread(converse, self.client, system, prompt, model, self.limits,
@@ -201,6 +221,7 @@ class _Run:
             script = review.script
         (self.scratch / f"story-{index}").mkdir(parents=True, exist_ok=True)
         (self.scratch / f"story-{index}" / "final_script.txt").write_text(script)
+        self.final[index] = script
         outcome, _ = await self.run_cases(index, script, story, len(story.cases))
         return outcome
 
@@ -241,7 +262,8 @@ async def validate(client: LLMClient, task: Task, backend: Backend, env: Prepare
         after = await fingerprint(sandbox, env.workdir, folders, scratch / "after.txt")
     except JudgeFailed as exc:
         rec = _record("failed:model-error", outcomes, run.turns, client.usage.since(start_usage), exc.detail[:1000])
-        raise ValidationInvalid(f"validation: the model failed: {exc.detail[:300]}", rec) from exc
+        raise ValidationInvalid(f"validation: the model failed: {exc.detail[:300]}", rec,
+                                "outside every sandbox: the judge model failed after the client's retries") from exc
     except SandboxError as exc:
         rec = _record("failed:infrastructure", outcomes, run.turns, client.usage.since(start_usage), str(exc)[:1000])
         raise ValidationInvalid(f"validation: sandbox failure: {exc}", rec) from exc
@@ -249,9 +271,56 @@ async def validate(client: LLMClient, task: Task, backend: Backend, env: Prepare
         await sandbox.stop()
     if before != after:
         changed = changed_paths(before, after)
-        rec = _record("failed:discarded", outcomes, run.turns, client.usage.since(start_usage),
-                      "the validation scripts changed the repository: " + "; ".join(changed))
-        raise ValidationInvalid("validation discarded: its scripts changed the repository outside "
-                                f"{', '.join(folders)} ({'; '.join(changed)[:300]})", rec)
+        await _blame_change(task, backend, env, spec, run.final, scratch, labels, changed, folders,
+                            lambda status, why: _record(status, outcomes, run.turns, client.usage.since(start_usage),
+                                                        why))
     return _record("ok", outcomes, run.turns, client.usage.since(start_usage),
                    f"{sum(o.outcome == 'pass' for o in outcomes)} of {len(outcomes)} stories passed")
+
+
+async def _blame_change(task: Task, backend: Backend, env: PreparedEnvironment, spec: ValidationSpec,
+                        scripts: dict[int, str], scratch: Path, labels: dict[str, str] | None, changed: list[str],
+                        folders: list[str], record: Any) -> None:
+    """The repository changed during validation (``changed``): who did it? The control of the
+    module docstring. Raises :class:`ValidationByAgent` or :class:`ValidationInvalid`
+    (``record(status, rationale)`` makes the record to store)."""
+    what = "; ".join(changed)[:300]
+    try:
+        where, again = await _rerun_scripts(task, backend, env, spec, scripts, scratch / "control", labels, folders)
+    except SandboxError as exc:
+        raise ValidationInvalid(f"validation discarded: the repository changed outside {', '.join(folders)} ({what})",
+                                record("failed:discarded", f"changed: {what}; control failed: {exc}"),
+                                f"none could run ({exc})"[:500]) from exc
+    if again:
+        control = f"the same scripts change the repository with {where} too ({'; '.join(again)[:200]})"
+        raise ValidationInvalid(f"validation discarded: its scripts changed the repository outside "
+                                f"{', '.join(folders)} ({what})", record("failed:discarded", control), control)
+    control = f"the same scripts change nothing with {where}: the patched code made the change"
+    raise ValidationByAgent(f"validation failed: the patched code changed the repository while validated ({what})",
+                            record("failed:patch-changed-repository", control), control)
+
+
+async def _rerun_scripts(task: Task, backend: Backend, env: PreparedEnvironment, spec: ValidationSpec,
+                         scripts: dict[int, str], scratch: Path, labels: dict[str, str] | None,
+                         folders: list[str]) -> tuple[str, list[str]]:
+    """Run the run's final ``scripts`` (story index -> script; no model) on the
+    reference solution, or the untouched base without one, in a fresh sandbox; returns (which of
+    the two, the paths the scripts changed there). Raises :class:`SandboxError`."""
+    from lancebench.judging.workspace import reference_patch
+    reference = await reference_patch(task, backend, env, scratch / "reference", labels)
+    where = "the reference solution" if reference is not None else "the untouched base"
+    box = backend.open(task, env, scratch / "sandbox", labels=labels)
+    run = _Run(None, task, env, box, None, reference or "", scratch, Limits(), spec)  # type: ignore[arg-type]
+    try:
+        await box.start()
+        await apply_patch(task, backend, box, env, reference or "", scratch / "apply")
+        made = await box.exec(["mkdir", "-p", *folders], cwd=env.workdir)
+        if not made.ok:
+            raise SandboxError(f"the validation folders could not be made: {made.output[-300:]}")
+        before = await fingerprint(box, env.workdir, folders, scratch / "before.txt")
+        for i, script in sorted(scripts.items()):
+            await run.run_cases(i, script, spec.stories[i], len(spec.stories[i].cases))
+        after = await fingerprint(box, env.workdir, folders, scratch / "after.txt")
+    finally:
+        await box.stop()
+    return where, changed_paths(before, after)

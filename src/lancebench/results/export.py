@@ -17,8 +17,9 @@ from lancebench.results.models import TrialResult
 
 FORMATS = ("csv", "parquet", "jsonl")
 COLUMNS = ("trial_id", "job", "task", "dataset", "attempt", "kind", "split", "price_usd", "status", "reason",
-           "reward", "rewards", "patch_applied", "agent_exit", "input_tokens", "output_tokens", "cached_tokens",
-           "cost_usd", "calls", "environment_sec", "agent_sec", "capture_sec", "grading_sec", "total_sec",
+           "control", "reward", "rewards", "patch_applied", "agent_exit", "input_tokens", "output_tokens",
+           "cached_tokens", "cost_usd", "calls", "environment_sec", "agent_sec", "capture_sec", "grading_sec",
+           "total_sec",
            "agent", "model", "api_base", "backend", "agent_timeout_sec", "agent_options", "lancebench_version",
            "started_at", "finished_at", "tests")
 _NESTED = ("rewards", "tests", "agent_options")
@@ -29,8 +30,9 @@ def trial_row(r: TrialResult) -> dict:
     cfg = r.config
     row = {"trial_id": r.trial_id, "job": r.job, "task": r.task, "dataset": r.dataset, "attempt": r.attempt,
            "kind": r.kind, "split": r.split, "price_usd": r.price_usd, "status": r.status, "reason": r.reason,
-           "reward": r.rewards.get("reward"), "rewards": r.rewards, "patch_applied": r.patch_applied,
-           "agent_exit": r.agent_exit, **r.usage.model_dump(exclude={"retries"}), **r.timings.model_dump(),
+           "control": r.control, "reward": r.rewards.get("reward"), "rewards": r.rewards,
+           "patch_applied": r.patch_applied, "agent_exit": r.agent_exit,
+           **r.usage.model_dump(exclude={"retries"}), **r.timings.model_dump(),
            "agent": r.agent, "model": r.model, "api_base": cfg.api_base if cfg else None,
            "backend": cfg.backend if cfg else None, "agent_timeout_sec": cfg.agent_timeout_sec if cfg else None,
            "agent_options": cfg.agent_options if cfg else None,

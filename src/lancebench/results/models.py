@@ -219,6 +219,12 @@ class TrialResult(_Strict):
     - ``status``: ``resolved`` | ``unresolved`` | ``invalid``; ``reason`` says why for the
       latter two (``invalid`` means the harness, the model service or the grader failed: the trial
       is excluded from rates and counted apart, never scored 0).
+    - ``control``: the control that decided a failure that looked like the harness's: for an
+      ``invalid`` trial, what proved the fault is not the agent's (the untouched base graded the
+      same way, a fresh sandbox of the pristine environment failed too, the failure lay outside
+      every sandbox: the model provider after retries, the engine, the harness itself, or no
+      agent code had run yet); for an ``unresolved`` one, the control that cleared the harness
+      (the pristine environment works). None when no control was needed.
     - ``rewards``: flat map of floats read from the verifier (``reward`` is the main one).
     - ``steps``: a multi-step task's per-step results in order (``name``, ``status``,
       ``rewards``, ``reason``, ``agent_exit``); empty for a single-step task.
@@ -249,6 +255,7 @@ class TrialResult(_Strict):
     taxonomy: dict = Field(default_factory=dict)
     status: Status
     reason: str | None = None
+    control: str | None = None
     rewards: dict[str, float] = Field(default_factory=dict)
     steps: list[dict] = Field(default_factory=list)
     patch_applied: bool | None = None

@@ -1,23 +1,27 @@
 """The pieces of a trial's agent phase that single-step trials (:mod:`lancebench.runner.trial`) and
 multi-step trials (:mod:`lancebench.runner.steps`) share: what to run (:class:`TrialSpec`), the
-agent run under its deadline, health checks, sandbox labels, and the internal "not the agent's
-fault" signal (:class:`TrialInvalid`)."""
+agent run under its deadline and how its failures count (:func:`run_agent`), health checks,
+sandbox labels; the internal "not the agent's fault" signal (:class:`TrialInvalid`) and its
+controls live in :mod:`lancebench.runner.control`."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
+import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from lancebench.agents.base import Agent, AgentContext, AgentOutcome
-from lancebench.errors import AgentError, LancebenchError, ModelError
+from lancebench.errors import LancebenchError, ModelAuthError, ModelError, SandboxError
 from lancebench.judging.senior import JudgeSettings
 from lancebench.llm.meter import metering
 from lancebench.results.models import TrialConfig, Usage
 from lancebench.results.paths import TrialPaths
 from lancebench.runner import spend
-from lancebench.runner.healthcheck import HealthcheckFailed, run_healthcheck
+from lancebench.runner.control import HARNESS, MODEL_PROVIDER, Checkpoint, TrialInvalid, raised_by_model_client
+from lancebench.runner.healthcheck import run_healthcheck
 from lancebench.sandbox.base import Sandbox
 from lancebench.task.model import Task
 from lancebench.task.settings import phase_env
@@ -43,21 +47,24 @@ class TrialSpec:
     config: TrialConfig | None = None  # recorded in the result (see lancebench.results.models)
 
 
-class TrialInvalid(Exception):
-    """Internal: the trial cannot be graded for a reason that is not the agent's."""
+__all__ = ["TrialInvalid", "TrialSpec", "check_health", "run_agent"]
 
 
-async def check_health(task: Task, sandbox: Sandbox, step=None) -> None:
+async def check_health(task: Task, sandbox: Sandbox, step=None, point: Checkpoint | None = None) -> None:
     """The task's health check (``[environment.healthcheck]``), or ``step``'s, before the agent
-    runs; a failing one makes the trial invalid with the reason."""
+    (or the step's agent) runs. Raises :class:`~lancebench.runner.healthcheck.HealthcheckFailed`;
+    the trial blames it with :func:`lancebench.runner.control.blame` (``invalid`` before any agent
+    code ran; after, only when a fresh pristine sandbox fails the same check). The check and its
+    table's name are noted in ``point``."""
     check = step.healthcheck if step is not None else task.config.environment.healthcheck
     if check is None:
         return
     where = f"steps.{step.name}.healthcheck" if step is not None else "environment.healthcheck"
-    try:
-        await run_healthcheck(sandbox, check, env=phase_env(task, "healthcheck"), where=where)
-    except HealthcheckFailed as exc:
-        raise TrialInvalid(str(exc)) from None
+    if point is not None:
+        point.check, point.where = check, where
+    await run_healthcheck(sandbox, check, env=phase_env(task, "healthcheck"), where=where)
+    if point is not None:
+        point.check, point.where = None, ""
 
 
 def trial_labels(spec: TrialSpec) -> dict[str, str]:
@@ -65,9 +72,26 @@ def trial_labels(spec: TrialSpec) -> dict[str, str]:
     return {"lancebench.job": spec.job, "lancebench.trial": spec.trial_id}
 
 
-async def run_agent(agent: Agent, ctx: AgentContext, budget: float) -> AgentOutcome:
-    """Run the agent, ending it at its deadline (plus a grace period for its own clean-up). The
-    trial's usage meter (:mod:`lancebench.runner.spend`) counts its model calls meanwhile."""
+async def run_agent(agent: Agent, ctx: AgentContext, budget: float, point: Checkpoint | None = None) -> AgentOutcome:
+    """Run the agent, ending it at its deadline (plus a grace period for its own clean-up); from
+    here on agent code has run (``point.agent_ran``). How what the agent raises counts (issue 20):
+
+    - :class:`ModelAuthError` propagates (the job stops);
+    - a :class:`ModelError` raised in lancebench's model client (after its retries) is a provider
+      outage: :class:`TrialInvalid` with :data:`~lancebench.runner.control.MODEL_PROVIDER`;
+    - a :class:`SandboxError` propagates: the trial blames it with a control run;
+    - another lancebench error of a built-in agent (an oracle without a solution) is the harness's
+      or the task's: :class:`TrialInvalid`;
+    - anything else (the agent's own code raising, a ``ModelError`` it raised itself, a value that
+      is not an :class:`AgentOutcome`, an ``invalid_reason`` of an agent not bundled with
+      lancebench, which no control can check) is the agent's failure: an outcome with exit
+      ``error`` whose work is captured and graded as any other (the traceback in ``crash.log``).
+
+    The trial's usage meter (:mod:`lancebench.runner.spend`) counts its model calls meanwhile.
+    """
+    if point is not None:
+        point.agent_ran = True
+    name = getattr(agent, "name", type(agent).__name__)
     meter = spend.current()
     try:
         with metering(meter) if meter is not None else contextlib.nullcontext():
@@ -75,13 +99,44 @@ async def run_agent(agent: Agent, ctx: AgentContext, budget: float) -> AgentOutc
     except TimeoutError:
         return AgentOutcome(exit="timeout", message=f"ended by the harness after {budget:.0f}s",
                             usage=usage_from_trajectory(ctx.logs_dir / "trajectory.json"))
-    except (ModelError, LancebenchError):
+    except (ModelAuthError, SandboxError):
         raise
+    except ModelError as exc:
+        if raised_by_model_client(exc):
+            raise TrialInvalid(f"model error: {exc}", MODEL_PROVIDER) from exc
+        return _crashed(ctx, exc, "it raised ModelError itself, not lancebench's model client")
+    except LancebenchError as exc:
+        if _bundled(agent):
+            raise TrialInvalid(f"agent {name}: {type(exc).__name__}: {exc}",
+                               f"{HARNESS}: lancebench's bundled agent {name} could not run") from exc
+        return _crashed(ctx, exc)
     except Exception as exc:
-        raise AgentError(f"agent {getattr(agent, 'name', agent)!s} crashed: {type(exc).__name__}: {exc}") from exc
+        return _crashed(ctx, exc)
     if not isinstance(outcome, AgentOutcome):
-        raise AgentError(f"agent {getattr(agent, 'name', agent)!s} returned {type(outcome).__name__}, not AgentOutcome")
+        return AgentOutcome(exit="error", message=f"the agent returned {type(outcome).__name__}, not AgentOutcome",
+                            usage=usage_from_trajectory(ctx.logs_dir / "trajectory.json"))
+    if outcome.invalid_reason and not _bundled(agent):
+        return dataclasses.replace(outcome, exit="error", invalid_reason=None,
+                                   message=f"the agent reported a failure not its own, which the harness cannot "
+                                           f"check: {outcome.invalid_reason}"[:2000])
     return outcome
+
+
+def _bundled(agent: Agent) -> bool:
+    """Whether ``agent`` is one of lancebench's own (its code is the harness's)."""
+    return type(agent).__module__.startswith("lancebench.")
+
+
+def _crashed(ctx: AgentContext, exc: BaseException, why: str = "") -> AgentOutcome:
+    """The outcome of an agent whose own code raised ``exc``: exit ``error`` (the agent's failure),
+    the traceback written to ``crash.log`` in its logs folder, its usage from its trajectory."""
+    try:
+        (ctx.logs_dir / "crash.log").write_text("".join(traceback.format_exception(exc)), errors="replace")
+    except OSError:
+        pass
+    text = f"the agent crashed: {type(exc).__name__}: {exc}" + (f" ({why})" if why else "")
+    return AgentOutcome(exit="error", message=text[:2000],
+                        usage=usage_from_trajectory(ctx.logs_dir / "trajectory.json"))
 
 
 def usage_from_trajectory(path: Path) -> Usage:

@@ -8,7 +8,9 @@ run in the agent's sandbox before the agent starts, with Docker HEALTHCHECK sema
 - after it, ``retries`` consecutive failures (tries ``interval_sec`` apart) fail the check;
 - each try is bounded by ``timeout_sec``.
 
-A failed check is the environment's fault, never the agent's: the trial is ``invalid``.
+A check that fails before any agent code ran is the environment's fault: the trial is
+``invalid``; one that fails after (a later step's) is blamed by a control run
+(:func:`lancebench.runner.control.blame`).
 """
 
 from __future__ import annotations

@@ -25,8 +25,9 @@ from lancebench.grading.outcome import main_reward
 from lancebench.grading.verifier import verify_patch
 from lancebench.results.models import Timings, TrialResult, Usage
 from lancebench.results.paths import TrialPaths
-from lancebench.runner.agent_phase import TrialInvalid, check_health, resume_sandbox, run_agent, trial_labels
+from lancebench.runner.agent_phase import check_health, resume_sandbox, run_agent, trial_labels
 from lancebench.runner.artifacts import collect
+from lancebench.runner.control import MODEL_PROVIDER, Checkpoint, TrialInvalid, verdict_control
 from lancebench.sandbox.as_user import as_user
 from lancebench.sandbox.backend import Backend, PreparedEnvironment, task_limits
 from lancebench.task.artifacts import declares_artifacts
@@ -59,26 +60,30 @@ def combine_steps(graded: list[dict[str, float]], strategy: str) -> dict[str, fl
 
 
 async def run_steps(spec, agent: Agent, backend: Backend, env: PreparedEnvironment, result: TrialResult,
-                    timings: Timings) -> str:
+                    timings: Timings, point: Checkpoint) -> str:
     """Run every step of ``spec.task`` (see the module docstring) and fill ``result``; returns the
     last captured patch (the work after the last step that ran). Raises what
-    :func:`lancebench.runner.trial.run_trial` turns into ``invalid`` for harness faults."""
+    :func:`lancebench.runner.trial.run_trial` turns into ``invalid`` for harness faults, or blames
+    with a control (``point``: what has run; a failed start of the container for the next step,
+    or a failed step health check, after the agent's work, is the agent's unless a pristine
+    sandbox fails too); a failed start is ignored when no step follows (a ``min_reward`` gate)."""
     task, paths = spec.task, spec.paths
     agent_env = dataclasses.replace(env, variables={**env.variables, **phase_env(task, "agent")})
     per_step = step_agent_networks(task)
-    sandbox = backend.open(task, agent_env, spec.scratch / "agent", labels=trial_labels(spec),
-                           network=per_step[0] if len(set(per_step)) == 1 else NetworkPolicy("allowlist"))
+    point.network = per_step[0] if len(set(per_step)) == 1 else NetworkPolicy("allowlist")
+    sandbox = backend.open(task, agent_env, spec.scratch / "agent", labels=trial_labels(spec), network=point.network)
     await sandbox.start()
     graded: list[dict[str, float]] = []
     usage = Usage()
     patch = ""
     try:
-        await check_health(task, sandbox)
+        await check_health(task, sandbox, point=point)
         for i, step in enumerate(task.config.steps or []):
             agent_box = as_user(sandbox, phase_user(task, "agent", step=step.name))  # the step's agent user (docker)
             if len(set(per_step)) > 1:  # the steps' agent networks differ: this step's, before anything of it runs
+                point.network = per_step[i]
                 await _set_network(sandbox, per_step[i])
-            await check_health(task, agent_box, step)
+            await check_health(task, agent_box, step, point)
             budget = step.agent.timeout_sec or spec.agent_timeout_sec or task.config.agent.timeout_sec
             logs = paths.agent / "steps" / step.name
             logs.mkdir(parents=True, exist_ok=True)
@@ -88,18 +93,21 @@ async def run_steps(spec, agent: Agent, backend: Backend, env: PreparedEnvironme
                                limits=task_limits(task), logs_dir=logs, model=spec.model, options=dict(spec.options),
                                solution_dir=step_solution_dir(task, step), price_usd=task.price_usd,
                                solution_env=phase_env(task, "solution"))
-            outcome = await run_agent(agent, ctx, budget)
+            outcome = await run_agent(agent, ctx, budget, point)
             timings.agent_sec = (timings.agent_sec or 0.0) + time.monotonic() - t0
             usage = usage + outcome.usage if isinstance(outcome.usage, Usage) else usage
             result.agent_exit = outcome.exit
             if outcome.invalid_reason:
-                raise TrialInvalid(f"step {step.name}: {outcome.invalid_reason}")
+                raise TrialInvalid(f"step {step.name}: {outcome.invalid_reason}", MODEL_PROVIDER)
             last = i == len(task.config.steps) - 1
+            point.capturing = True
             patch = await backend.capture(task, env, sandbox, spec.scratch / f"capture-{step.name}")
+            point.capturing = False
             if declares_artifacts(task):
                 await collect(task, step, sandbox, backend, paths.root / "steps" / step.name,
                               spec.scratch / f"artifacts-{step.name}")
-            record = await _grade_and_resume(spec, backend, env, patch, step, result, None if last else sandbox)
+            record, not_resumed = await _grade_and_resume(spec, backend, env, patch, step, result,
+                                                          None if last else sandbox)
             record["agent_exit"] = outcome.exit
             result.steps.append(record)
             graded.append(record["rewards"])
@@ -107,6 +115,8 @@ async def run_steps(spec, agent: Agent, backend: Backend, env: PreparedEnvironme
             if stop:
                 record["stopped"] = f"later steps not run: {stop}"
                 break
+            if not_resumed is not None:  # blamed by the trial (lancebench.runner.control.blame)
+                raise not_resumed
     finally:
         await sandbox.stop()
     result.usage = usage
@@ -122,18 +132,20 @@ async def run_steps(spec, agent: Agent, backend: Backend, env: PreparedEnvironme
 
 
 async def _grade_and_resume(spec, backend: Backend, env: PreparedEnvironment, patch: str, step: StepConfig,
-                            result: TrialResult, sandbox) -> dict:
+                            result: TrialResult, sandbox) -> tuple[dict, BaseException | None]:
     """Grade the work after ``step`` (:func:`_grade_step`) while the agent's ``sandbox`` (None
     after the last step) starts again for the next one: the grading runs in its own fresh
     sandbox from the captured patch, so the two are independent, and the agent runs nothing
-    until the next step begins. Returns the step's record; raises the grading's error first."""
+    until the next step begins. Returns the step's record and the start's failure (None when it
+    started; the caller raises it only when a step follows); raises the grading's error."""
     resumed = resume_sandbox(backend, sandbox) if sandbox is not None else asyncio.sleep(0)
     record, started = await asyncio.gather(_grade_step(spec, backend, env, patch, step, result), resumed,
                                            return_exceptions=True)
-    for outcome in (record, started):
-        if isinstance(outcome, BaseException):
-            raise outcome
-    return cast(dict, record)
+    if isinstance(record, BaseException):
+        raise record
+    if isinstance(started, BaseException) and not isinstance(started, Exception):
+        raise started  # a cancellation
+    return cast(dict, record), started if isinstance(started, BaseException) else None
 
 
 async def _grade_step(spec, backend: Backend, env: PreparedEnvironment, patch: str, step: StepConfig,
@@ -148,7 +160,7 @@ async def _grade_step(spec, backend: Backend, env: PreparedEnvironment, patch: s
     verdict = await verify_patch(spec.task, backend, env, patch, scratch=spec.scratch / f"step-{step.name}",
                                  paths=TrialPaths(root=root), labels=trial_labels(spec), step=step.name)
     if verdict.status == "invalid":
-        raise TrialInvalid(verdict.reason)
+        raise TrialInvalid(f"step {step.name}: {verdict.reason}", verdict_control(root / "verifier"))
     result.dropped_paths = sorted(set(result.dropped_paths) | set(verdict.dropped_paths))
     result.scan_notes = sorted(set(result.scan_notes) | set(verdict.scan_notes))
     result.patch_applied = verdict.patch_applied

@@ -9,7 +9,10 @@
 - record: :func:`_record` copies the verdict into the :class:`TrialResult` (written last);
   :func:`_senior` adds senior grading (``--judge-model``) of a graded patch.
 
-Infrastructure failures give ``invalid``, never a score of 0.
+Infrastructure failures give ``invalid``, never a score of 0, and only with the control that
+proved them (``TrialResult.control``, :mod:`lancebench.runner.control`): a sandbox failure or a
+failed health check after agent code ran is the agent's (``unresolved``) unless a fresh sandbox
+of the pristine environment fails the same way.
 """
 
 from __future__ import annotations
@@ -21,15 +24,26 @@ from pathlib import Path
 from typing import Any
 
 from lancebench.agents.base import Agent, AgentContext, AgentOutcome
-from lancebench.errors import AgentError, LancebenchError, ModelAuthError, ModelError, SandboxError, WorkspaceError
+from lancebench.errors import LancebenchError, ModelAuthError, ModelError, SandboxError, WorkspaceError
 from lancebench.grading.choice import read_answer_file
 from lancebench.grading.verifier import Verdict, judge_choice, patch_not_applied, verify_patch
 from lancebench.judging.senior import senior_grade
 from lancebench.results.models import Timings, TrialResult, Usage, utcnow
 from lancebench.results.store import atomic_write
 from lancebench.runner import progress, spend
-from lancebench.runner.agent_phase import TrialInvalid, TrialSpec, check_health, run_agent, trial_labels
+from lancebench.runner.agent_phase import TrialSpec, check_health, run_agent, trial_labels
 from lancebench.runner.artifacts import collect
+from lancebench.runner.control import (
+    HARNESS,
+    MODEL_PROVIDER,
+    AgentFault,
+    Checkpoint,
+    TrialInvalid,
+    blame,
+    raised_by_model_client,
+    verdict_control,
+)
+from lancebench.runner.healthcheck import HealthcheckFailed
 from lancebench.sandbox.as_user import as_user
 from lancebench.sandbox.backend import Backend, PreparedEnvironment, task_limits
 from lancebench.sandbox.base import Sandbox
@@ -54,28 +68,42 @@ class _Work:
 async def run_trial(spec: TrialSpec, agent: Agent, backend: Backend) -> TrialResult:
     """Run one trial and write its ``result.json`` (atomically, last). Returns the result.
 
-    Raises :class:`ModelAuthError` (the job must stop); every other failure of the harness, the
-    backend, the model service or the grader is recorded as an ``invalid`` trial.
+    Raises :class:`ModelAuthError` (the job must stop); every failure of the harness, the backend,
+    the model service or the grader is recorded as an ``invalid`` trial with the control that
+    proved it (``control``), and a failure the agent's work caused as ``unresolved``
+    (see :mod:`lancebench.runner.control`).
     """
     meter = spend.start(spec.paths)  # before the folder is replaced: it keeps earlier runs' spend
     _fresh_folders(spec)
     result = _new_result(spec)
     timings = Timings()
     t_start = time.monotonic()
+    point = Checkpoint()
     try:
-        await _walk(spec, agent, backend, result, timings)
+        try:
+            await _walk(spec, agent, backend, result, timings, point)
+        except (SandboxError, HealthcheckFailed) as exc:
+            raise await blame(exc, point, spec.task, backend, spec.scratch, trial_labels(spec)) from exc
     except ModelAuthError:
         raise
     except WorkspaceError as exc:  # what the agent left cannot be captured or graded: its doing
         result.status, result.reason, result.rewards = "unresolved", str(exc)[:4000], {"reward": 0.0}
+    except AgentFault as exc:
+        result.status, result.reason, result.rewards = "unresolved", str(exc)[:4000], {"reward": 0.0}
+        result.control = exc.control
     except TrialInvalid as exc:
-        result.status, result.reason = "invalid", str(exc)[:4000]
-    except (ModelError, AgentError, SandboxError, LancebenchError) as exc:
+        result.status, result.reason, result.control = "invalid", str(exc)[:4000], exc.control
+    except ModelError as exc:
+        control = MODEL_PROVIDER if raised_by_model_client(exc) else f"{HARNESS}: lancebench raised ModelError"
+        result.status, result.reason, result.control = "invalid", f"ModelError: {exc}"[:4000], control
+    except LancebenchError as exc:
         result.status, result.reason = "invalid", f"{type(exc).__name__}: {exc}"[:4000]
+        result.control = f"{HARNESS}: lancebench raised {type(exc).__name__}"
     except Exception as exc:  # a bug anywhere must not lose the job: record it as invalid
         import traceback
         spec.paths.error_log.write_text(traceback.format_exc())
         result.status, result.reason = "invalid", f"internal error {type(exc).__name__}: {exc}"[:4000]
+        result.control = f"{HARNESS}: an internal error (traceback in error.log)"
     finally:
         remove_tree(spec.scratch)
     spend.settle(result, meter)  # the spend seen, however the trial ended
@@ -109,27 +137,32 @@ def _new_result(spec: TrialSpec) -> TrialResult:
                        status="invalid", started_at=utcnow(), config=spec.config)
 
 
-async def _walk(spec: TrialSpec, agent: Agent, backend: Backend, result: TrialResult, timings: Timings) -> None:
-    """prepare → agent → capture → verify → record; phase times go to ``timings`` (seconds)."""
+async def _walk(spec: TrialSpec, agent: Agent, backend: Backend, result: TrialResult, timings: Timings,
+                point: Checkpoint) -> None:
+    """prepare → agent → capture → verify → record; phase times go to ``timings`` (seconds); what
+    has run so far goes to ``point`` (for :func:`lancebench.runner.control.blame`)."""
     t0 = time.monotonic()
     progress.set_phase(spec.trial_id, "environment")
     env = await backend.prepare(spec.task)
+    point.env, point.network = env, network_policy(spec.task, "agent")
     timings.environment_sec = time.monotonic() - t0
     if spec.task.config.steps and spec.task.kind == "code":  # agent, capture, verify per step
         from lancebench.runner.steps import run_steps
         t0 = time.monotonic()
-        patch = await run_steps(spec, agent, backend, env, result, timings)
+        patch = await run_steps(spec, agent, backend, env, result, timings, point)
         t_judge = time.monotonic()
         ran = [record["name"] for record in result.steps]
         await _senior(spec, backend, env, _Work(AgentOutcome(), patch=patch), result, judged_as_one(spec.task, ran))
         timings.judging_sec = time.monotonic() - t_judge if spec.senior is not None else 0.0
         timings.grading_sec = time.monotonic() - t0 - (timings.agent_sec or 0.0)
         return
-    work = await _agent_phase(spec, agent, backend, env, result, timings)
+    work = await _agent_phase(spec, agent, backend, env, result, timings, point)
     t0 = time.monotonic()
     progress.set_phase(spec.trial_id, "grading")
     verdict = await _verify(spec, backend, env, work)
     _record(result, verdict)
+    if result.status == "invalid":
+        result.control = verdict_control(spec.paths.verifier)
     t_judge = time.monotonic()
     await _senior(spec, backend, env, work, result, spec.task)
     timings.judging_sec = time.monotonic() - t_judge if spec.senior is not None else 0.0
@@ -137,9 +170,10 @@ async def _walk(spec: TrialSpec, agent: Agent, backend: Backend, result: TrialRe
 
 
 async def _agent_phase(spec: TrialSpec, agent: Agent, backend: Backend, env: PreparedEnvironment,
-                       result: TrialResult, timings: Timings) -> _Work:
+                       result: TrialResult, timings: Timings, point: Checkpoint) -> _Work:
     """Run the agent in a fresh sandbox, record its exit and usage, then capture its work before the
-    sandbox stops. Raises :class:`TrialInvalid` when the agent reports a failure that is not its own."""
+    sandbox stops. Raises :class:`TrialInvalid` when a bundled agent reports a failure that is not
+    its own (a model outage; see :func:`lancebench.runner.agent_phase.run_agent`)."""
     task, paths = spec.task, spec.paths
     budget = spec.agent_timeout_sec or task.config.agent.timeout_sec
     user_tool = None  # browser tasks: see lancebench.grading.user_tool
@@ -153,21 +187,25 @@ async def _agent_phase(spec: TrialSpec, agent: Agent, backend: Backend, env: Pre
         user_tool.attach(sandbox)  # before start: a container backend reads PATH when it starts
     await sandbox.start()
     try:
-        await check_health(task, sandbox)
+        await check_health(task, sandbox, point=point)
         t0 = time.monotonic()
         progress.set_phase(spec.trial_id, "agent")
         agent_box = as_user(sandbox, phase_user(task, "agent"))  # [agent] user (docker)
-        outcome = await run_agent(agent, _context(spec, env, agent_box, budget), budget)
+        outcome = await run_agent(agent, _context(spec, env, agent_box, budget), budget, point)
         if user_tool:
             await user_tool.close()  # before the capture: user_tool/ never enters the patch
         timings.agent_sec = time.monotonic() - t0
         result.agent_exit = outcome.exit
         result.usage = outcome.usage if isinstance(outcome.usage, Usage) else Usage()
-        if outcome.invalid_reason:
-            raise TrialInvalid(outcome.invalid_reason)
+        if outcome.exit == "error" and outcome.message:
+            result.extra["agent_message"] = outcome.message
+        if outcome.invalid_reason:  # a bundled agent's (run_agent dropped any other's)
+            raise TrialInvalid(outcome.invalid_reason, MODEL_PROVIDER)
         t0 = time.monotonic()
         progress.set_phase(spec.trial_id, "capture")
+        point.capturing = True
         work = await _capture(spec, backend, env, sandbox, outcome)
+        point.capturing = False
         if task.kind == "code" and declares_artifacts(task):
             await collect(task, None, sandbox, backend, paths.root, spec.scratch / "artifacts")
     finally:

@@ -39,7 +39,8 @@ from lancebench.sandbox import docker_engine as engine
 from lancebench.sandbox.base import AppProcess, ExecResult, SandboxSpec
 from lancebench.sandbox.docker_engine import LABEL_ENVIRONMENT, LABEL_JOB, LABEL_MANAGED, LABEL_TRIAL, engine_problem
 from lancebench.sandbox.docker_image import ensure_image
-from lancebench.sandbox.docker_network import ContainerFilter, lift
+from lancebench.sandbox.docker_network import ContainerFilter
+from lancebench.sandbox.docker_public import isolate, public_network
 from lancebench.sandbox.docker_quota import ContainerQuota, prune_stale, quota_of, release_container, say_once
 from lancebench.sandbox.docker_shell import KILLER, WRAPPER
 from lancebench.sandbox.docker_stream import ExecStream, exit_code
@@ -131,6 +132,7 @@ class DockerSandbox:
         self._aio_client: Any = None  # aiodocker.Docker of the exec streams, bound to _aio_loop
         self._aio_loop: asyncio.AbstractEventLoop | None = None
         self._filter: ContainerFilter | None = None
+        self._lifted = False  # an allowlist lifted for a step with the whole network (see apply_network)
         self._want_quota = quota
         self.quota: ContainerQuota | None = None
         if quota and quota_folder is not None:
@@ -179,7 +181,7 @@ class DockerSandbox:
             container = cli.containers.create(
                 spec.image, entrypoint=KEEPER[:1], command=KEEPER[1:], name=self.name, hostname="lancebench",
                 working_dir=spec.workdir, environment=env, labels=self.labels, init=True,
-                network_mode="bridge" if spec.network else "none",
+                network_mode=self._network_mode(),
                 cap_drop=["ALL"], cap_add=list(CAPABILITIES), security_opt=["no-new-privileges"],
                 mem_limit=lim.memory_mb * 1024 * 1024, memswap_limit=lim.memory_mb * 1024 * 1024,
                 nano_cpus=int(min(lim.cpus, _engine_cpus()) * 1e9),
@@ -217,20 +219,33 @@ class DockerSandbox:
                 raise SandboxError(f"container {self.name}: {exc}") from exc
         self._uid_gid = self._resolve_user(image.attrs.get("Config", {}).get("User") or "")
 
+    def _network_mode(self) -> str:
+        """The container's network: none without ``spec.network``; the default bridge for an
+        allowlist (its rules installed after the start); else the whole network, on
+        :func:`lancebench.sandbox.docker_public.public_network` (no container reaches another)."""
+        if not self.spec.network:
+            return "none"
+        return "bridge" if self.spec.allow_hosts is not None else public_network()
+
     def apply_network(self) -> None:
         """(Re)install the allowlist in the running container's network namespace (after every
-        start: a restarted container gets a fresh namespace); nothing without one. Raises
-        :class:`SandboxError` (the container must then not be used: it may have more network)."""
-        if self._filter is None:
-            return
-        self._filter.apply(*self._netns())
+        start: a restarted container gets a fresh namespace), or, once lifted for a step with the
+        whole network, the rules that keep the other containers of the bridge out of reach
+        (:func:`lancebench.sandbox.docker_public.isolate`); nothing for a container without
+        either. Raises :class:`SandboxError` (the container must then not be used: it may have
+        more network)."""
+        if self._filter is not None:
+            self._filter.apply(*self._netns()[:3])
+        elif self._lifted:
+            netns, address, gateway, prefix = self._netns()
+            isolate(netns, address, prefix, gateway)
 
-    def _netns(self) -> tuple[str, str, str]:
-        """(network namespace file, bridge address, gateway) of the running container."""
+    def _netns(self) -> tuple[str, str, str, int]:
+        """(network namespace file, bridge address, gateway, prefix length) of the running container."""
         net = engine.client().api.inspect_container(self._require()).get("NetworkSettings") or {}
         if not net.get("SandboxKey") or not net.get("IPAddress") or not net.get("Gateway"):
             raise SandboxError(f"container {self.name} has no network namespace or bridge address to filter")
-        return net["SandboxKey"], net["IPAddress"], net["Gateway"]
+        return net["SandboxKey"], net["IPAddress"], net["Gateway"], int(net.get("IPPrefixLen") or 16)
 
     async def set_allow_hosts(self, allow_hosts: tuple[str, ...] | None) -> None:
         """Change the network of a started container with a network (a multi-step task's next
@@ -243,10 +258,8 @@ class DockerSandbox:
         if self._filter is not None:
             self._filter.release()
         self._filter = ContainerFilter(allow_hosts) if allow_hosts is not None else None
-        if self._filter is None:
-            await asyncio.to_thread(lambda: lift(self._netns()[0]))
-        else:
-            await asyncio.to_thread(self.apply_network)
+        self._lifted = self._filter is None  # the whole network, but no other container of the bridge
+        await asyncio.to_thread(self.apply_network)
 
     def _open_quota(self, docker: Any) -> list[Any]:
         """Mount the container's storage quota (``self.quota``) unless it is mounted already;

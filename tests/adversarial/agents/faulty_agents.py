@@ -1,0 +1,52 @@
+"""Python agents (``-a faulty_agents:Class``, this folder on ``PYTHONPATH``) whose failures are
+their own, and which try to have them counted ``invalid`` (left out of every rate) instead of
+``unresolved`` (issue 20, item 3). A ``VARIANT=...`` line of the instruction picks the variant
+(so that one job runs them all, one derived task each)."""
+
+from __future__ import annotations
+
+import re
+
+from lancebench.agents.base import AgentContext, AgentOutcome
+from lancebench.errors import ModelError
+
+KEEPERS = "/bin/sh /bin/bash /usr/bin/sh /usr/bin/bash /bin/dash /usr/bin/dash"
+
+
+def variant(ctx: AgentContext, default: str) -> str:
+    """The instruction's last ``VARIANT=`` value (``default`` without one)."""
+    found = re.findall(r"^VARIANT=(\w+)$", ctx.instruction, re.M)
+    return found[-1] if found else default
+
+
+class CrashingAgent:
+    """Writes a wrong change, then its own code fails: ``raise`` (a RuntimeError), ``model`` (a
+    ModelError it raises itself, no model called), ``claim`` (an outcome claiming an outage)."""
+
+    name = "crashing"
+
+    async def run(self, ctx: AgentContext) -> AgentOutcome:
+        await ctx.sandbox.exec("echo '# touched' >> calc.py", cwd=ctx.workdir, timeout=30)
+        kind = variant(ctx, "raise")
+        if kind == "model":
+            raise ModelError("model openai/gpt-x failed after 5 attempts (server error): 503")
+        if kind == "claim":
+            return AgentOutcome(exit="error", invalid_reason="model error: the provider is down")
+        return {"not": "an outcome"}["outcome"]  # KeyError: the agent's own bug
+
+
+class SandboxKiller:
+    """Ends its own sandbox under the harness, then goes on as an LLM agent would (its next command
+    fails in the engine): ``kill`` ends every process of it (the container's keeper included),
+    ``shell`` removes its shells (nothing the harness starts there through a shell runs)."""
+
+    name = "sandbox-killer"
+
+    async def run(self, ctx: AgentContext) -> AgentOutcome:
+        if variant(ctx, "kill") == "shell":
+            await ctx.sandbox.exec(["rm", "-f", *KEEPERS.split()], cwd=ctx.workdir, timeout=30, user="root")
+        else:
+            await ctx.sandbox.exec(["kill", "-9", "-1"], cwd=ctx.workdir, timeout=30, user="root")
+            await ctx.sandbox.exec(["kill", "-9", "1"], cwd=ctx.workdir, timeout=30, user="root")
+        res = await ctx.sandbox.exec("ls", cwd=ctx.workdir, timeout=30)  # raises when the sandbox is gone
+        return AgentOutcome(exit="completed", message=f"ls exit {res.exit_code}")
