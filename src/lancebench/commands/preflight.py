@@ -91,8 +91,13 @@ def check_modules(modules: dict[str, str], extra: str, why: str) -> None:
 
 
 def check_agent(agent: str, model: str | None) -> None:
-    """The extras an LLM agent needs (``llm``; ``local`` for ``-m local``)."""
-    if agent != "mini-swe-agent":
+    """The extras an LLM agent needs (``llm``; ``local`` for ``-m local``; ``gateway``, LiteLLM's
+    proxy, for an installed agent)."""
+    from lancebench.agents.registry import INSTALLED
+    if agent in INSTALLED:
+        check_modules({"fastapi": "fastapi", "uvicorn": "uvicorn", "backoff": "litellm[proxy]"}, "gateway",
+                      f"-a {agent} (its model gateway)")
+    elif agent != "mini-swe-agent":
         return
     check_modules(LLM_MODULES, "llm", f"-a {agent}")
     if (model or "").split(":")[0] == "local":

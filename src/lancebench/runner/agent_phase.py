@@ -15,7 +15,7 @@ from lancebench.judging.senior import JudgeSettings
 from lancebench.results.models import TrialConfig, Usage
 from lancebench.results.paths import TrialPaths
 from lancebench.runner.healthcheck import HealthcheckFailed, run_healthcheck
-from lancebench.sandbox.base import Sandbox
+from lancebench.sandbox.base import Mount, Sandbox
 from lancebench.task.model import Task
 from lancebench.task.settings import phase_env
 
@@ -55,6 +55,14 @@ async def check_health(task: Task, sandbox: Sandbox, step=None) -> None:
         await run_healthcheck(sandbox, check, env=phase_env(task, "healthcheck"), where=where)
     except HealthcheckFailed as exc:
         raise TrialInvalid(str(exc)) from None
+
+
+async def agent_mounts(agent: Agent) -> tuple[Mount, ...]:
+    """The host folders an agent needs bound into its sandbox (an installed agent's package and
+    the model gateway's socket, :mod:`lancebench.agents.installed`); it installs what is missing
+    first. An install that fails raises :class:`AgentError`: the trial is ``invalid``."""
+    prepare = getattr(agent, "sandbox_mounts", None)
+    return tuple(await prepare()) if prepare is not None else ()
 
 
 def trial_labels(spec: TrialSpec) -> dict[str, str]:

@@ -28,7 +28,7 @@ from lancebench.judging.senior import senior_grade
 from lancebench.results.models import Timings, TrialResult, Usage, utcnow
 from lancebench.results.store import atomic_write
 from lancebench.runner import progress
-from lancebench.runner.agent_phase import TrialInvalid, TrialSpec, check_health, run_agent, trial_labels
+from lancebench.runner.agent_phase import TrialInvalid, TrialSpec, agent_mounts, check_health, run_agent, trial_labels
 from lancebench.runner.artifacts import collect
 from lancebench.sandbox.as_user import as_user
 from lancebench.sandbox.backend import Backend, PreparedEnvironment, task_limits
@@ -145,7 +145,8 @@ async def _agent_phase(spec: TrialSpec, agent: Agent, backend: Backend, env: Pre
         from lancebench.grading.user_tool import UserToolService
         user_tool = UserToolService(task, backend, env, spec.scratch / "user-tool", paths.agent)
     agent_env = dataclasses.replace(env, variables={**env.variables, **phase_env(task, "agent")})
-    sandbox = backend.open(task, agent_env, spec.scratch / "agent", mounts=user_tool.mounts() if user_tool else (),
+    mounts = (*(user_tool.mounts() if user_tool else ()), *await agent_mounts(agent))
+    sandbox = backend.open(task, agent_env, spec.scratch / "agent", mounts=mounts,
                            network=network_policy(task, "agent"), labels=trial_labels(spec))
     if user_tool:
         user_tool.attach(sandbox)  # before start: a container backend reads PATH when it starts
