@@ -73,7 +73,8 @@ def test_aider_resolves_a_mini_task_through_the_gateway(scripted, tmp_path):
     traj = read_trajectory(trial / "agent" / "trajectory.json")
     assert [s.source for s in traj.steps] == ["user", "agent", "user", "agent"]
     assert traj.steps[1].message == ASK.content and "<<<<<<< SEARCH" in traj.steps[3].message
-    assert "numeric_range" in traj.steps[0].message and "more_itertools/more.py" in traj.steps[2].message
+    assert "numeric_range" in traj.steps[0].message
+    assert traj.steps[2].message.startswith("I added these files to the chat: more_itertools/more.py")
     assert [s.metrics.prompt_tokens for s in traj.steps if s.source == "agent"] == [1200, 52000]
     # the model saw the trial key, never the real one; the real one reached only the scripted server
     agent_calls = srv.requests[1:]
@@ -120,10 +121,12 @@ def test_the_gateway_accepts_a_trial_key_only_while_the_trial_lives(scripted):
         gw.stop()
 
 
-def test_parse_llm_history_pairs_each_request_with_its_answer():
-    text = ("TO LLM 2026-01-01T00:00:00\n-------\nSYSTEM be brief\n-------\nUSER fix it\nUSER please\n"
+def test_parse_llm_history_pairs_what_is_new_in_each_request_with_its_answer():
+    text = ("TO LLM 2026-01-01T00:00:00\n-------\nSYSTEM be brief\n-------\nUSER example\n-------\n"
+            "ASSISTANT example answer\n-------\nUSER fix it\nUSER please\n-------\nUSER remember the rules\n"
             "LLM RESPONSE 2026-01-01T00:00:01\nASSISTANT which file?\n"
             "TO LLM 2026-01-01T00:00:02\n-------\nSYSTEM be brief\n-------\nUSER fix it\n-------\n"
-            "ASSISTANT which file?\n-------\nUSER I added a.py\n"
+            "ASSISTANT which file?\n-------\nUSER I added a.py\n-------\nUSER remember the rules\n"
             "LLM RESPONSE 2026-01-01T00:00:03\nASSISTANT done\nASSISTANT \n")
-    assert parse_llm_history(text) == [("fix it\nplease", "which file?"), ("I added a.py", "done\n")]
+    assert parse_llm_history(text) == [("fix it\nplease\n\nremember the rules", "which file?"),
+                                       ("I added a.py", "done\n")]

@@ -47,6 +47,16 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def _die_with_parent() -> None:
+    """In the proxy's child process: be sent SIGTERM when lancebench dies, even by SIGKILL
+    (Linux ``prctl(PR_SET_PDEATHSIG)``), so no proxy outlives its job."""
+    import ctypes
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, 15)  # PR_SET_PDEATHSIG = 1, SIGTERM
+    except OSError:
+        pass
+
+
 def _pump(src: socket.socket, dst: socket.socket) -> None:
     try:
         while data := src.recv(65536):
@@ -117,6 +127,7 @@ class Gateway:
         self.port = 0
         self.proc: subprocess.Popen | None = None
         self._relay: _UnixRelay | None = None
+        self._stopped = threading.Event()
 
     @property
     def base_url(self) -> str:
@@ -143,7 +154,8 @@ class Gateway:
         log = open(self.root / "gateway.log", "wb")  # noqa: SIM115  (kept open by the child)
         self.proc = subprocess.Popen([str(litellm_bin), "--config", str(self.root / "config.json"), "--host",
                                       "127.0.0.1", "--port", str(self.port), "--num_workers", "1"],
-                                     stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+                                     stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True,
+                                     preexec_fn=_die_with_parent)
         self._wait_ready()
         os.chmod(self.socket_dir, 0o755)
         self._relay = _UnixRelay(self.socket_dir / SOCKET_NAME, self.port)
@@ -202,6 +214,7 @@ class Gateway:
                 os.killpg(self.proc.pid, 9)
         self.proc = None
         shutil.rmtree(self.socket_dir, ignore_errors=True)
+        self._stopped.set()
 
 
 _GATEWAYS: dict[tuple, Gateway] = {}
@@ -214,6 +227,29 @@ def shared_gateway(model: ResolvedModel) -> Gateway:
     with _LOCK:
         gw = _GATEWAYS.get(key)
         if gw is None or gw.proc is None or gw.proc.poll() is not None:
-            gw = _GATEWAYS[key] = Gateway(model).start()
+            gw = _GATEWAYS[key] = _start_in_keeper(Gateway(model))
             atexit.register(gw.stop)
         return gw
+
+
+def _start_in_keeper(gw: Gateway) -> Gateway:
+    """Start ``gw`` from a thread that lives until the gateway stops: the proxy's death signal
+    (:func:`_die_with_parent`) follows the thread that started it, and a pool thread may end
+    while the job still runs."""
+    ready = threading.Event()
+    failed: list[BaseException] = []
+
+    def keeper() -> None:
+        try:
+            gw.start()
+        except BaseException as exc:  # noqa: BLE001  (handed to the caller)
+            failed.append(exc)
+        ready.set()
+        if not failed:
+            gw._stopped.wait()
+
+    threading.Thread(target=keeper, name="lancebench-gateway", daemon=True).start()
+    ready.wait()
+    if failed:
+        raise failed[0]
+    return gw

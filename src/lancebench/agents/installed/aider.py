@@ -70,13 +70,23 @@ def _strip_role(lines: list[str]) -> tuple[str, str]:
     return role, "\n".join(line[len(role) + 1:] if line.startswith(role) else line for line in lines)
 
 
+def _new_messages(block: list[str], earlier: list[str]) -> list[str]:
+    """The messages of one request after its last assistant message (what is new in this turn),
+    minus those the previous turn also ended with (Aider's reminder, repeated every turn)."""
+    messages = [_strip_role(m.strip("\n").splitlines()) for m in "\n".join(block).split("-------\n")]
+    last = max((i for i, (role, _) in enumerate(messages) if role == "ASSISTANT"), default=-1)
+    return [text for role, text in messages[last + 1:] if role and text not in earlier]
+
+
 def parse_llm_history(text: str) -> list[tuple[str, str]]:
-    """Aider's ``--llm-history-file`` as ``[(newest user message of the request, answer)]``, one
-    pair per model call. The file alternates ``TO LLM <time>`` blocks (messages separated by
-    ``-------`` lines, each line prefixed by the role) and ``LLM RESPONSE <time>`` blocks (lines
-    prefixed ``ASSISTANT``); the format is Aider's ``io.log_llm_history``."""
+    """Aider's ``--llm-history-file`` as ``[(what is new in the request, answer)]``, one pair per
+    model call. The file alternates ``TO LLM <time>`` blocks (messages separated by ``-------``
+    lines, each line prefixed by the role) and ``LLM RESPONSE <time>`` blocks (lines prefixed
+    ``ASSISTANT``); the format is Aider's ``io.log_llm_history``. The new part of a request is
+    its messages after the last assistant one, without those the previous request ended with."""
     pairs: list[tuple[str, str]] = []
-    request: str | None = None
+    request: list[str] = []
+    earlier: list[str] = []
     block: list[str] = []
     kind = None
     for line in [*text.splitlines(), "TO LLM end"]:
@@ -87,10 +97,9 @@ def parse_llm_history(text: str) -> list[tuple[str, str]]:
             block.append(line)
             continue
         if kind == "to":
-            messages = "\n".join(block).split("\n-------\n")
-            request = _strip_role(messages[-1].strip("\n-").splitlines())[1] if messages else ""
+            new = _new_messages(block, earlier)
+            request, earlier = new, [*new, *earlier]
         elif kind == "resp":
-            pairs.append((request or "", _strip_role(block)[1]))
-            request = None
+            pairs.append(("\n\n".join(request), _strip_role(block)[1]))
         kind, block = ("to" if is_to else "resp"), []
     return pairs
