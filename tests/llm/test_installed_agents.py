@@ -96,27 +96,43 @@ def test_an_agent_that_cannot_be_installed_is_invalid_and_the_job_goes_on(script
         assert r["status"] == "invalid" and "could not install aider-chat==0.86.1" in r["reason"], r
 
 
+def test_an_installed_agent_on_docker_is_refused_before_the_job(tmp_path):
+    proc = lancebench("run", "-p", str(CALC), "-a", "aider", "-m", "openai/gpt-4o-mini", "--backend", "docker",
+                      "-o", str(tmp_path), "--job-name", "j")
+    assert proc.returncode != 0
+    assert "-a aider runs on --backend local only" in proc.stdout + proc.stderr
+    assert not (tmp_path / "j" / "trials").exists()
+
+
+def _post(url: str, body: dict, headers: dict) -> int:
+    req = urllib.request.Request(url, json.dumps(body).encode(), {"Content-Type": "application/json", **headers})
+    try:
+        with urllib.request.urlopen(req, timeout=120) as r:
+            return r.status
+    except urllib.error.HTTPError as e:
+        return e.code
+
+
 def test_the_gateway_accepts_a_trial_key_only_while_the_trial_lives(scripted):
-    srv = scripted([Reply("hi", prompt_tokens=7, completion_tokens=3)])
+    """OpenAI chat and Anthropic messages, both sent to the one model's chat completions; the
+    usage of each call recorded under the trial's key; a made-up or revoked key refused (401)."""
+    srv = scripted([Reply("hi", prompt_tokens=7, completion_tokens=3),
+                    Reply("yo", prompt_tokens=11, completion_tokens=2)])
     gw = Gateway(resolve_model("openai/gpt-4o-mini", srv.api_base)).start()
     try:
         key = gw.issue_key("t")
-
-        def post(api_key: str) -> int:
-            req = urllib.request.Request(f"{gw.base_url}/v1/chat/completions", json.dumps(
-                {"model": "any", "messages": [{"role": "user", "content": "x"}]}).encode(),
-                {"Content-Type": "application/json", "Authorization": f"Bearer {api_key}"})
-            try:
-                with urllib.request.urlopen(req, timeout=60) as r:
-                    return r.status
-            except urllib.error.HTTPError as e:
-                return e.code
-
-        assert post("sk-lancebench-made-up") == 401
-        assert post(key) == 200
+        chat = {"model": "any", "messages": [{"role": "user", "content": "x"}]}
+        messages = {"model": "claude-any", "max_tokens": 16, "messages": [{"role": "user", "content": "x"}]}
+        assert _post(f"{gw.base_url}/v1/chat/completions", chat, {"Authorization": "Bearer sk-lancebench-x"}) == 401
+        assert _post(f"{gw.base_url}/v1/chat/completions", chat, {"Authorization": f"Bearer {key}"}) == 200
+        anthropic = {"x-api-key": key, "anthropic-version": "2023-06-01"}
+        assert _post(f"{gw.base_url}/v1/messages", messages, anthropic) == 200
         gw.revoke(key)
-        assert post(key) == 401
-        assert len(srv.requests) == 1
+        assert _post(f"{gw.base_url}/v1/chat/completions", chat, {"Authorization": f"Bearer {key}"}) == 401
+        assert len(srv.requests) == 2
+        usage, calls = gw.usage(key)
+        assert (usage.input_tokens, usage.output_tokens, usage.calls) == (18, 5, 2)
+        assert [c["call_type"] for c in calls] == ["acompletion", "anthropic_messages"]
     finally:
         gw.stop()
 
