@@ -78,7 +78,8 @@ def test_aider_resolves_a_mini_task_through_the_gateway(scripted, tmp_path):
     assert [s.metrics.prompt_tokens for s in traj.steps if s.source == "agent"] == [1200, 52000]
     # the model saw the trial key, never the real one; the real one reached only the scripted server
     agent_calls = srv.requests[1:]
-    assert all(r["headers"].get("Authorization") == f"Bearer {REAL_KEY}" for r in agent_calls)
+    sent = [{k.lower(): v for k, v in r["headers"].items()}.get("authorization") for r in agent_calls]
+    assert sent == [f"Bearer {REAL_KEY}"] * 2, sent
     log = (trial / "agent" / "aider.log").read_text()
     assert "OPENAI_API_KEY=sk-lancebench-" in log  # the test command printed the sandbox's environment
     assert _files_with(tmp_path, REAL_KEY) == []
