@@ -122,6 +122,7 @@ class Gateway:
 
     def __init__(self, model: ResolvedModel, root: Path | None = None):
         self.model = model
+        self._own_root = root is None  # a folder of its own is removed by stop()
         self.root = Path(root or tempfile.mkdtemp(prefix="lancebench-gateway-"))
         self.socket_dir = Path(tempfile.mkdtemp(prefix="lancebench-gwsock-"))
         self.port = 0
@@ -202,7 +203,8 @@ class Gateway:
         return total, calls
 
     def stop(self) -> None:
-        """Stop the relay and the proxy (its whole process group)."""
+        """Stop the relay and the proxy (its whole process group); remove its folders (keys,
+        usage, log) unless ``root`` was given."""
         if self._relay is not None:
             self._relay.close()
             self._relay = None
@@ -214,6 +216,8 @@ class Gateway:
                 os.killpg(self.proc.pid, 9)
         self.proc = None
         shutil.rmtree(self.socket_dir, ignore_errors=True)
+        if self._own_root:
+            shutil.rmtree(self.root, ignore_errors=True)
         self._stopped.set()
 
 
