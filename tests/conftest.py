@@ -18,6 +18,7 @@ collect_ignore_glob = ["fixtures/*"]
 #: (JUnit times of the run before the switch to two workers). Files not named here follow in
 #: collection order; a file that grows slow belongs here.
 LONGEST_FIRST = (
+    "tests/llm/test_installed_agents.py",  # Aider's install (minutes on a clean machine, then cached) and the gateway
     "tests/adversarial/test_grading_attacks.py",  # 176 s
     "tests/adversarial/test_forgery_attacks.py",  # 150 s a backend (one job of 12 trials)
     "tests/browser/test_browser_tasks.py",  # 171 s

@@ -1,6 +1,7 @@
 """Agents by name: ``oracle``, ``nop``, ``random``, ``script:PATH``, ``mini-swe-agent`` (needs
-``-m``), or ``module:Class`` for a custom agent (constructed with the agent options as keyword
-arguments, plus ``model`` and ``api_base`` when it accepts them)."""
+``-m``), the installed agents of :data:`INSTALLED` (``aider``; need ``-m``, run through the model
+gateway, :mod:`lancebench.agents.installed`), or ``module:Class`` for a custom agent (constructed
+with the agent options as keyword arguments, plus ``model`` and ``api_base`` when it accepts them)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from lancebench.errors import ConfigError
 from lancebench.plugins import load_object
 
 BUILTIN: dict[str, type[Agent]] = {"oracle": OracleAgent, "nop": NopAgent, "random": RandomChoiceAgent}
-LLM_AGENTS = {"mini-swe-agent": "lancebench.agents.mini_swe:MiniSweAgent"}
+INSTALLED = {"aider": "lancebench.agents.installed.aider:AiderAgent"}
+LLM_AGENTS = {"mini-swe-agent": "lancebench.agents.mini_swe:MiniSweAgent", **INSTALLED}
 
 
 def agent_names() -> list[str]:

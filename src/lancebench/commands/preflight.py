@@ -113,9 +113,18 @@ def check_modules(modules: dict[str, str], extra: str, why: str) -> None:
                                     f"pip install 'lancebench[{extra}]'")
 
 
-def check_agent(agent: str, model: str | None) -> None:
-    """The extras an LLM agent needs (``llm``; ``local`` for ``-m local``)."""
-    if agent != "mini-swe-agent":
+def check_agent(agent: str, model: str | None, backend: str = "local") -> None:
+    """The extras an LLM agent needs (``llm``; ``local`` for ``-m local``; ``gateway``, LiteLLM's
+    proxy, for an installed agent, which runs on the local backend only). Raises
+    :class:`MissingComponentError` or :class:`ConfigError`."""
+    from lancebench.agents.registry import INSTALLED
+    if agent in INSTALLED:
+        if backend != "local":
+            raise ConfigError(f"-a {agent} runs on --backend local only for now (its install cache holds host "
+                              "binaries; see docs/agents.md, Installed agents): use --backend local")
+        check_modules({"fastapi": "fastapi", "uvicorn": "uvicorn", "backoff": "litellm[proxy]"}, "gateway",
+                      f"-a {agent} (its model gateway)")
+    elif agent != "mini-swe-agent":
         return
     check_modules(LLM_MODULES, "llm", f"-a {agent}")
     if (model or "").split(":")[0] == "local":

@@ -291,7 +291,7 @@ def preflight(settings: RunSettings) -> None:
     before all pass). Raises a :class:`LancebenchError` subclass with its exit code."""
     check_output_folder(settings.jobs_dir)
     settings.check_agent_flags()
-    check_agent(settings.agent_name(), settings.model)
+    check_agent(settings.agent_name(), settings.model, settings.backend)
     check_backend(settings.backend)
     check_executor(settings.executor)
     check_model(settings.model, settings.api_base)

@@ -22,7 +22,7 @@ from lancebench.results.paths import TrialPaths
 from lancebench.runner import spend
 from lancebench.runner.control import HARNESS, MODEL_PROVIDER, Checkpoint, TrialInvalid, raised_by_model_client
 from lancebench.runner.healthcheck import run_healthcheck
-from lancebench.sandbox.base import Sandbox
+from lancebench.sandbox.base import Mount, Sandbox
 from lancebench.task.model import Task
 from lancebench.task.settings import phase_env
 
@@ -65,6 +65,14 @@ async def check_health(task: Task, sandbox: Sandbox, step=None, point: Checkpoin
     await run_healthcheck(sandbox, check, env=phase_env(task, "healthcheck"), where=where)
     if point is not None:
         point.check, point.where = None, ""
+
+
+async def agent_mounts(agent: Agent) -> tuple[Mount, ...]:
+    """The host folders an agent needs bound into its sandbox (an installed agent's package and
+    the model gateway's socket, :mod:`lancebench.agents.installed`); it installs what is missing
+    first. An install that fails raises :class:`AgentError`: the trial is ``invalid``."""
+    prepare = getattr(agent, "sandbox_mounts", None)
+    return tuple(await prepare()) if prepare is not None else ()
 
 
 def trial_labels(spec: TrialSpec) -> dict[str, str]:

@@ -25,7 +25,7 @@ from lancebench.grading.outcome import main_reward
 from lancebench.grading.verifier import verify_patch
 from lancebench.results.models import Timings, TrialResult, Usage
 from lancebench.results.paths import TrialPaths
-from lancebench.runner.agent_phase import check_health, resume_sandbox, run_agent, trial_labels
+from lancebench.runner.agent_phase import agent_mounts, check_health, resume_sandbox, run_agent, trial_labels
 from lancebench.runner.artifacts import collect
 from lancebench.runner.control import MODEL_PROVIDER, Checkpoint, TrialInvalid, verdict_control
 from lancebench.sandbox.as_user import as_user
@@ -71,7 +71,8 @@ async def run_steps(spec, agent: Agent, backend: Backend, env: PreparedEnvironme
     agent_env = dataclasses.replace(env, variables={**env.variables, **phase_env(task, "agent")})
     per_step = step_agent_networks(task)
     point.network = per_step[0] if len(set(per_step)) == 1 else NetworkPolicy("allowlist")
-    sandbox = backend.open(task, agent_env, spec.scratch / "agent", labels=trial_labels(spec), network=point.network)
+    sandbox = backend.open(task, agent_env, spec.scratch / "agent", labels=trial_labels(spec),
+                           mounts=await agent_mounts(agent), network=point.network)
     await sandbox.start()
     graded: list[dict[str, float]] = []
     usage = Usage()

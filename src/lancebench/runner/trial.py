@@ -31,7 +31,7 @@ from lancebench.judging.senior import senior_grade
 from lancebench.results.models import Timings, TrialResult, Usage, utcnow
 from lancebench.results.store import atomic_write
 from lancebench.runner import progress, spend
-from lancebench.runner.agent_phase import TrialSpec, check_health, run_agent, trial_labels
+from lancebench.runner.agent_phase import TrialSpec, agent_mounts, check_health, run_agent, trial_labels
 from lancebench.runner.artifacts import collect
 from lancebench.runner.control import (
     HARNESS,
@@ -181,7 +181,8 @@ async def _agent_phase(spec: TrialSpec, agent: Agent, backend: Backend, env: Pre
         from lancebench.grading.user_tool import UserToolService
         user_tool = UserToolService(task, backend, env, spec.scratch / "user-tool", paths.agent)
     agent_env = dataclasses.replace(env, variables={**env.variables, **phase_env(task, "agent")})
-    sandbox = backend.open(task, agent_env, spec.scratch / "agent", mounts=user_tool.mounts() if user_tool else (),
+    mounts = (*(user_tool.mounts() if user_tool else ()), *await agent_mounts(agent))
+    sandbox = backend.open(task, agent_env, spec.scratch / "agent", mounts=mounts,
                            network=network_policy(task, "agent"), labels=trial_labels(spec))
     if user_tool:
         user_tool.attach(sandbox)  # before start: a container backend reads PATH when it starts

@@ -1,0 +1,132 @@
+"""What every installed agent (Claude Code, Codex, Aider, ...) shares: its package installed once
+and bound into the sandbox (:mod:`.install`), the model gateway started on the host
+(:mod:`lancebench.llm.gateway`), a per-trial key issued before the run and revoked after it, the
+agent's command run non-interactively in the sandbox under the trial's deadline, its own logs
+copied out, and a trajectory built from them with usage and cost from the gateway.
+
+A subclass sets ``name``, ``package`` and ``version_note`` and implements :meth:`command` (the
+shell command and its environment) and :meth:`trajectory` (its logs to ATIF). Agent options
+(``--ao key=value``) are kept in ``self.options``; ``version=X`` installs another version.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import random
+import shlex
+import time
+from pathlib import Path
+from typing import Any
+
+from lancebench.agents.base import AgentContext, AgentOutcome
+from lancebench.agents.installed.install import INSIDE, Package, install
+from lancebench.agents.trajectory import Trajectory, write_trajectory
+from lancebench.errors import AgentError, ConfigError
+from lancebench.llm.client import resolve_model
+from lancebench.llm.gateway import SOCKET_NAME, Gateway, shared_gateway
+from lancebench.sandbox.base import Mount
+
+GATEWAY_INSIDE = "/run/lancebench-gateway"
+WORK = "/tmp/lancebench"  # the agent's scratch in the sandbox (instruction, relay, logs)
+LOGS_INSIDE = f"{WORK}/agent-logs"
+LOG_BYTES = 64 * 1024 * 1024
+RELAY = Path(__file__).with_name("relay.py")
+
+
+@dataclasses.dataclass
+class Run:
+    """One trial's run: ``base_url`` of the gateway inside the sandbox (``http://127.0.0.1:PORT``),
+    the trial's gateway ``key``, the task's instruction path inside, the agent's log folder inside
+    and, after the run, on the host (``logs``)."""
+
+    base_url: str
+    key: str
+    instruction: str
+    logs_inside: str
+    logs: Path
+    timeout_sec: float
+
+
+class InstalledAgent:
+    """Base of the installed agents (see the module docstring). Built with ``model`` (``-m``,
+    required), ``api_base`` and the agent options. Raises :class:`ConfigError` without a model."""
+
+    name = "installed"
+    package = Package("pypi", "none", "0")
+
+    def __init__(self, model: str | None = None, api_base: str | None = None, version: str | None = None,
+                 **options: Any):
+        if not model:
+            raise ConfigError(f"agent '{self.name}' needs a model: pass -m MODEL (for example -m local)")
+        self.model, self.api_base, self.options = model, api_base, options
+        if version:
+            self.package = dataclasses.replace(self.package, version=str(version))
+        self._installed: Path | None = None
+        self._gateway: Gateway | None = None
+
+    # -- what the runner calls -----------------------------------------------------------------
+    async def sandbox_mounts(self) -> tuple[Mount, ...]:
+        """Install the agent (cached) and start the gateway; the folders to bind into the agent's
+        sandbox. Raises :class:`AgentError` (install failed) or :class:`ModelError` (gateway)."""
+        self._installed = await asyncio.to_thread(install, self.package)
+        self._gateway = await asyncio.to_thread(shared_gateway, resolve_model(self.model, self.api_base))
+        return (Mount(self._installed, INSIDE), Mount(self._gateway.socket_dir, GATEWAY_INSIDE))
+
+    async def run(self, ctx: AgentContext) -> AgentOutcome:
+        """Run the agent on the instruction; usage and cost from the gateway, never the agent."""
+        if self._gateway is None:
+            raise AgentError(f"{self.name}: the runner did not prepare the sandbox (sandbox_mounts)")
+        gw = self._gateway
+        key = gw.issue_key(f"{ctx.task_name}#{ctx.attempt}")
+        run = Run(base_url="", key=key, instruction=f"{WORK}/instruction.md", logs_inside=LOGS_INSIDE,
+                  logs=ctx.logs_dir / "native", timeout_sec=max(ctx.deadline - time.monotonic() - 5, 1.0))
+        try:
+            res = await self._execute(ctx, run)
+        finally:
+            gw.revoke(key)
+            await self._fetch_logs(ctx, run)
+        usage, calls = gw.usage(key)
+        write_trajectory(self.trajectory(ctx, run, calls), ctx.logs_dir)
+        if res.timed_out:
+            return AgentOutcome(exit="timeout", message=f"{self.name} timed out", usage=usage)
+        return AgentOutcome(exit="completed" if res.exit_code == 0 else "error", usage=usage,
+                            message=f"{self.name} exit code {res.exit_code}")
+
+    # -- for subclasses ------------------------------------------------------------------------
+    def command(self, ctx: AgentContext, run: Run) -> tuple[str, dict[str, str]]:
+        """The shell command that runs the agent (from the workdir) and its environment."""
+        raise NotImplementedError
+
+    def trajectory(self, ctx: AgentContext, run: Run, calls: list[dict]) -> Trajectory:
+        """The agent's logs in ``run.logs`` as ATIF; ``calls``: the gateway's per-call usage."""
+        raise NotImplementedError
+
+    # -- helpers -------------------------------------------------------------------------------
+    async def _execute(self, ctx: AgentContext, run: Run):
+        port = random.randint(20000, 60000)
+        run.base_url = f"http://127.0.0.1:{port}"
+        await ctx.sandbox.put(RELAY, f"{WORK}/relay.py")
+        instruction = ctx.logs_dir / "instruction.md"
+        instruction.write_text(ctx.instruction)
+        await ctx.sandbox.put(instruction, run.instruction)
+        cmd, env = self.command(ctx, run)
+        script = (f"mkdir -p {LOGS_INSIDE}\n"
+                  f"python3 {WORK}/relay.py {port} {GATEWAY_INSIDE}/{SOCKET_NAME} 2>{LOGS_INSIDE}/relay.err &\n"
+                  f"for i in $(seq 100); do (exec 3<>/dev/tcp/127.0.0.1/{port}) 2>/dev/null && break; sleep 0.1; done\n"
+                  f"{cmd}\n")
+        res = await ctx.sandbox.exec(["bash", "-c", script], cwd=ctx.workdir, timeout=run.timeout_sec, env=env)
+        (ctx.logs_dir / f"{self.name}.log").write_text(
+            f"exit code: {res.exit_code}\n--- stdout\n{res.stdout}\n--- stderr\n{res.stderr}")
+        return res
+
+    async def _fetch_logs(self, ctx: AgentContext, run: Run) -> None:
+        try:
+            await ctx.sandbox.get(LOGS_INSIDE, run.logs, max_bytes=LOG_BYTES)
+        except Exception as exc:  # noqa: BLE001  (the agent's logs are a bonus, never the verdict)
+            (ctx.logs_dir / "native-logs-error.txt").write_text(f"{type(exc).__name__}: {exc}")
+
+
+def quoted(*parts: str) -> str:
+    """``parts`` as one shell command line."""
+    return " ".join(shlex.quote(p) for p in parts)

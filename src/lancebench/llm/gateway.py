@@ -1,0 +1,259 @@
+"""The model gateway: LiteLLM's proxy on the host, through which installed agents (Claude Code,
+Aider, ...) reach their model without ever holding a real key.
+
+- It listens on ``127.0.0.1:PORT`` (host only) and speaks what LiteLLM's proxy speaks: OpenAI chat
+  completions and responses, Anthropic messages; every request goes to the one model of the job
+  (any litellm model, or ``-m local``'s server), whatever model name the agent asks for.
+- The real keys stay in the proxy's environment (the host's provider variables); a sandbox gets a
+  per-trial key (:meth:`Gateway.issue_key`) that the proxy accepts only while its file exists
+  (:mod:`.gateway_hooks`); :meth:`Gateway.revoke` ends it with the trial.
+- Sandboxes reach the gateway through a unix socket (``socket_dir/gateway.sock``, bound into the
+  sandbox) relayed here to the proxy's port; inside, a small relay (``agents/installed/relay.py``)
+  serves it on the sandbox's own loopback. The sandbox needs no network for it, so on both backends
+  the gateway is the only host an agent without network can reach.
+- Each trial's usage and cost come from the proxy's own accounting (:meth:`Gateway.usage`).
+
+One gateway serves a whole process (:func:`shared_gateway`), started on first use and stopped at
+exit. Raises :class:`ModelError` when the proxy does not start.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+from lancebench.errors import ConfigError, ModelError
+from lancebench.llm.client import ResolvedModel
+from lancebench.results.models import Usage
+
+START_TIMEOUT_SEC = 300.0  # importing the proxy takes ~20 s of CPU
+SOCKET_NAME = "gateway.sock"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _die_with_parent() -> None:
+    """In the proxy's child process: be sent SIGTERM when lancebench dies, even by SIGKILL
+    (Linux ``prctl(PR_SET_PDEATHSIG)``), so no proxy outlives its job."""
+    import ctypes
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, 15)  # PR_SET_PDEATHSIG = 1, SIGTERM
+    except OSError:
+        pass
+
+
+def _pump(src: socket.socket, dst: socket.socket) -> None:
+    try:
+        while data := src.recv(65536):
+            dst.sendall(data)
+    except OSError:
+        pass
+    finally:
+        for s in (src, dst):
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+
+class _UnixRelay:
+    """Accepts connections on a unix socket and joins each to ``127.0.0.1:port`` (threads)."""
+
+    def __init__(self, path: Path, port: int):
+        self.path, self.port = path, port
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.bind(str(path))
+        os.chmod(path, 0o777)  # the sandbox's unprivileged uid connects to it
+        self.sock.listen(64)
+        threading.Thread(target=self._serve, name="lancebench-gateway-relay", daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                client, _ = self.sock.accept()
+            except OSError:
+                return
+            try:
+                upstream = socket.create_connection(("127.0.0.1", self.port), timeout=10)
+                upstream.settimeout(None)
+            except OSError:
+                client.close()
+                continue
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=_pump, args=(a, b), daemon=True).start()
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def _config(model: ResolvedModel) -> dict:
+    """The proxy's config: one deployment under the wildcard name, the key check, the usage log.
+    A key is written only when it is the placeholder of a keyless server; a real key is read by
+    litellm from the proxy's environment and never written down."""
+    params: dict[str, object] = {"model": model.litellm_model}
+    if model.api_base:
+        params["api_base"] = model.api_base
+    if model.api_key:
+        params["api_key"] = model.api_key
+    return {"model_list": [{"model_name": "*", "litellm_params": params}],
+            "general_settings": {"custom_auth": "lancebench.llm.gateway_hooks.check_key"},
+            "litellm_settings": {"callbacks": ["lancebench.llm.gateway_hooks.usage_log"], "drop_params": True,
+                                 "num_retries": 3, "request_timeout": 600}}
+
+
+class Gateway:
+    """LiteLLM's proxy for one model (see the module docstring). ``root``: a private folder
+    (config, keys, usage, log); ``socket_dir``: the folder to bind into sandboxes."""
+
+    def __init__(self, model: ResolvedModel, root: Path | None = None):
+        self.model = model
+        self._own_root = root is None  # a folder of its own is removed by stop()
+        self.root = Path(root or tempfile.mkdtemp(prefix="lancebench-gateway-"))
+        self.socket_dir = Path(tempfile.mkdtemp(prefix="lancebench-gwsock-"))
+        self.port = 0
+        self.proc: subprocess.Popen | None = None
+        self._relay: _UnixRelay | None = None
+        self._stopped = threading.Event()
+
+    @property
+    def base_url(self) -> str:
+        """The proxy's address on the host (``http://127.0.0.1:PORT``)."""
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> Gateway:
+        """Start the proxy and wait until it answers. Raises :class:`ModelError`."""
+        litellm_bin = Path(sys.executable).parent / "litellm"
+        if not litellm_bin.exists():
+            raise ConfigError("the model gateway needs LiteLLM's proxy: pip install 'lancebench[gateway]'")
+        for sub in ("keys", "usage"):
+            (self.root / sub).mkdir(parents=True, exist_ok=True)
+        os.chmod(self.root, 0o700)
+        (self.root / "config.json").write_text(json.dumps(_config(self.model)))
+        self.port = _free_port()
+        src = str(Path(__file__).resolve().parents[2])
+        env = {**os.environ, "LANCEBENCH_GATEWAY_DIR": str(self.root), "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+               "PYTHONPATH": os.pathsep.join(p for p in (src, os.environ.get("PYTHONPATH")) if p),
+               "LITELLM_LOG": "ERROR", "DISABLE_SCHEMA_UPDATE": "True",
+               # Anthropic messages go to the model's chat completions (servers without /responses)
+               "LITELLM_USE_CHAT_COMPLETIONS_URL_FOR_ANTHROPIC_MESSAGES": "True",
+               "LITELLM_MASTER_KEY": "sk-" + secrets.token_hex(32)}  # the proxy refuses to start without one
+        log = open(self.root / "gateway.log", "wb")  # noqa: SIM115  (kept open by the child)
+        self.proc = subprocess.Popen([str(litellm_bin), "--config", str(self.root / "config.json"), "--host",
+                                      "127.0.0.1", "--port", str(self.port), "--num_workers", "1"],
+                                     stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True,
+                                     preexec_fn=_die_with_parent)
+        self._wait_ready()
+        os.chmod(self.socket_dir, 0o755)
+        self._relay = _UnixRelay(self.socket_dir / SOCKET_NAME, self.port)
+        return self
+
+    def _wait_ready(self) -> None:
+        deadline = time.monotonic() + START_TIMEOUT_SEC
+        while time.monotonic() < deadline:
+            if self.proc is not None and self.proc.poll() is not None:
+                break
+            try:
+                with urllib.request.urlopen(f"{self.base_url}/health/liveliness", timeout=2) as r:
+                    if r.status == 200:
+                        return
+            except OSError:
+                time.sleep(0.3)
+        tail = (self.root / "gateway.log").read_text(errors="replace")[-2000:]
+        self.stop()
+        raise ModelError(f"the model gateway (LiteLLM proxy) did not start: {tail}")
+
+    def issue_key(self, trial_id: str) -> str:
+        """A new key valid through this gateway until :meth:`revoke` (one per trial)."""
+        from lancebench.llm.gateway_hooks import key_hash
+        key = "sk-lancebench-" + secrets.token_hex(20)
+        (self.root / "keys" / key_hash(key)).write_text(trial_id)
+        return key
+
+    def revoke(self, key: str) -> None:
+        """End ``key``: later requests with it are refused (401)."""
+        from lancebench.llm.gateway_hooks import key_hash
+        (self.root / "keys" / key_hash(key)).unlink(missing_ok=True)
+
+    def usage(self, key: str) -> tuple[Usage, list[dict]]:
+        """The usage the proxy recorded for ``key``: the total (tokens; USD, None when a call
+        could not be priced; 0 for a local model) and the per-call records in order."""
+        from lancebench.llm.gateway_hooks import key_hash
+        path = self.root / "usage" / f"{key_hash(key)}.jsonl"
+        calls = [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
+        total = Usage()
+        for c in calls:
+            cost = 0.0 if self.model.local else c.get("cost_usd")
+            total = total + Usage(input_tokens=c["prompt_tokens"], output_tokens=c["completion_tokens"],
+                                  cached_tokens=c.get("cached_tokens", 0), cost_usd=cost, calls=1)
+        return total, calls
+
+    def stop(self) -> None:
+        """Stop the relay and the proxy (its whole process group); remove its folders (keys,
+        usage, log) unless ``root`` was given."""
+        if self._relay is not None:
+            self._relay.close()
+            self._relay = None
+        if self.proc is not None and self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, 15)
+                self.proc.wait(timeout=10)
+            except (OSError, subprocess.TimeoutExpired):
+                os.killpg(self.proc.pid, 9)
+        self.proc = None
+        shutil.rmtree(self.socket_dir, ignore_errors=True)
+        if self._own_root:
+            shutil.rmtree(self.root, ignore_errors=True)
+        self._stopped.set()
+
+
+_GATEWAYS: dict[tuple, Gateway] = {}
+_LOCK = threading.Lock()
+
+
+def shared_gateway(model: ResolvedModel) -> Gateway:
+    """The process's gateway for ``model`` (started on first use, stopped at exit)."""
+    key = (model.litellm_model, model.api_base, model.api_key)
+    with _LOCK:
+        gw = _GATEWAYS.get(key)
+        if gw is None or gw.proc is None or gw.proc.poll() is not None:
+            gw = _GATEWAYS[key] = _start_in_keeper(Gateway(model))
+            atexit.register(gw.stop)
+        return gw
+
+
+def _start_in_keeper(gw: Gateway) -> Gateway:
+    """Start ``gw`` from a thread that lives until the gateway stops: the proxy's death signal
+    (:func:`_die_with_parent`) follows the thread that started it, and a pool thread may end
+    while the job still runs."""
+    ready = threading.Event()
+    failed: list[BaseException] = []
+
+    def keeper() -> None:
+        try:
+            gw.start()
+        except BaseException as exc:  # noqa: BLE001  (handed to the caller)
+            failed.append(exc)
+        ready.set()
+        if not failed:
+            gw._stopped.wait()
+
+    threading.Thread(target=keeper, name="lancebench-gateway", daemon=True).start()
+    ready.wait()
+    if failed:
+        raise failed[0]
+    return gw

@@ -1,0 +1,149 @@
+"""Installed agents end to end: the real CLI, the model gateway (LiteLLM's proxy on 127.0.0.1)
+in front of the scripted server, bubblewrap sandboxes, a `mini` task and its hidden tests.
+
+The scripted model drives Aider to the task's reference fix in two calls: it first asks for the
+file (Aider adds it and asks again), then answers with the fix as a SEARCH/REPLACE block. Aider is
+installed once per machine (cached in $LANCEBENCH_HOME/agents/); the gateway's per-trial key
+check is tested against a real proxy."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import litellm
+import pytest
+from scripted_server import Reply
+
+from lancebench.agents.installed.aider import parse_llm_history
+from lancebench.agents.trajectory import read_trajectory
+from lancebench.llm.client import resolve_model
+from lancebench.llm.gateway import Gateway
+
+pytestmark = pytest.mark.slow
+
+TASK = Path(__file__).parents[2] / "src/lancebench/datasets/mini/tasks/more-itertools-reversed-empty-range"
+CALC = Path(__file__).parents[1] / "fixtures" / "tasks" / "calc"
+REAL_KEY = "sk-real-" + os.urandom(12).hex()
+ASK = Reply("To fix `numeric_range.__reversed__` I need to edit more_itertools/more.py", prompt_tokens=1200,
+            completion_tokens=40)
+FIX = Reply("Return an empty iterator for an empty range.\n\nmore_itertools/more.py\n```python\n"
+            "<<<<<<< SEARCH\n    def __reversed__(self):\n        return iter(\n=======\n"
+            "    def __reversed__(self):\n        if not self:\n            return iter(())\n        return iter(\n"
+            ">>>>>>> REPLACE\n```\n", prompt_tokens=52000, completion_tokens=90, cached_tokens=1000)
+
+
+def lancebench(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", "from lancebench.cli import main; main()", *args],
+                          capture_output=True, text=True, env={**os.environ, **(env or {})}, timeout=1800)
+
+
+def _price(reply: Reply) -> float:
+    """USD of one call of gpt-4o-mini, from litellm's price table (cached input tokens at their own price)."""
+    p = litellm.model_cost["gpt-4o-mini"]
+    fresh = reply.prompt_tokens - reply.cached_tokens
+    return (fresh * p["input_cost_per_token"] + reply.cached_tokens * p.get("cache_read_input_token_cost",
+            p["input_cost_per_token"]) + reply.completion_tokens * p["output_cost_per_token"])
+
+
+def _files_with(root: Path, needle: str) -> list[Path]:
+    return [p for p in root.rglob("*") if p.is_file() and needle.encode() in p.read_bytes()]
+
+
+def test_aider_resolves_a_mini_task_through_the_gateway(scripted, tmp_path):
+    srv = scripted([Reply("ok", prompt_tokens=5, completion_tokens=1), ASK, FIX])  # preflight, then Aider
+    proc = lancebench("run", "-p", str(TASK), "-a", "aider", "-m", "openai/gpt-4o-mini", "--api-base", srv.api_base,
+                      "-o", str(tmp_path), "--job-name", "j",
+                      "--ao", "extra_args=--auto-test --test-cmd env",  # prints the sandbox's environment
+                      env={"OPENAI_API_KEY": REAL_KEY})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (trial,) = [p for p in (tmp_path / "j" / "trials").iterdir() if p.is_dir()]
+    result = json.loads((trial / "result.json").read_text())
+    assert result["status"] == "resolved", result
+    usage = result["usage"]
+    assert usage["calls"] == 2
+    assert usage["input_tokens"] == ASK.prompt_tokens + FIX.prompt_tokens
+    assert usage["output_tokens"] == ASK.completion_tokens + FIX.completion_tokens
+    assert usage["cost_usd"] == pytest.approx(_price(ASK) + _price(FIX), rel=1e-9)
+    traj = read_trajectory(trial / "agent" / "trajectory.json")
+    assert [s.source for s in traj.steps] == ["user", "agent", "user", "agent"]
+    assert traj.steps[1].message == ASK.content and "<<<<<<< SEARCH" in traj.steps[3].message
+    assert "numeric_range" in traj.steps[0].message
+    assert traj.steps[2].message.startswith("I added these files to the chat: more_itertools/more.py")
+    assert [s.metrics.prompt_tokens for s in traj.steps if s.source == "agent"] == [1200, 52000]
+    # the model saw the trial key, never the real one; the real one reached only the scripted server
+    agent_calls = srv.requests[1:]
+    sent = [{k.lower(): v for k, v in r["headers"].items()}.get("authorization") for r in agent_calls]
+    assert sent == [f"Bearer {REAL_KEY}"] * 2, sent
+    log = (trial / "agent" / "aider.log").read_text()
+    assert "OPENAI_API_KEY=sk-lancebench-" in log  # the test command printed the sandbox's environment
+    assert _files_with(tmp_path, REAL_KEY) == []
+
+
+def test_an_agent_that_cannot_be_installed_is_invalid_and_the_job_goes_on(scripted, tmp_path):
+    srv = scripted([Reply("ok", prompt_tokens=5, completion_tokens=1)])  # the preflight only
+    proc = lancebench("run", "-p", str(CALC), "-a", "aider", "-m", "openai/gpt-4o-mini", "--api-base", srv.api_base,
+                      "--ao", "version=0.86.1", "-k", "2", "-o", str(tmp_path), "--job-name", "j",
+                      env={"PIP_INDEX_URL": "http://127.0.0.1:9/simple",
+                           "PIP_RETRIES": "0", "PIP_FIND_LINKS": "", "PIP_NO_INDEX": ""})
+    results = [json.loads(p.read_text()) for p in (tmp_path / "j" / "trials").glob("*/result.json")]
+    assert len(results) == 2, proc.stdout + proc.stderr
+    for r in results:
+        assert r["status"] == "invalid" and "could not install aider-chat==0.86.1" in r["reason"], r
+
+
+def test_an_installed_agent_on_docker_is_refused_before_the_job(tmp_path):
+    proc = lancebench("run", "-p", str(CALC), "-a", "aider", "-m", "openai/gpt-4o-mini", "--backend", "docker",
+                      "-o", str(tmp_path), "--job-name", "j")
+    assert proc.returncode != 0
+    assert "-a aider runs on --backend local only" in proc.stdout + proc.stderr
+    assert not (tmp_path / "j" / "trials").exists()
+
+
+def _post(url: str, body: dict, headers: dict) -> int:
+    req = urllib.request.Request(url, json.dumps(body).encode(), {"Content-Type": "application/json", **headers})
+    try:
+        with urllib.request.urlopen(req, timeout=120) as r:
+            return r.status
+    except urllib.error.HTTPError as e:
+        return e.code
+
+
+def test_the_gateway_accepts_a_trial_key_only_while_the_trial_lives(scripted):
+    """OpenAI chat and Anthropic messages, both sent to the one model's chat completions; the
+    usage of each call recorded under the trial's key; a made-up or revoked key refused (401)."""
+    srv = scripted([Reply("hi", prompt_tokens=7, completion_tokens=3),
+                    Reply("yo", prompt_tokens=11, completion_tokens=2)])
+    gw = Gateway(resolve_model("openai/gpt-4o-mini", srv.api_base)).start()
+    try:
+        key = gw.issue_key("t")
+        chat = {"model": "any", "messages": [{"role": "user", "content": "x"}]}
+        messages = {"model": "claude-any", "max_tokens": 16, "messages": [{"role": "user", "content": "x"}]}
+        assert _post(f"{gw.base_url}/v1/chat/completions", chat, {"Authorization": "Bearer sk-lancebench-x"}) == 401
+        assert _post(f"{gw.base_url}/v1/chat/completions", chat, {"Authorization": f"Bearer {key}"}) == 200
+        anthropic = {"x-api-key": key, "anthropic-version": "2023-06-01"}
+        assert _post(f"{gw.base_url}/v1/messages", messages, anthropic) == 200
+        gw.revoke(key)
+        assert _post(f"{gw.base_url}/v1/chat/completions", chat, {"Authorization": f"Bearer {key}"}) == 401
+        assert len(srv.requests) == 2
+        usage, calls = gw.usage(key)
+        assert (usage.input_tokens, usage.output_tokens, usage.calls) == (18, 5, 2)
+        assert [c["call_type"] for c in calls] == ["acompletion", "anthropic_messages"]
+    finally:
+        gw.stop()
+
+
+def test_parse_llm_history_pairs_what_is_new_in_each_request_with_its_answer():
+    text = ("TO LLM 2026-01-01T00:00:00\n-------\nSYSTEM be brief\n-------\nUSER example\n-------\n"
+            "ASSISTANT example answer\n-------\nUSER fix it\nUSER please\n-------\nUSER remember the rules\n"
+            "LLM RESPONSE 2026-01-01T00:00:01\nASSISTANT which file?\n"
+            "TO LLM 2026-01-01T00:00:02\n-------\nSYSTEM be brief\n-------\nUSER fix it\n-------\n"
+            "ASSISTANT which file?\n-------\nUSER I added a.py\n-------\nUSER remember the rules\n"
+            "LLM RESPONSE 2026-01-01T00:00:03\nASSISTANT done\nASSISTANT \n")
+    assert parse_llm_history(text) == [("fix it\nplease\n\nremember the rules", "which file?"),
+                                       ("I added a.py", "done\n")]
