@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from lancebench.grading.canary import MARK, Canary, divergence, judge_canary, make_canary
-from lancebench.grading.junit import JUnitReport, parse_junit
+from lancebench.grading.junit import JUnitReport, outcome_of, parse_junit
 
 CODE = 'def add(a, b):\n    return a + b\n\n\ndef words(n):\n    return {"n": n, "name": "x" * n}\n'
 TESTS = '''import calc
@@ -72,8 +72,8 @@ def test_an_honest_run_fails_the_canary_and_passes_the_rest(tmp_path, f2p, origi
         ast.get_source_segment(TESTS, n) for n in before.body]  # the real tests untouched, in their order
     assert canary.how == ("inverted" if original == "test_truthy" else "literal")
     report = run_pytest(tmp_path, tests)
-    assert report.cases[f"test_calc.{name}"] == "failed"
-    assert {report.cases[f"test_calc.{n}"] for n in ("test_add", "test_words", "test_truthy")} == {"passed"}
+    assert outcome_of(report, f"test_calc::{name}") == "failed"
+    assert {outcome_of(report, f"test_calc::{n}") for n in ("test_add", "test_words", "test_truthy")} == {"passed"}
     assert judge_canary(canary, report, passed=True, listed=True, test_sh=(tests / "test.sh").read_text()) == (
         None, None)
 
