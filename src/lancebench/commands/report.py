@@ -6,12 +6,12 @@ import sys
 from pathlib import Path
 
 import typer
-from rich.console import Console
 
 from lancebench.commands.common import load_finished_jobs
 from lancebench.errors import ConfigError, LancebenchError
 from lancebench.report.build import ReportOptions, build_report
 from lancebench.report.render import check_format, render_table, to_csv, to_json, write_parquet
+from lancebench.report.terminal import terminal_console
 
 EXAMPLES = """Examples:
 
@@ -74,9 +74,9 @@ def _write(data: dict, fmt: str, out: Path | None) -> None:
         elif fmt == "table":
             if out is not None:
                 with out.open("w", encoding="utf-8") as fh:
-                    render_table(data, Console(file=fh, width=200, color_system=None))
+                    render_table(data, terminal_console(file=fh, width=200, color_system=None))
             else:
-                render_table(data, Console(width=None if sys.stdout.isatty() else 200))
+                render_table(data, terminal_console(width=None if sys.stdout.isatty() else 200))
         else:
             text = to_json(data) if fmt == "json" else to_csv(data)
             if out is not None:

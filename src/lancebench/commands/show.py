@@ -18,6 +18,7 @@ from lancebench.errors import ConfigError, LancebenchError
 from lancebench.metrics.rewards import reward_cell
 from lancebench.results.load import JobResults, load_job
 from lancebench.results.models import TrialResult
+from lancebench.results.text import ascii_json
 
 STATUS_STYLE = {"resolved": "green", "unresolved": "red", "invalid": "yellow"}
 UNRECORDED = "(not recorded: results of an older lancebench)"
@@ -188,7 +189,7 @@ def _print_trial(job: JobResults, trial: str) -> None:
         ids = ", ".join(r.trial_id for r in (found or job.results)[:5])  # the matches, when several
         raise ConfigError(f"--trial {trial}: {'no' if not found else len(found)} trial(s) of {job.path} match; "
                           f"give a trial id (e.g. {ids or 'none recorded'})")
-    print(found[0].model_dump_json(indent=2))
+    print(ascii_json(found[0].model_dump_json(indent=2, ensure_ascii=True)))  # agent text: results/text.py
 
 
 def show(job_dir: Path = typer.Argument(..., help="A job folder made by `lancebench run`."),
@@ -216,7 +217,7 @@ def show(job_dir: Path = typer.Argument(..., help="A job folder made by `lancebe
             return
         summary = job_summary(job)
         if as_json:
-            print(json.dumps(summary, indent=2, default=str))
+            print(ascii_json(json.dumps(summary, indent=2, default=str)))
             return
         print_job(job, summary)
     except LancebenchError as exc:
