@@ -15,8 +15,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from lancebench.agents.trajectory import AgentInfo, Observation, ObservationResult, Step, ToolCall, Trajectory
+from lancebench.cli import app
 from lancebench.results.models import JobConfig, TrialResult
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
@@ -83,12 +85,12 @@ def test_every_view_survives_hostile_names_and_bytes(tmp_path: Path) -> None:
     job = write_hostile_job(tmp_path, random.Random(SEED))
     commands = [("show", job), ("show", job, "--trial", "t0"), ("report", job),
                 ("analyze", job), ("report", job, "--html", tmp_path / "site")]
+    runner = CliRunner()  # in process (the command line's own app), to keep the test cheap
     for args in commands:
-        proc = subprocess.run([sys.executable, "-m", "lancebench.cli", *map(str, args)], capture_output=True,
-                              timeout=300)
-        assert proc.returncode == 0, (args, proc.stderr[-2000:])
-        assert_clean(proc.stdout, f"{args} stdout")
-        assert_clean(proc.stderr, f"{args} stderr")
+        proc = runner.invoke(app, [str(a) for a in args])
+        assert proc.exit_code == 0, (args, proc.output[-2000:], proc.exception)
+        assert_clean(proc.stdout_bytes, f"{args} stdout")
+        assert_clean(proc.stderr_bytes, f"{args} stderr")
     pages = sorted((tmp_path / "site").rglob("*.html"))
     assert len(pages) == 5  # the index and one page per trial
     for page in pages:
