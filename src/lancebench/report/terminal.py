@@ -13,16 +13,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.console import Console, ConsoleOptions, ConsoleRenderable, RenderHook, RenderResult
+from rich.console import Console, ConsoleOptions, ConsoleRenderable, RenderableType, RenderHook, RenderResult
 from rich.segment import Segment
 
 from lancebench.results.text import visible
 
 
-class _Visible:
-    """A renderable drawing ``inner`` with every segment's text made visible."""
+class Visible:
+    """A renderable drawing ``inner`` with every segment's text made visible (for a live
+    display's own renderable, which a console's render hooks do not reach)."""
 
-    def __init__(self, inner: ConsoleRenderable):
+    def __init__(self, inner: RenderableType):
         self.inner = inner
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
@@ -32,7 +33,7 @@ class _Visible:
 
 class _VisibleHook(RenderHook):
     def process_renderables(self, renderables: list[ConsoleRenderable]) -> list[ConsoleRenderable]:
-        return [_Visible(r) for r in renderables]
+        return [Visible(r) for r in renderables]
 
 
 def terminal_console(**kwargs: Any) -> Console:
