@@ -11,7 +11,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 
 from lancebench.backends.options import BackendOptions
@@ -25,13 +24,14 @@ from lancebench.errors import (
     RunStopped,
     TaskError,
 )
+from lancebench.report.terminal import terminal_console
 from lancebench.results.load import JobResults, load_jobs
 from lancebench.task.load import load_tasks
 from lancebench.task.model import Task
 from lancebench.task.settings import missing_host_vars
 
-console = Console(stderr=True)
-out = Console()
+console = terminal_console(stderr=True)  # agent text never drives the terminal (report/terminal.py)
+out = terminal_console()
 
 # Exit codes of every command (docs/cli.md lists them).
 EXIT_OK = 0

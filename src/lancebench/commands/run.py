@@ -36,6 +36,7 @@ from lancebench.commands.settings import RunSettings, read_job_file
 from lancebench.commands.show import STATUS_STYLE, job_summary, print_job
 from lancebench.commands.status import JobStatus
 from lancebench.errors import ConfigError, LancebenchError, RunStopped
+from lancebench.report.terminal import Visible
 from lancebench.results.load import load_job
 from lancebench.results.models import TrialResult
 from lancebench.results.paths import JobPaths
@@ -117,7 +118,7 @@ async def _run(tasks, opts: JobOptions, errors) -> list[TrialResult]:
     console.print(f"job {opts.jobs_dir / opts.name}: {len(todo) + len(kept)} trial(s), {len(kept)} already recorded, "
                   f"{len(todo)} to run, {opts.concurrency} at a time", highlight=False, soft_wrap=True)
     status = JobStatus(len(todo) + len(kept), kept, opts.concurrency)
-    with Live(status, console=console, refresh_per_second=2, transient=True) as live:
+    with Live(Visible(status), console=console, refresh_per_second=2, transient=True) as live:
         def on_result(r: TrialResult) -> None:
             status.add(r)
             live.console.print(f"  {escape(r.task)} #{r.attempt}: [{STATUS_STYLE[r.status]}]{r.status}[/]"
