@@ -141,6 +141,7 @@ HELP = {  # the run command's option help, by parameter
     "job_name": "Job folder name (default: from source, agent, model).",
     "new_job": "Start a new job folder (NAME-2, NAME-3, ...) when NAME exists.",
     "task_glob": "Only tasks whose name matches (glob, repeatable).",
+    "exclude": "Leave out tasks whose name matches (glob, repeatable), after -t.",
     "limit": "At most this many tasks.",
     "backend": "Sandbox backend: local (bubblewrap, default) or docker.",
     "executor": "local (this process, default) or ray.",
@@ -184,6 +185,7 @@ def run(
     job_name: str | None = typer.Option(None, "--job-name", help=HELP["job_name"]),
     new_job: bool = typer.Option(False, "--new-job", help=HELP["new_job"]),
     task_glob: list[str] | None = typer.Option(None, "-t", "--task", help=HELP["task_glob"]),
+    exclude: list[str] | None = typer.Option(None, "-x", "--exclude", help=HELP["exclude"]),
     limit: int | None = typer.Option(None, "-l", "--limit", min=1, help=HELP["limit"]),
     backend: str | None = typer.Option(None, "--backend", help=HELP["backend"]),
     executor: str | None = typer.Option(None, "--executor", help=HELP["executor"]),
@@ -290,7 +292,8 @@ def _run_settings(settings: RunSettings, resolved: dict | None = None) -> bool:
     (and were left out)."""
     preflight(settings)
     tasks, errors, label = select_tasks(settings.path, settings.dataset, settings.task, settings.limit,
-                                        settings.source, settings.repo_path, lenient=settings.lenient)
+                                        settings.source, settings.repo_path, lenient=settings.lenient,
+                                        excludes=settings.exclude)
     tasks, errors = runnable(tasks, errors, settings.backend)
     print_task_errors(errors)
     if not tasks:

@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 from rich.markup import escape
 
-from lancebench.commands.common import console, out, print_task_errors
+from lancebench.commands.common import console, exclude_tasks, fail, out, print_task_errors
 from lancebench.errors import LancebenchError
 from lancebench.task.load import load_tasks
 from lancebench.task.settings import effective_settings, missing_host_vars, needs_network_filter
@@ -22,6 +22,8 @@ tasks_app = typer.Typer(help="Inspect and validate task folders.", no_args_is_he
 def validate(paths: list[Path] | None = typer.Argument(None, help="Task folders or folders of tasks."),
              dataset: str | None = typer.Option(None, "-d", "--dataset", help="Or a dataset's tasks (e.g. mini)."),
              source: Path | None = typer.Option(None, "--source", help="The dataset's input (as for run)."),
+             exclude: list[str] | None = typer.Option(None, "-x", "--exclude",
+                                                      help="Leave out tasks whose name matches (glob, repeatable)."),
              lenient: bool = typer.Option(False, "--lenient", help="Keys unknown to Harbor's task model are "
                                           "reported and ignored instead of refused (tasks from another "
                                           "Harbor version).")) -> None:
@@ -32,6 +34,11 @@ def validate(paths: list[Path] | None = typer.Argument(None, help="Task folders 
       lancebench tasks validate -d mini
     """
     tasks, errors = _load(paths, dataset, source, lenient)
+    if exclude:
+        try:
+            tasks, errors = exclude_tasks(tasks, errors, exclude, dataset or "the given folders")
+        except LancebenchError as exc:
+            raise fail(exc) from None
     from lancebench.judging.senior import senior_file_errors
     senior = {t.paths.root: senior_file_errors(t) for t in tasks}  # rubric.json, validation_spec.toml
     errors = errors + [e for found in senior.values() for e in found]
