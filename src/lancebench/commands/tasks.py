@@ -76,6 +76,24 @@ def _load(paths: list[Path] | None, dataset: str | None, source: Path | None,
         raise typer.Exit(2) from None
 
 
+@tasks_app.command("init")
+def init(path: Path = typer.Argument(..., help="The new task folder (its name is the task's name).")) -> None:
+    """Write a minimal task folder (task.toml, instruction.md, environment/, tests/test.sh,
+    solution/solve.sh) to edit: it validates, the oracle resolves it and nop does not.
+
+    Example: lancebench tasks init my-task && lancebench run -p my-task -a oracle
+    """
+    from lancebench.commands.scaffold import init_task
+    try:
+        written = init_task(path)
+    except LancebenchError as exc:
+        raise fail(exc) from None
+    for p in written:
+        out.print(f"wrote {escape(str(p))}", highlight=False)
+    out.print(f"next: lancebench tasks validate {escape(str(path))}; lancebench run -p {escape(str(path))} -a oracle "
+              "(docs/tasks.md walks through the files)", highlight=False, soft_wrap=True)
+
+
 @tasks_app.command("show")
 def show(path: Path = typer.Argument(..., help="One task folder."),
          as_json: bool = typer.Option(False, "--json", help="Print the settings as JSON.")) -> None:
