@@ -147,3 +147,12 @@ def test_predictor_name_names_agent_and_model():
     assert predictor_name("mini-swe-agent", "openai/gpt-4o") == "mini-swe-agent@openai/gpt-4o"
     assert predictor_name("oracle", None) == "oracle"
     assert predictor_name("predictions", "good") == "good"  # regrading keeps the predictions' own name
+
+
+def test_instance_ids_are_read_repeated_space_or_comma_separated():
+    from lancebench.commands.grade_report import parse_instance_ids
+    from lancebench.errors import ConfigError
+    assert parse_instance_ids(None) is None
+    assert parse_instance_ids(["calc pick", "a,b", "calc"]) == ["calc", "pick", "a", "b"]
+    with pytest.raises(ConfigError, match="no id given"):
+        parse_instance_ids([" , "])

@@ -340,7 +340,7 @@ def grade(
     Examples:
       lancebench grade -p tasks/ --predictions preds.jsonl
       lancebench grade -d mini --predictions preds.jsonl   (the output of `lancebench predictions`)
-      lancebench grade -p tasks/ --predictions preds.jsonl --instance-ids calc pick
+      lancebench grade -p tasks/ --predictions preds.jsonl --instance-ids "calc pick"   (or repeat the flag)
     """
     from lancebench.agents.replay import PatchAgent, read_predictions
     from lancebench.commands.grade_report import (
