@@ -43,6 +43,9 @@ LONGEST_FIRST = (
     "tests/core/test_agent_faults.py",  # 41 s
     "tests/llm/test_llm_job.py",  # 41 s
     "tests/core/test_verifier_faults.py",  # 40 s
+    "tests/report/test_hostile_bytes.py",  # 10 s idle (35 s with 8 helpers on 2 cores)
+    "tests/analysis/test_script_trace.py",  # 12 s idle (63 s with 8 helpers on 2 cores)
+    "tests/judging/test_review_forgery.py",  # 20 s idle (68 s with 8 helpers on 2 cores)
     "tests/adversarial/test_capture_attacks.py",  # 39 s
     "tests/core/test_cheating_agents.py",  # 37 s
     "tests/harbor/test_users.py",  # 35 s

@@ -107,3 +107,52 @@ def test_predictions_that_match_no_task_fail(tmp_path, jobs):
     proc = lb("grade", "-p", CALC, "-p", TASKS / "pick", "--predictions", path, "-o", jobs)
     assert "django__django-11099" in proc.stdout + proc.stderr
     assert proc.returncode != 0, proc.stdout[-1500:]
+
+
+def test_instance_ids_filter_and_report_lists_empty_patches_and_errors_apart(tmp_path, jobs):
+    """SWE-bench's --instance_ids and its report's empty_patch_ids / error_ids: a prediction for an
+    instance outside --instance-ids is not graded (here it names no task, which would otherwise be
+    an error, exit 5), and each model's grade_report.json puts the empty patch and the patch that
+    does not apply apart from resolved and unresolved ones."""
+    records = [pred("good", CALC_FIX), pred("empty", "  \n"), pred("garbage", GARBAGE),
+               pred("good", CALC_FIX, instance="django__django-11099")]
+    path = tmp_path / "preds.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    proc = lb("grade", "-p", CALC, "-p", TASKS / "pick", "--predictions", path, "-o", jobs,
+              "--instance-ids", "calc", check=True)
+    reports = {results(job)[0]["model"]: json.loads((job / "grade_report.json").read_text()) for job in jobs.iterdir()}
+    assert set(reports) == {"good", "empty", "garbage"}
+    expected = {"good": "resolved_ids", "empty": "empty_patch_ids", "garbage": "error_ids"}
+    for model, key in expected.items():
+        r = reports[model]
+        for other in ("resolved_ids", "unresolved_ids", "empty_patch_ids", "error_ids"):
+            assert r[other] == (["calc"] if other == key else []), (model, r)
+        assert (r["total_instances"], r["submitted_instances"]) == (1, 1), r
+        assert r["completed_instances"] == (1 if model == "good" else 0), r
+    assert "empty: 1 submitted, 0 resolved, 0 unresolved, 1 empty patch (calc), 0 error(s)" in proc.stdout
+    assert "django" not in proc.stdout + proc.stderr
+
+
+def test_instance_ids_naming_no_task_is_an_error(tmp_path, jobs):
+    path = tmp_path / "preds.jsonl"
+    path.write_text(json.dumps(pred("good", CALC_FIX)) + "\n")
+    proc = lb("grade", "-p", CALC, "--predictions", path, "-o", jobs, "--instance-ids", "calc,calx")
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "--instance-ids: calx" in proc.stderr and "Traceback" not in proc.stderr
+    assert not jobs.exists() or not any(jobs.iterdir())
+
+
+def test_predictor_name_names_agent_and_model():
+    from lancebench.commands.predictions import predictor_name
+    assert predictor_name("mini-swe-agent", "openai/gpt-4o") == "mini-swe-agent@openai/gpt-4o"
+    assert predictor_name("oracle", None) == "oracle"
+    assert predictor_name("predictions", "good") == "good"  # regrading keeps the predictions' own name
+
+
+def test_instance_ids_are_read_repeated_space_or_comma_separated():
+    from lancebench.commands.grade_report import parse_instance_ids
+    from lancebench.errors import ConfigError
+    assert parse_instance_ids(None) is None
+    assert parse_instance_ids(["calc pick", "a,b", "calc"]) == ["calc", "pick", "a", "b"]
+    with pytest.raises(ConfigError, match="no id given"):
+        parse_instance_ids([" , "])

@@ -154,7 +154,9 @@ def test_optional_model_reclassifies_behavioural_files(scripted) -> None:
     srv = scripted([Reply('{"answer": {"kind": "docs"}}'), Reply('{"answer": {"kind": "behavioural"}}')])
     b = patch_bloat(AGENT, REFERENCE, model_reclassifier(LLMClient("openai/scripted", srv.api_base, max_retries=0)))
     assert (b.agent_sloc, b.reference_sloc, b.ratio) == (0, 3, 0.0)
-    assert len(srv.requests) == 2 and "File: pkg/m.py" in srv.requests[0]["body"]["messages"][1]["content"]
+    from lancebench.judging.untrusted import blocks
+    shown = blocks(srv.requests[0]["body"]["messages"][1]["content"])  # the file name and its diff, as data
+    assert len(srv.requests) == 2 and shown[0] == ("file name", "pkg/m.py") and shown[1][0] == "diff"
     # an answer out of schema twice keeps the rules' answer
     srv = scripted([Reply("it is code"), Reply('{"answer": {"kind": "maybe"}}')] * 2)
     b = patch_bloat(AGENT, REFERENCE, model_reclassifier(LLMClient("openai/scripted", srv.api_base, max_retries=0)))

@@ -11,21 +11,46 @@ import time
 from pathlib import Path
 
 from lancebench.agents.base import AgentContext, AgentOutcome
-from lancebench.errors import AgentError, ConfigError
+from lancebench.agents.script_trace import MAX_TRACE_BYTES, TRACE_DIR, parse_trace, trace_trajectory, traced_script
+from lancebench.agents.trajectory import write_trajectory
+from lancebench.errors import AgentError, ConfigError, SandboxError
 
 
 def _remaining(ctx: AgentContext) -> float:
     return max(ctx.deadline - time.monotonic(), 1.0)
 
 
+async def _collect_trace(ctx: AgentContext, agent: str, exit_code: int | None, stdout: str,
+                         stderr: str) -> tuple[str, str]:
+    """Read a traced script's trace and output files back (each at most ``MAX_TRACE_BYTES``; a
+    file the script removed is empty), write ``trajectory.json`` and return its stdout and stderr
+    as text (the exec's own output, the wrapper's, comes first)."""
+    data: dict[str, bytes] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in ("trace", "stdout", "stderr"):
+            try:
+                await ctx.sandbox.get(f"{TRACE_DIR}/{name}", Path(tmp) / name)
+                with open(Path(tmp) / name, "rb") as fh:
+                    data[name] = fh.read(MAX_TRACE_BYTES if name == "trace" else 20 * MAX_TRACE_BYTES)
+            except (SandboxError, OSError):
+                data[name] = b""
+    commands = parse_trace(data["trace"], data["stdout"], data["stderr"], exit_code)
+    write_trajectory(trace_trajectory(agent, ctx.instruction, commands), ctx.logs_dir)
+    return (stdout + data["stdout"].decode("utf-8", "replace"), stderr + data["stderr"].decode("utf-8", "replace"))
+
+
 async def _run_script(ctx: AgentContext, script_inside: str, log_name: str,
-                      env: dict[str, str] | None = None) -> AgentOutcome:
+                      env: dict[str, str] | None = None, traced_as: str | None = None) -> AgentOutcome:
     res = await ctx.sandbox.exec(["bash", script_inside], cwd=ctx.workdir, timeout=_remaining(ctx),
                                  env={**(env or {}), "LANCEBENCH_INSTRUCTION": "/tmp/lancebench/instruction.md",
                                       "LANCEBENCH_TIMEOUT_SEC": str(int(ctx.timeout_sec)),
                                       "LANCEBENCH_ATTEMPT": str(ctx.attempt)})
-    (ctx.logs_dir / log_name).write_text(f"exit code: {res.exit_code}\n--- stdout\n{res.stdout}\n--- "
-                                         f"stderr\n{res.stderr}")
+    stdout, stderr = res.stdout, res.stderr
+    if traced_as is not None:
+        stdout, stderr = await _collect_trace(ctx, traced_as, None if res.timed_out else res.exit_code, stdout,
+                                              stderr)
+    (ctx.logs_dir / log_name).write_text(f"exit code: {res.exit_code}\n--- stdout\n{stdout}\n--- "
+                                         f"stderr\n{stderr}")
     if res.timed_out:
         return AgentOutcome(exit="timeout", message="script timed out")
     return AgentOutcome(exit="completed" if res.exit_code == 0 else "error",
@@ -76,9 +101,15 @@ class ScriptAgent:
         self.name = f"script:{self.path.name}"
 
     async def run(self, ctx: AgentContext) -> AgentOutcome:
-        await ctx.sandbox.put(self.path, "/tmp/lancebench/agent.sh")
+        """Run the script under a shell trace and write ``trajectory.json`` from it
+        (:mod:`lancebench.agents.script_trace`); ``script.log`` holds its exit code and output."""
+        with tempfile.TemporaryDirectory() as tmp:
+            traced = Path(tmp) / "agent.sh"
+            traced.write_bytes(traced_script(self.path.read_bytes()))
+            await ctx.sandbox.put(traced, "/tmp/lancebench/agent.sh")
         await _put_text(ctx, ctx.instruction, "/tmp/lancebench/instruction.md")
-        return await _run_script(ctx, "/tmp/lancebench/agent.sh", "script.log")
+        return await _run_script(ctx, "/tmp/lancebench/agent.sh", "script.log",
+                                 env={"LANCEBENCH_TRACE_DIR": TRACE_DIR}, traced_as=self.name)
 
 
 class RandomChoiceAgent:

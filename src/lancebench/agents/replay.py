@@ -48,7 +48,9 @@ def read_predictions(path: Path) -> list[dict]:
 
 
 class PatchAgent:
-    """Applies ``patches[task_name]`` with ``git apply`` in the agent sandbox (no patch: does nothing)."""
+    """Applies ``patches[task_name]`` with ``git apply`` in the agent sandbox (no patch: does nothing).
+    A patch's lone surrogates (U+DC80-U+DCFF, how ``predictions`` writes bytes that are not UTF-8)
+    are written back as those bytes."""
 
     name = "predictions"
 
@@ -57,7 +59,7 @@ class PatchAgent:
 
     def fingerprint(self, task_name: str) -> str:
         """sha256 (12 hex digits) of the patch given for ``task_name``: part of the trial's identity."""
-        return hashlib.sha256(self.patches.get(task_name, "").encode()).hexdigest()[:12]
+        return hashlib.sha256(self.patches.get(task_name, "").encode("utf-8", "surrogateescape")).hexdigest()[:12]
 
     async def run(self, ctx: AgentContext) -> AgentOutcome:
         patch = self.patches.get(ctx.task_name, "")
@@ -65,7 +67,8 @@ class PatchAgent:
             return AgentOutcome(message="empty prediction")
         with tempfile.TemporaryDirectory() as tmp:
             p = Path(tmp) / "prediction.diff"
-            p.write_text(patch if patch.endswith("\n") else patch + "\n")
+            # byte for byte: `predictions` keeps bytes that are not UTF-8 as lone surrogates
+            p.write_bytes((patch if patch.endswith("\n") else patch + "\n").encode("utf-8", "surrogateescape"))
             await ctx.sandbox.put(p, "/tmp/lancebench/prediction.diff")
         res = await ctx.sandbox.exec(["git", "apply", "--binary", "--whitespace=nowarn",
                                       "/tmp/lancebench/prediction.diff"],

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from lancebench.analysis.findings import Finding, StepView, clip
 from lancebench.analysis.phases import PHASES
 from lancebench.analysis.trial import TrialAnalysis
+from lancebench.judging.untrusted import block, system
 from lancebench.results.models import Usage
 
 PROMPT = """You label one step of a coding agent's work on a software task.
@@ -43,9 +44,10 @@ class ClassifierRun:
 
 
 def _describe(step: StepView, output_chars: int) -> str:
-    parts = [f"Agent message:\n{step.text[:4000]}"]
+    parts = ["Agent message:\n" + block("agent message", step.text[:4000])]
     for cmd, out in zip(step.commands, (*step.outputs, *([""] * len(step.commands))), strict=False):
-        parts.append(f"Command:\n{cmd[:2000]}\nOutput (start):\n{out[:output_chars]}")
+        parts.append("Command:\n" + block("command", cmd[:2000]) + "\nOutput (start):\n"
+                     + block("output", out[:output_chars]))
     return "\n\n".join(parts)
 
 
@@ -69,7 +71,7 @@ def classify(analysis: TrialAnalysis, client, run: ClassifierRun, *, output_char
     for step in analysis.steps:
         if step.source != "agent":
             continue
-        answer = client.complete([{"role": "system", "content": PROMPT},
+        answer = client.complete([{"role": "system", "content": system(PROMPT)},
                                   {"role": "user", "content": _describe(step, output_chars)}], max_tokens=200)
         run.steps += 1
         run.usage = run.usage + answer.usage.as_usage()

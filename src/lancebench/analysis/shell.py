@@ -3,6 +3,12 @@ simple commands (at ``;``, ``&&``, ``||``, ``|``, ``&`` and new lines) of words 
 quotes removed), with leading ``VAR=value`` assignments and wrappers (``sudo``, ``env``,
 ``timeout N``, ``nice``, ``time``, ``command``) skipped and ``bash -c "..."`` read inside.
 
+Words are normalised before the rules read them, so a path spelled in pieces reads as one: quotes
+and backslashes are removed (``shlex``), ``$IFS``/``${IFS}`` is a space, ANSI-C strings
+(``$'\x2ftests'``) are decoded, and ``$name``/``${name}`` take the value of an earlier ``name=value``
+in the same command (``d=/te; cat ${d}sts/x`` reads ``cat /tests/x``; an unknown variable stays as
+written).
+
 This is a reading for explainable findings, not a shell: an unbalanced quote falls back to
 splitting at white space, and a heredoc's body is read as words of the command that opens it."""
 
@@ -67,7 +73,26 @@ def split_heredocs(command: str) -> list[tuple[str, str]]:
     return out
 
 
+_IFS = re.compile(r"\$\{IFS\}|\$IFS\b")
+_ANSI_C = re.compile(r"\$'((?:[^'\\]|\\.)*)'")
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def _ansi_c(m: re.Match) -> str:
+    try:
+        text = m.group(1).encode("latin-1", "backslashreplace").decode("unicode_escape")
+    except (UnicodeDecodeError, ValueError):
+        return m.group(0)
+    return shlex.quote(text)
+
+
+def expand(word: str, env: dict[str, str]) -> str:
+    """``word`` with ``$name``/``${name}`` replaced by the values in ``env`` (others kept)."""
+    return _VAR.sub(lambda m: env.get(m.group(1) or m.group(2), m.group(0)), word)
+
+
 def _tokens(command: str) -> list[str]:
+    command = _ANSI_C.sub(_ansi_c, _IFS.sub(" ", command))
     lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
     lexer.whitespace_split = True
     try:
@@ -76,11 +101,18 @@ def _tokens(command: str) -> list[str]:
         return command.split()
 
 
-def _unwrap(words: list[str]) -> list[str]:
+def _unwrap(words: list[str], env: dict[str, str]) -> list[str]:
+    """``words`` without leading assignments and wrappers; each ``name=value`` (also after
+    ``export``/``local``/``declare``) is recorded in ``env``, expanded."""
+    words = [expand(w, env) for w in words]
     while words:
         head = words[0]
-        if _ASSIGN.match(head):
+        if head in {"export", "local", "declare", "readonly", "typeset"}:
             words = words[1:]
+        elif _ASSIGN.match(head):
+            name, _, value = head.partition("=")
+            env[name] = value
+            words = [expand(w, env) for w in words[1:]]
         elif PurePosixPath(head).name in WRAPPERS:
             words = words[1:]
             while words and (words[0].startswith("-") or _ASSIGN.match(words[0])):
@@ -133,28 +165,30 @@ def _classify(words: list[str], text: str, body: str) -> SimpleCommand:
     return SimpleCommand(name=name, args=args, writes=tuple(writes), removes=tuple(removes), text=text, body=body)
 
 
-def simple_commands(command: str, _depth: int = 0) -> list[SimpleCommand]:
-    """The simple commands of one shell command (see the module docstring)."""
+def simple_commands(command: str, _depth: int = 0, env: dict[str, str] | None = None) -> list[SimpleCommand]:
+    """The simple commands of one shell command (see the module docstring); ``env``: variables
+    set before it (filled with the ones it sets)."""
     out: list[SimpleCommand] = []
+    env = {} if env is None else env
     for line, body in split_heredocs(command):
-        out += _line_commands(line, body, _depth)
+        out += _line_commands(line, body, _depth, env)
     return out
 
 
-def _line_commands(line: str, body: str, depth: int) -> list[SimpleCommand]:
+def _line_commands(line: str, body: str, depth: int, env: dict[str, str]) -> list[SimpleCommand]:
     out: list[SimpleCommand] = []
     current: list[str] = []
     for tok in [*_tokens(line), ";"]:
         if tok not in CONTROL and not (tok and set(tok) <= set(";&|")):
             current.append(tok)
             continue
-        words = _unwrap(current)
+        words = _unwrap(current, env)
         current = []
         if not words:
             continue
         name = PurePosixPath(words[0]).name
         if name in {"bash", "sh", "zsh", "dash"} and "-c" in words[1:-1] and depth < 3:
-            out += simple_commands(words[words.index("-c") + 1], depth + 1)
+            out += simple_commands(words[words.index("-c") + 1], depth + 1, env)
             continue
         has_heredoc = "<<" in words
         out.append(_classify(words, " ".join(words), body if has_heredoc else ""))

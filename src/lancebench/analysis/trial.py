@@ -14,6 +14,7 @@ from lancebench.agents.trajectory import read_trajectory
 from lancebench.analysis.contamination import contamination, guided_pairs
 from lancebench.analysis.findings import Finding, StepView, step_views
 from lancebench.analysis.forgery import forgery_findings
+from lancebench.analysis.more_rules import grader_talk_findings, package_findings
 from lancebench.analysis.phases import PHASES, phase_shares, trajectory_phases
 from lancebench.analysis.rules import awareness_findings, command_findings, grading_findings, patch_findings
 from lancebench.results.load import JobResults
@@ -61,7 +62,8 @@ def analyze_trial(trial_dir: Path, result: TrialResult) -> TrialAnalysis:
     """Findings and phases of one trial folder (see the module docstring)."""
     paths = TrialPaths(trial_dir)
     steps, problem = read_steps(paths)
-    findings = [*awareness_findings(steps), *command_findings(steps),
+    findings = [*awareness_findings(steps), *grader_talk_findings(steps), *command_findings(steps),
+                *package_findings(steps, result.task, read_patch(paths)),
                 *patch_findings(read_patch(paths), result, steps),
                 *grading_findings(result, steps, read_patch(paths, graded=True)), *forgery_findings(result)]
     findings.sort(key=lambda f: (f.step_id is None, f.step_id or 0))

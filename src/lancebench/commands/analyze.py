@@ -17,6 +17,8 @@ from lancebench.analysis.phases import PHASES
 from lancebench.analysis.trial import analysis_report, analyze_jobs
 from lancebench.commands.common import load_finished_jobs
 from lancebench.errors import LancebenchError, ModelError
+from lancebench.report.terminal import terminal_console
+from lancebench.results.text import ascii_json
 
 EXAMPLES = """Examples:
 
@@ -51,9 +53,9 @@ def analyze(
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(code=2) from exc
     if as_json:
-        sys.stdout.write(json.dumps(data, indent=2) + "\n")
+        sys.stdout.write(ascii_json(json.dumps(data, indent=2)) + "\n")
     else:
-        render(data, Console(width=None if sys.stdout.isatty() else 100))
+        render(data, terminal_console(width=None if sys.stdout.isatty() else 100))
 
 
 def _classify(analyses, model: str, api_base: str | None) -> ClassifierRun:

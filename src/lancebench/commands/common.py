@@ -11,7 +11,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 
 from lancebench.backends.options import BackendOptions
@@ -25,13 +24,14 @@ from lancebench.errors import (
     RunStopped,
     TaskError,
 )
+from lancebench.report.terminal import terminal_console
 from lancebench.results.load import JobResults, load_jobs
 from lancebench.task.load import load_tasks
 from lancebench.task.model import Task
 from lancebench.task.settings import missing_host_vars
 
-console = Console(stderr=True)
-out = Console()
+console = terminal_console(stderr=True)  # agent text never drives the terminal (report/terminal.py)
+out = terminal_console()
 
 # Exit codes of every command (docs/cli.md lists them).
 EXIT_OK = 0
@@ -67,10 +67,12 @@ def fail(exc: LancebenchError) -> typer.Exit:
 
 def select_tasks(paths: list[Path] | None, dataset: str | None, globs: list[str] | None, limit: int | None,
                  source: Path | None = None, repo_path: Path | None = None,
-                 lenient: bool = False) -> tuple[list[Task], list[TaskError], str]:
-    """Tasks from ``-p`` paths or ``-d`` dataset, filtered by ``-t`` globs and ``-l`` limit; with
-    ``lenient``, keys of ``-p`` tasks unknown to Harbor's model are ignored instead of refused.
-    Returns (tasks, task errors, a short label of the source). Raises ConfigError."""
+                 lenient: bool = False, excludes: list[str] | None = None) -> tuple[list[Task], list[TaskError], str]:
+    """Tasks from ``-p`` paths or ``-d`` dataset, filtered by ``-t`` globs, then ``-x`` globs
+    (``excludes``: tasks whose name matches one are left out, as Harbor's ``-x``), then the ``-l``
+    limit; with ``lenient``, keys of ``-p`` tasks unknown to Harbor's model are ignored instead of
+    refused. Returns (tasks, task errors, a short label of the source). Raises ConfigError, also
+    when ``-x`` leaves out every task."""
     if bool(paths) == bool(dataset):
         raise ConfigError("pass exactly one of -p PATH (a task folder or a folder of tasks) or -d DATASET")
     if repo_path is not None and not dataset:
@@ -94,6 +96,8 @@ def select_tasks(paths: list[Path] | None, dataset: str | None, globs: list[str]
         if known and not tasks and not errors:
             shown = ", ".join(known[:8]) + (f", ... ({len(known)} in all)" if len(known) > 8 else "")
             raise ConfigError(f"no task of {label} matches -t {' '.join(globs)} (globs over task names: {shown})")
+    if excludes:
+        tasks, errors = exclude_tasks(tasks, errors, excludes, label)
     tasks = sorted(tasks, key=lambda t: t.name)
     if limit is not None:
         tasks = tasks[:limit]
@@ -101,6 +105,20 @@ def select_tasks(paths: list[Path] | None, dataset: str | None, globs: list[str]
     errors = errors + [e for t in tasks for e in unfilled[t.paths.root]]
     tasks = [t for t in tasks if not unfilled[t.paths.root]]
     return tasks, errors, label
+
+
+def exclude_tasks(tasks: list[Task], errors: list[TaskError], excludes: list[str],
+                  label: str) -> tuple[list[Task], list[TaskError]]:
+    """``tasks`` and ``errors`` without those whose task name matches a glob of ``excludes``
+    (``-x``/``--exclude``). Raises :class:`ConfigError` when no task is left, since a run of
+    nothing is a mistake."""
+    def out_(name: str) -> bool:
+        return any(fnmatch.fnmatch(name, g) for g in excludes)
+    kept = [t for t in tasks if not out_(t.name)]
+    kept_errors = [e for e in errors if not out_(e.task_dir.name)]
+    if (tasks or errors) and not kept and not kept_errors:
+        raise ConfigError(f"-x {' '.join(excludes)} leaves out every task of {label}; exclude fewer")
+    return kept, kept_errors
 
 
 def backend_options(ca_bundle: Path | None = None, repo_path: Path | None = None) -> BackendOptions:

@@ -71,6 +71,7 @@ def check(
     dataset: str | None = typer.Option(None, "-d", "--dataset", help="A dataset name (e.g. mini)."),
     k: int = typer.Option(3, "-k", min=1, help="Oracle repeats in fresh sandboxes (flakiness)."),
     task_glob: list[str] | None = typer.Option(None, "-t", "--task", help="Only tasks matching (glob)."),
+    exclude: list[str] | None = typer.Option(None, "-x", "--exclude", help="Leave out tasks matching (glob)."),
     backend: str = typer.Option("local", "--backend", help="local or docker."),
     concurrency: int = typer.Option(1, "-n", "--concurrency", min=1),
     jobs_dir: Path = typer.Option(Path("jobs"), "-o", "--jobs-dir", help="Where the check's trials go."),
@@ -89,7 +90,7 @@ def check(
     from lancebench.validation.check import as_json, check_tasks
     settings = backend_options(ca_bundle)
     try:
-        tasks, errors, label = select_tasks(path, dataset, task_glob, None, source)
+        tasks, errors, label = select_tasks(path, dataset, task_glob, None, source, excludes=exclude)
         tasks, errors = runnable(tasks, errors, backend)  # a task the backend cannot run: one line, no trial
         print_task_errors(errors)
         if not tasks and not errors:

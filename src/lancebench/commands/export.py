@@ -1,6 +1,8 @@
 """``lancebench export``: write tasks as Harbor task folders that Harbor's own task model loads.
 
-Code tasks are copied as they are (Harbor ignores the ``[lancebench]`` table). A choice task
+Tasks are copied as they are, except that lancebench's ``[lancebench]`` table moves into Harbor's
+free-form ``[metadata]`` as ``[metadata.lancebench]`` (``harbor lint`` rejects an unknown top-level
+table; lancebench reads either place, so an exported task loads back the same). A choice task
 (SWE-Lancer manager) gets a ``tests/test.sh``, in POSIX shell with ``grep``/``sed`` only, that
 reads ``selected_proposal_id`` from the answer file and writes ``reward.txt`` (1 when it is the
 id in ``tests/choice.json``, else 0), so Harbor can grade it.
@@ -9,6 +11,7 @@ id in ``tests/choice.json``, else 0), so Harbor can grade it.
 from __future__ import annotations
 
 import shutil
+import tomllib
 from pathlib import Path
 
 import typer
@@ -36,12 +39,26 @@ def export_task(task: Task, dest: Path) -> Path:
     Returns the folder. Raises ``FileExistsError`` when it exists."""
     target = dest / task.name
     shutil.copytree(task.paths.root, target, symlinks=True)
+    lancebench_into_metadata(target / "task.toml")
     if task.kind == "choice" and task.lb.choice is not None:
         answer = f"{task.lb.workdir.rstrip('/')}/{task.lb.choice.answer_file}"
         test = target / "tests" / "test.sh"
         test.write_text(CHOICE_TEST.format(answer=answer))
         test.chmod(0o755)
     return target
+
+
+def lancebench_into_metadata(task_toml: Path) -> None:
+    """Rewrite ``task_toml`` with its ``[lancebench]`` table as ``[metadata.lancebench]`` (the rest
+    as it was, comments dropped); a file without the table is left untouched."""
+    import tomli_w
+    raw = tomllib.loads(task_toml.read_text(encoding="utf-8"))
+    if "lancebench" not in raw:
+        return
+    table = raw.pop("lancebench")
+    meta = raw.setdefault("metadata", {})
+    raw["metadata"] = {**meta, "lancebench": table}
+    task_toml.write_text(tomli_w.dumps(raw), encoding="utf-8")
 
 
 def export(paths: list[Path] | None = typer.Option(None, "-p", "--path", help="Task folders or folders of tasks."),

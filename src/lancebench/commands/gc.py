@@ -18,12 +18,11 @@ def gc_command(
       lancebench gc --job my-job
       lancebench gc --images
     """
-    from rich.console import Console
-
     from lancebench.errors import SandboxError
+    from lancebench.report.terminal import terminal_console
     from lancebench.sandbox.docker import gc
 
-    console = Console()
+    console = terminal_console()
     try:
         result = gc(job, images=images)
     except SandboxError as exc:

@@ -1,6 +1,6 @@
 """``lancebench predictions JOB -o preds.jsonl``: a job's patches as SWE-bench predictions (one JSON
-object a line: ``instance_id`` = task name, ``model_name_or_path``, ``model_patch``), which
-``lancebench grade --predictions`` reads back."""
+object a line: ``instance_id`` = task name, ``model_name_or_path`` = ``AGENT@MODEL``, ``model_patch``,
+and lancebench's ``agent`` and ``model``), which ``lancebench grade --predictions`` reads back."""
 
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ from lancebench.results.paths import JobPaths
 
 def prediction_records(job_dir: Path, results: list[TrialResult], attempt: int) -> list[dict]:
     """One record per code task with a trial of ``attempt`` and a captured ``patch.diff`` (an
-    empty patch when the agent changed nothing), sorted by task. ``model_name_or_path`` is the
-    model, or the agent for agents without one."""
+    empty patch when the agent changed nothing), sorted by task. ``model_name_or_path`` names
+    both: :func:`predictor_name`; ``agent`` and ``model`` (None without one) are given apart too."""
     paths = JobPaths(Path(job_dir))
     records = []
     for r in sorted(results, key=lambda r: r.task):
@@ -29,8 +29,18 @@ def prediction_records(job_dir: Path, results: list[TrialResult], attempt: int) 
         text = patch.read_bytes().decode("utf-8", errors="surrogateescape") if patch.is_file() else None  # CRLF kept
         if text is None and r.status == "invalid":
             continue  # nothing was captured: no prediction to give
-        records.append({"instance_id": r.task, "model_name_or_path": r.model or r.agent, "model_patch": text or ""})
+        records.append({"instance_id": r.task, "model_name_or_path": predictor_name(r.agent, r.model),
+                        "model_patch": text or "", "agent": r.agent, "model": r.model})
     return records
+
+
+def predictor_name(agent: str, model: str | None) -> str:
+    """SWE-bench's ``model_name_or_path`` for a trial: ``AGENT@MODEL`` (e.g.
+    ``mini-swe-agent@openai/gpt-4o``), the agent alone when it calls no model, and the model
+    alone for graded predictions (agent ``predictions``, whose model is the predictions' name)."""
+    if not model:
+        return agent
+    return model if agent == "predictions" else f"{agent}@{model}"
 
 
 def predictions(job_dir: Path = typer.Argument(..., help="A job folder made by `lancebench run`."),

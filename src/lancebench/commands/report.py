@@ -14,6 +14,7 @@ from lancebench.errors import ConfigError, LancebenchError
 from lancebench.report.build import ReportOptions, build_report
 from lancebench.report.compare_render import render_common, render_comparisons
 from lancebench.report.render import check_format, render_table, to_csv, to_json, write_parquet
+from lancebench.report.terminal import terminal_console
 from lancebench.results.load import JobResults
 
 EXAMPLES = """Examples:
@@ -111,9 +112,9 @@ def _write(data: dict, fmt: str, out: Path | None) -> None:
         elif fmt == "table":
             if out is not None:
                 with out.open("w", encoding="utf-8") as fh:
-                    _table(data, Console(file=fh, width=200, color_system=None))
+                    _table(data, terminal_console(file=fh, width=200, color_system=None))
             else:
-                _table(data, Console(width=None if sys.stdout.isatty() else 200))
+                _table(data, terminal_console(width=None if sys.stdout.isatty() else 200))
         else:
             text = to_json(data) if fmt == "json" else to_csv(data)
             if out is not None:

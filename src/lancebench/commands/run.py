@@ -36,6 +36,7 @@ from lancebench.commands.settings import RunSettings, read_job_file
 from lancebench.commands.show import STATUS_STYLE, job_summary, print_job
 from lancebench.commands.status import JobStatus
 from lancebench.errors import ConfigError, LancebenchError, RunStopped
+from lancebench.report.terminal import Visible
 from lancebench.results.load import load_job
 from lancebench.results.models import TrialResult
 from lancebench.results.paths import JobPaths
@@ -117,7 +118,7 @@ async def _run(tasks, opts: JobOptions, errors) -> list[TrialResult]:
     console.print(f"job {opts.jobs_dir / opts.name}: {len(todo) + len(kept)} trial(s), {len(kept)} already recorded, "
                   f"{len(todo)} to run, {opts.concurrency} at a time", highlight=False, soft_wrap=True)
     status = JobStatus(len(todo) + len(kept), kept, opts.concurrency)
-    with Live(status, console=console, refresh_per_second=2, transient=True) as live:
+    with Live(Visible(status), console=console, refresh_per_second=2, transient=True) as live:
         def on_result(r: TrialResult) -> None:
             status.add(r)
             live.console.print(f"  {escape(r.task)} #{r.attempt}: [{STATUS_STYLE[r.status]}]{r.status}[/]"
@@ -142,6 +143,7 @@ HELP = {  # the run command's option help, by parameter
     "job_name": "Job folder name (default: from source, agent, model).",
     "new_job": "Start a new job folder (NAME-2, NAME-3, ...) when NAME exists.",
     "task_glob": "Only tasks whose name matches (glob, repeatable).",
+    "exclude": "Leave out tasks whose name matches (glob, repeatable), after -t.",
     "limit": "At most this many tasks.",
     "backend": "Sandbox backend: local (bubblewrap, default) or docker.",
     "executor": "local (this process, default) or ray.",
@@ -190,6 +192,7 @@ def run(
     job_name: str | None = typer.Option(None, "--job-name", help=HELP["job_name"]),
     new_job: bool = typer.Option(False, "--new-job", help=HELP["new_job"]),
     task_glob: list[str] | None = typer.Option(None, "-t", "--task", help=HELP["task_glob"]),
+    exclude: list[str] | None = typer.Option(None, "-x", "--exclude", help=HELP["exclude"]),
     limit: int | None = typer.Option(None, "-l", "--limit", min=1, help=HELP["limit"]),
     backend: str | None = typer.Option(None, "--backend", help=HELP["backend"]),
     executor: str | None = typer.Option(None, "--executor", help=HELP["executor"]),
@@ -303,7 +306,8 @@ def _run_settings(settings: RunSettings, resolved: dict | None = None) -> bool:
     (and were left out)."""
     preflight(settings)
     tasks, errors, label = select_tasks(settings.path, settings.dataset, settings.task, settings.limit,
-                                        settings.source, settings.repo_path, lenient=settings.lenient)
+                                        settings.source, settings.repo_path, lenient=settings.lenient,
+                                        excludes=settings.exclude)
     tasks, errors = runnable(tasks, errors, settings.backend)
     print_task_errors(errors)
     for warning in cpu_warnings(tasks, settings.backend):
@@ -343,6 +347,9 @@ def grade(
                                            help="Task folders (instance_id = task folder name)."),
     dataset: str | None = typer.Option(None, "-d", "--dataset", help="Or a dataset (instance_id = task name)."),
     predictions: Path = typer.Option(..., "--predictions", help="SWE-bench predictions: JSON or JSONL."),
+    instance_ids: list[str] | None = typer.Option(
+        None, "--instance-ids", help="Grade only these instance ids (repeatable; or several in one value, "
+                                     "space- or comma-separated); each must name a task with a prediction."),
     jobs_dir: Path = typer.Option(Path("jobs"), "-o", "--jobs-dir", help="Where job folders go."),
     job_name: str | None = typer.Option(None, "--job-name", help="Job folder name (default: from tasks and model)."),
     concurrency: int = typer.Option(1, "-n", "--concurrency", min=1, help="Trials at once."),
@@ -350,29 +357,34 @@ def grade(
 ) -> None:
     """Grade given patches (SWE-bench predictions format) exactly as agent trials are graded.
 
+    Each model's job folder gets grade_report.json: resolved, unresolved, empty-patch and error ids apart.
+
     Examples:
       lancebench grade -p tasks/ --predictions preds.jsonl
       lancebench grade -d mini --predictions preds.jsonl   (the output of `lancebench predictions`)
+      lancebench grade -p tasks/ --predictions preds.jsonl --instance-ids "calc pick"   (or repeat the flag)
     """
     from lancebench.agents.replay import PatchAgent, read_predictions
+    from lancebench.commands.grade_report import (
+        filter_instances,
+        grade_report,
+        parse_instance_ids,
+        patches_by_model,
+        report_line,
+    )
     try:
         check_input_file(predictions, "--predictions")
         check_output_folder(jobs_dir)
         check_job_name(job_name)
         check_backend(backend)
+        ids = parse_instance_ids(instance_ids)
         records = read_predictions(predictions)
         tasks, errors, label = select_tasks(path, dataset, None, None)
         where = f"-d {dataset}" if dataset else "-p"
         tasks, errors = runnable(tasks, errors, backend)
         print_task_errors(errors)
-        by_model: dict[str, dict[str, str]] = {}
-        for rec in records:
-            patches = by_model.setdefault(str(rec["model_name_or_path"]), {})
-            if str(rec["instance_id"]) in patches:
-                raise ConfigError(f"{predictions}: two predictions of model {rec['model_name_or_path']!r} for "
-                                  f"{rec['instance_id']}; keep one")
-            patches[str(rec["instance_id"])] = rec["model_patch"]
         known = {t.name for t in tasks}
+        by_model = filter_instances(patches_by_model(records, predictions), ids, known)
         unknown = sorted({i for patches in by_model.values() for i in patches} - known)
         if unknown:
             console.print(f"[red]error:[/red] {len(unknown)} prediction(s) name no task of {where}: "
@@ -380,18 +392,23 @@ def grade(
             if len(unknown) == sum(len(p) for p in by_model.values()):
                 raise ConfigError(f"{predictions}: no instance_id matches a task name of "
                                   f"{dataset or ', '.join(map(str, path or []))}")
+        if ids is not None:
+            tasks = [t for t in tasks if t.name in ids]
         for model_name, patches in by_model.items():
             chosen = [t for t in tasks if t.name in patches]
             missing = len(tasks) - len(chosen)
             if missing:
                 console.print(f"[yellow]note:[/yellow] {missing} of {len(tasks)} task(s) of {where} have no "
-                              f"prediction of "
-                              f"{model_name!r}: not graded, not counted")
+                              f"prediction of {model_name!r}: not graded, not counted")
             opts = JobOptions(name=job_name or slug(label, "predictions", model_name), jobs_dir=jobs_dir,
                               agent=AgentRecipe("predictions", model=model_name, instance=PatchAgent(patches)),
                               concurrency=concurrency, backend=backend, sources=[str(predictions)])
-            run_async(_run(chosen, opts, errors))
-            _finish(JobPaths(jobs_dir / opts.name))
+            results = run_async(_run(chosen, opts, errors))
+            paths = JobPaths(jobs_dir / opts.name)
+            _finish(paths)
+            report = grade_report(results, {t.name: patches[t.name] for t in chosen}, len(tasks))
+            write_json(paths.grade_report, report)
+            out.print(report_line(model_name, report), highlight=False, soft_wrap=True, markup=False)
     except LancebenchError as exc:
         raise fail(exc) from None
     if unknown or errors:

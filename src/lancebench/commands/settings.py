@@ -46,6 +46,7 @@ class RunSettings(BaseModel):
     job_name: str | None = None
     new_job: bool = False
     task: list[str] = Field(default_factory=list)
+    exclude: list[str] = Field(default_factory=list)
     limit: int | None = Field(None, ge=1)
     backend: str = "local"
     executor: str = "local"

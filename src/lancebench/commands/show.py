@@ -20,6 +20,7 @@ from lancebench.metrics.exclusions import EXCLUSION_RULES, under_rule
 from lancebench.metrics.rewards import reward_cell
 from lancebench.results.load import JobResults, load_job, unfinished_usage
 from lancebench.results.models import TrialResult
+from lancebench.results.text import ascii_json
 
 STATUS_STYLE = {"resolved": "green", "unresolved": "red", "invalid": "yellow"}
 UNRECORDED = "(not recorded: results of an older lancebench)"
@@ -205,7 +206,7 @@ def _print_trial(job: JobResults, trial: str) -> None:
         ids = ", ".join(r.trial_id for r in (found or job.results)[:5])  # the matches, when several
         raise ConfigError(f"--trial {trial}: {'no' if not found else len(found)} trial(s) of {job.path} match; "
                           f"give a trial id (e.g. {ids or 'none recorded'})")
-    print(found[0].model_dump_json(indent=2))
+    print(ascii_json(found[0].model_dump_json(indent=2, ensure_ascii=True)))  # agent text: results/text.py
 
 
 def show(job_dir: Path = typer.Argument(..., help="A job folder made by `lancebench run`."),
@@ -251,7 +252,7 @@ def show(job_dir: Path = typer.Argument(..., help="A job folder made by `lancebe
         if note is not None:
             summary["errors_as_failures"] = note
         if as_json:
-            print(json.dumps(summary, indent=2, default=str))
+            print(ascii_json(json.dumps(summary, indent=2, default=str)))
             return
         print_job(job, summary)
         if exclusions == "task":

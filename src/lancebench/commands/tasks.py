@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 from rich.markup import escape
 
-from lancebench.commands.common import console, out, print_task_errors
+from lancebench.commands.common import console, exclude_tasks, fail, out, print_task_errors
 from lancebench.errors import LancebenchError
 from lancebench.task.load import load_tasks
 from lancebench.task.settings import (
@@ -28,6 +28,8 @@ tasks_app = typer.Typer(help="Inspect and validate task folders.", no_args_is_he
 def validate(paths: list[Path] | None = typer.Argument(None, help="Task folders or folders of tasks."),
              dataset: str | None = typer.Option(None, "-d", "--dataset", help="Or a dataset's tasks (e.g. mini)."),
              source: Path | None = typer.Option(None, "--source", help="The dataset's input (as for run)."),
+             exclude: list[str] | None = typer.Option(None, "-x", "--exclude",
+                                                      help="Leave out tasks whose name matches (glob, repeatable)."),
              lenient: bool = typer.Option(False, "--lenient", help="Keys unknown to Harbor's task model are "
                                           "reported and ignored instead of refused (tasks from another "
                                           "Harbor version).")) -> None:
@@ -38,6 +40,11 @@ def validate(paths: list[Path] | None = typer.Argument(None, help="Task folders 
       lancebench tasks validate -d mini
     """
     tasks, errors = _load(paths, dataset, source, lenient)
+    if exclude:
+        try:
+            tasks, errors = exclude_tasks(tasks, errors, exclude, dataset or "the given folders")
+        except LancebenchError as exc:
+            raise fail(exc) from None
     from lancebench.judging.senior import senior_file_errors
     senior = {t.paths.root: senior_file_errors(t) for t in tasks}  # rubric.json, validation_spec.toml
     errors = errors + [e for found in senior.values() for e in found]
@@ -74,6 +81,24 @@ def _load(paths: list[Path] | None, dataset: str | None, source: Path | None,
     except LancebenchError as exc:
         console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
         raise typer.Exit(2) from None
+
+
+@tasks_app.command("init")
+def init(path: Path = typer.Argument(..., help="The new task folder (its name is the task's name).")) -> None:
+    """Write a minimal task folder (task.toml, instruction.md, environment/, tests/test.sh,
+    solution/solve.sh) to edit: it validates, the oracle resolves it and nop does not.
+
+    Example: lancebench tasks init my-task && lancebench run -p my-task -a oracle
+    """
+    from lancebench.commands.scaffold import init_task
+    try:
+        written = init_task(path)
+    except LancebenchError as exc:
+        raise fail(exc) from None
+    for p in written:
+        out.print(f"wrote {escape(str(p))}", highlight=False)
+    out.print(f"next: lancebench tasks validate {escape(str(path))}; lancebench run -p {escape(str(path))} -a oracle "
+              "(docs/tasks.md walks through the files)", highlight=False, soft_wrap=True)
 
 
 @tasks_app.command("show")

@@ -29,9 +29,12 @@ from __future__ import annotations
 import ast
 import asyncio
 import dataclasses
+import itertools
 import json
+import os
 import re
 import shutil
+import stat
 import time
 from pathlib import Path
 
@@ -57,6 +60,8 @@ MAX_FILE_BYTES = 20 * 1024 * 1024
 MAX_REQUESTS = 50
 MIN_SECRET_LINE = 24  # a text file quoting a hidden-test line at least this long is dropped
 POLL_SEC = 0.5
+MAX_ENTRIES_PER_POLL = 200  # entries of the request folder looked at a poll (a flood drains over polls)
+STALE_TMP_SEC = 30.0  # a `.name` file unchanged this long is not a request being written: removed
 
 
 def secret_lines(tests_dir: Path) -> set[str]:
@@ -105,6 +110,54 @@ def scrub(folder: Path, secrets: set[str]) -> list[str]:
                 path.unlink()
                 removed.append(path.name)
     return removed
+
+
+def _remove_folder(path: Path) -> None:
+    """Remove a folder an agent made in the request area: an empty one with one system call, a
+    full one with :func:`shutil.rmtree` (file descriptors, never following a link), and
+    :func:`remove_tree` (a subprocess) only for what those could not remove."""
+    try:
+        os.rmdir(path)
+        return
+    except OSError:
+        pass
+    shutil.rmtree(path, ignore_errors=True)
+    if os.path.lexists(path):
+        remove_tree(path)
+
+
+def take_requests(requests: Path, max_entries: int = MAX_ENTRIES_PER_POLL,
+                  stale_sec: float = STALE_TMP_SEC) -> list[str]:
+    """One poll of the request folder (blocking: run it off the event loop): the ids of the
+    request files found (``<id>.json``, a regular file, the id of 1-64 letters, digits and ``-``),
+    each removed. Every other entry is removed too, never followed: folders (their whole tree),
+    symbolic links, other names, and ``.<name>`` files still there ``stale_sec`` seconds after
+    their last change (``user-tool`` renames its ``.<id>.tmp`` at once). At most ``max_entries``
+    entries are looked at a poll, so a flood of entries costs the harness a bounded amount of work
+    each :data:`POLL_SEC` and drains over a few polls."""
+    ids: list[str] = []
+    now = time.time()
+    try:
+        with os.scandir(requests) as it:
+            entries = list(itertools.islice(it, max_entries))
+    except OSError:
+        return ids
+    for entry in entries:
+        path = Path(entry.path)
+        try:
+            st = entry.stat(follow_symlinks=False)
+            if stat.S_ISDIR(st.st_mode):
+                _remove_folder(path)
+                continue
+            if entry.name.startswith(".") and stat.S_ISREG(st.st_mode) and now - st.st_ctime < stale_sec:
+                continue  # being written
+            path.unlink()
+        except OSError:
+            continue
+        rid = entry.name[:-5] if entry.name.endswith(".json") else ""
+        if stat.S_ISREG(st.st_mode) and re.fullmatch(r"[0-9A-Za-z-]{1,64}", rid):
+            ids.append(rid)
+    return sorted(ids)
 
 
 def typed(path: Path) -> bool:
@@ -215,17 +268,7 @@ class UserToolService:
     async def _watch(self) -> None:
         requests = self.channel / "requests"
         while True:
-            for req in sorted(requests.iterdir()):
-                if req.name.startswith("."):
-                    continue  # being written
-                regular = req.is_file() and not req.is_symlink()
-                try:
-                    req.unlink()  # a symlink is removed, never followed; a folder is left alone
-                except OSError:
-                    continue
-                rid = req.name[:-5] if req.name.endswith(".json") else ""
-                if not regular or not re.fullmatch(r"[0-9A-Za-z-]{1,64}", rid):
-                    continue
+            for rid in await asyncio.to_thread(take_requests, requests):
                 try:
                     ok, message = await self.handle()
                 except Exception as exc:  # a harness bug must not leave the agent waiting

@@ -9,6 +9,9 @@ hold one JSON object, optionally in a ```json fence:
   output (see :class:`~lancebench.judging.snapshot.RepoSnapshot`);
 - ``{"answer": {...}}``: the final answer, validated against the judge's pydantic model.
 
+A tool's output shows the agent's repository, so it comes back as a data block
+(:func:`lancebench.judging.untrusted.block`).
+
 Bounds (:class:`Limits`): ``max_turns`` model calls, ``max_tokens`` per reply, ``max_total_tokens``
 over the whole conversation (input + output, as the server reports them), ``timeout_sec`` wall
 seconds for the whole judge, ``min_tool_turns`` tool calls before an answer is accepted (an
@@ -32,6 +35,7 @@ from pydantic import BaseModel, ValidationError
 
 from lancebench.errors import LancebenchError, ModelAuthError, ModelError
 from lancebench.judging.snapshot import RepoSnapshot
+from lancebench.judging.untrusted import block
 from lancebench.llm.client import ContextWindowError, DeadlineExceeded, LLMClient
 from lancebench.results.models import Usage, readable
 
@@ -167,7 +171,7 @@ def _handle(obj: dict | None, answer_model: type[A], snapshot: RepoSnapshot | No
         if tool not in TOOLS:
             return "bad", f"reply out of schema: unknown tool {str(tool)[:40]!r}; tools are {', '.join(TOOLS)}.", None
         args = {k: v for k, v in obj.items() if k != "tool"}
-        return "tool", snapshot.call(str(tool), args), None
+        return "tool", block(f"{tool} output", snapshot.call(str(tool), args)), None
     return "bad", "reply out of schema: give {\"tool\": ...} or {\"answer\": {...}}.", None
 
 

@@ -13,6 +13,7 @@ from pydantic import BaseModel
 
 from lancebench.judging.bloat import Reclassify
 from lancebench.judging.conversation import JudgeFailed, Limits, converse
+from lancebench.judging.untrusted import block, system
 from lancebench.llm.client import LLMClient
 
 MAX_DIFF_CHARS = 6000
@@ -42,8 +43,8 @@ def model_reclassifier(client: LLMClient, limits: Limits = Limits()) -> Reclassi
         if len(asked) >= MAX_FILES:
             return "behavioural"
         try:
-            kind = converse(client, SYSTEM, f"File: {path}\n```diff\n{diff[:MAX_DIFF_CHARS]}\n```", FileKind,
-                            one_shot).answer.kind
+            prompt = block("file name", path) + "\n" + block("diff", diff[:MAX_DIFF_CHARS])
+            kind = converse(client, system(SYSTEM), prompt, FileKind, one_shot).answer.kind
         except JudgeFailed:
             kind = "behavioural"
         asked[(path, diff)] = kind

@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from lancebench.errors import TaskError
 from lancebench.judging.conversation import TOOL_HELP, Limits, converse
 from lancebench.judging.snapshot import MAX_LINES, RepoSnapshot
+from lancebench.judging.untrusted import block, system
 from lancebench.llm.client import LLMClient
 from lancebench.results.models import JudgeRecord
 
@@ -142,10 +143,10 @@ def _prompt(instruction: str, rubric: Rubric, patch: str, files_text: str | None
                                                   "rationale": "..."} for c in rubric.criteria()],
                                     "summary": "..."}})
     parts = [f"## Task given to the engineer\n{instruction.strip()}",
-             f"## Patch\n```diff\n{patch.strip() or '(empty patch: nothing was changed)'}\n```",
+             "## Patch\n" + (block("patch", patch.strip()) if patch.strip() else "(empty patch: nothing was changed)"),
              f"## Rubric criteria\n{crit}"]
     if files_text is not None:
-        parts.append(f"## Files the rubric names (unchanged)\n{files_text}")
+        parts.append("## Files the rubric names (unchanged)\n" + block("files", files_text))
         parts.append("Answer now, in one reply, in this format:\n" + answer)
     else:
         parts.append(TOOL_HELP + "\nAnswer format:\n" + answer)
@@ -173,7 +174,7 @@ def judge_rubric(client: LLMClient, instruction: str, rubric: Rubric, patch: str
     one_shot = not patch.strip()
     files_text = _files_text(rubric, snapshot) if one_shot else None
     answer_model = _answer_model([c.name for c in rubric.criteria()])
-    got = converse(client, SYSTEM, _prompt(instruction, rubric, patch, files_text), answer_model,
+    got = converse(client, system(SYSTEM), _prompt(instruction, rubric, patch, files_text), answer_model,
                    dataclasses.replace(limits, max_turns=1 + limits.schema_retries,
                                        min_tool_turns=0) if one_shot else limits,
                    None if one_shot else snapshot)

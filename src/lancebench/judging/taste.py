@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from lancebench.judging.conversation import TOOL_HELP, Limits, converse
 from lancebench.judging.snapshot import RepoSnapshot
+from lancebench.judging.untrusted import block, system
 from lancebench.llm.client import LLMClient
 from lancebench.results.models import JudgeRecord
 
@@ -97,8 +98,9 @@ def _prompt(instruction: str, patch: str, reference: str, guides: list[str], min
     answer = json.dumps({"answer": {"scores": {k: 3 for k in DIMENSIONS}, "rationale": "..."}})
     return "\n\n".join([
         f"## Task\n{instruction.strip()}",
-        f"## Patch under review (applied in the repository)\n```diff\n{patch.strip()}\n```",
-        f"## Reference patch (a maintainer's solution)\n```diff\n{reference.strip() or '(none given)'}\n```",
+        "## Patch under review (applied in the repository)\n" + block("patch under review", patch.strip()),
+        "## Reference patch (a maintainer's solution)\n"
+        + block("reference patch", reference.strip() or "(none given)"),
         "## Practice alignment: judge against the codebase's own practice\n" + scales,
         "## Relative taste: judge against the reference patch\n" + rel,
         "Style guides and settings found: " + (", ".join(guides) or "none; infer the style from the code"),
@@ -114,7 +116,7 @@ def judge_taste(client: LLMClient, instruction: str, patch: str, reference: str,
     if not patch.strip():
         return JudgeRecord(status="skipped", rationale="empty patch: no code to judge")
     guides = [g for g in STYLE_GUIDES if snapshot.exists(g)]
-    got = converse(client, SYSTEM, _prompt(instruction, patch, reference, guides, limits.min_tool_turns),
+    got = converse(client, system(SYSTEM), _prompt(instruction, patch, reference, guides, limits.min_tool_turns),
                    TasteAnswer, limits, snapshot)
     return JudgeRecord(status="ok", scores=taste_scores(got.answer.scores), rationale=got.answer.rationale,
                        details={"tool_turns": got.tool_turns, "style_guides": guides}, turns=got.turns, usage=got.usage)

@@ -43,6 +43,7 @@ from lancebench.errors import LancebenchError, SandboxError
 from lancebench.judging.conversation import TOOL_HELP, JudgeFailed, Limits, converse
 from lancebench.judging.drivers import CaseResults, driver_for, script_folders
 from lancebench.judging.snapshot import RepoSnapshot
+from lancebench.judging.untrusted import block, review_prompt, system
 from lancebench.judging.validation_spec import Story, ValidationSpec
 from lancebench.judging.workspace import apply_patch, changed_paths, fingerprint
 from lancebench.llm.client import LLMClient
@@ -86,9 +87,12 @@ class ScriptAnswer(BaseModel):
 
 
 class ReviewAnswer(BaseModel):
-    """The model's one review: ``ok``, ``revise`` (with the whole new ``script``) or ``unsure``."""
+    """The model's one review: ``ok``, ``revise`` (with the whole new ``script``) or ``unsure``, and
+    ``smoke``, the smoke outcome as the harness stated it (a revise whose ``smoke`` is not the
+    real outcome was steered by the code's printed output and is refused)."""
 
     verdict: Literal["ok", "revise", "unsure"]
+    smoke: str = ""
     script: str | None = None
     reason: str = ""
 
@@ -128,19 +132,9 @@ def _write_prompt(story: Story, spec: ValidationSpec, patch: str) -> str:
         context.append(f"## Stack profile\n{json.dumps(spec.stack_profile)[:2000]}")
     return "\n\n".join([
         *context, f"## Story: {story.name}\n{story.description}", f"## Procedure\n{steps}", f"## Cases\n{cases}",
-        f"## Patch (applied in the repository, the working directory of the check)\n```diff\n{patch.strip()}\n```",
+        "## Patch (applied in the repository, the working directory of the check)\n" + block("patch", patch.strip()),
         f"{TOOL_HELP}\nDriver: {driver.name}; language: {driver.language}.\nAnswer format (the script must "
         f"define check(inputs, expected); imports allowed):\n{example}"])
-
-
-def _review_prompt(script: str, smoke: StoryOutcome, log: str) -> str:
-    return "\n\n".join([
-        "Review your script once. It ran on the first case only.",
-        f"## Script\n```\n{script}\n```",
-        f"## Smoke result: {smoke.outcome} ({smoke.detail})\n```\n{log[-3000:]}\n```",
-        'Reply {"answer": {"verdict": "ok"}} if the script checks the story faithfully (a failing case may be a '
-        'real bug in the patch), {"answer": {"verdict": "revise", "script": "<whole new script>", "reason": "..."}} '
-        'if the script itself is wrong, or {"answer": {"verdict": "unsure", "reason": "..."}}.'])
 
 
 def classify(exit_code: int | None, results: CaseResults | None, names: list[str]) -> tuple[Outcome, str,
@@ -207,9 +201,11 @@ class _Run:
 
     async def story(self, index: int, story: Story) -> StoryOutcome:
         try:
-            script = (await self.ask(SYSTEM, _write_prompt(story, self.spec, self.patch), ScriptAnswer, True)).script
+            script = (await self.ask(system(SYSTEM), _write_prompt(story, self.spec, self.patch), ScriptAnswer,
+                                     True)).script
             smoke, log = await self.run_cases(index, script, story, 1)
-            review = await self.ask(SYSTEM, _review_prompt(script, smoke, log), ReviewAnswer, False)
+            review = await self.ask(system(SYSTEM), review_prompt(script, smoke.outcome, smoke.detail, log),
+                                    ReviewAnswer, False)
         except JudgeFailed as exc:
             if exc.why == "model-error":
                 raise
@@ -217,7 +213,7 @@ class _Run:
             return StoryOutcome(story.name, "unsure", f"the model failed: {exc.why}: {exc.detail[:300]}", {})
         if review.verdict == "unsure":
             return StoryOutcome(story.name, "unsure", f"reviewer unsure: {review.reason[:300]}", {})
-        if review.verdict == "revise" and review.script:
+        if review.verdict == "revise" and review.script and review.smoke == smoke.outcome:
             script = review.script
         (self.scratch / f"story-{index}").mkdir(parents=True, exist_ok=True)
         (self.scratch / f"story-{index}" / "final_script.txt").write_text(script)

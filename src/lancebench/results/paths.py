@@ -84,5 +84,10 @@ class JobPaths:
     def task_errors(self) -> Path:
         return self.root / "task_errors.json"
 
+    @property
+    def grade_report(self) -> Path:
+        """``lancebench grade``'s SWE-bench-style report (resolved, unresolved, empty-patch, error ids)."""
+        return self.root / "grade_report.json"
+
     def trial(self, trial_id: str) -> TrialPaths:
         return TrialPaths(self.trials / trial_id)

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ValidationError
 
 from lancebench.errors import TaskError, TaskErrors
 from lancebench.task.harbor_dataset import check_manifest
-from lancebench.task.model import Task, TaskConfig, TaskPaths, tree_digest
+from lancebench.task.model import Task, TaskConfig, TaskPaths, hoist_lancebench_table, tree_digest
 from lancebench.task.support import unknown_keys
 
 
@@ -88,7 +88,7 @@ def load_task(path: Path | str, *, dataset: str | None = None, name: str | None 
         instruction = paths.instruction.read_text(encoding="utf-8", errors="replace")
         if not instruction.strip():
             errors.append(TaskError(paths.instruction, "empty", fix="write the task's instruction"))
-    lb_table = raw.get("lancebench")
+    lb_table = hoist_lancebench_table(raw).get("lancebench")
     raw_lb = lb_table if isinstance(lb_table, dict) else {}
     kind = config.lancebench.kind if config is not None else raw_lb.get("kind", "code")
     if kind != "choice" and not steps and not paths.test_sh.is_file():

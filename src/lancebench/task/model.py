@@ -298,7 +298,9 @@ class TaskConfig(_Open):
     @classmethod
     def _harbor_workdir(cls, data):
         """``[environment] workdir`` is where the repository is, unless ``[lancebench] workdir``
-        says so too (then both must agree)."""
+        says so too (then both must agree). lancebench's table may also be ``[metadata.lancebench]``
+        (as ``lancebench export`` writes it, so that ``harbor lint`` accepts the task)."""
+        data = hoist_lancebench_table(data)
         if not isinstance(data, dict) or not isinstance(data.get("environment"), dict):
             return data
         workdir = data["environment"].get("workdir")
@@ -309,6 +311,18 @@ class TaskConfig(_Open):
             raise ValueError(f"[environment] workdir = {workdir!r} and [lancebench] workdir = {lb['workdir']!r} "
                              "disagree: keep one")
         return {**data, "lancebench": {**lb, "workdir": workdir}}
+
+
+def hoist_lancebench_table(data):
+    """``data`` (a parsed task.toml) with ``[metadata.lancebench]`` as its ``[lancebench]`` table
+    when it has no ``[lancebench]`` of its own; else ``data`` as it is. Harbor's ``metadata`` is
+    free-form, so a task keeps lancebench's settings there and still passes ``harbor lint``."""
+    if not isinstance(data, dict) or "lancebench" in data:
+        return data
+    meta = data.get("metadata")
+    if isinstance(meta, dict) and isinstance(meta.get("lancebench"), dict):
+        return {**data, "lancebench": meta["lancebench"]}
+    return data
 
 
 @dataclass(frozen=True)

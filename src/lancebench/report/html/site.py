@@ -26,6 +26,7 @@ from lancebench.report.html.tasks import page_href, task_rows, trial_href
 from lancebench.report.html.trial_page import trial_context
 from lancebench.results.load import JobResults
 from lancebench.results.models import TrialResult
+from lancebench.results.text import visible
 
 STATIC = "static"
 
@@ -144,15 +145,16 @@ def build_site(jobs: list[JobResults], out_dir: Path, options: ReportOptions = R
         ctx, by_trial = site_context(jobs, options)
         _copy_static(out_dir)
         index = out_dir / "index.html"
-        index.write_text(env.get_template("index.html").render(root=".", **ctx), encoding="utf-8")
+        index.write_text(visible(env.get_template("index.html").render(root=".", **ctx)), encoding="utf-8")
         page = env.get_template("trial.html")
         for job in jobs:
             for r in job.results:
                 a = by_trial[r.trial_id + "\0" + r.job]
                 dest = out_dir / trial_href(r)
                 dest.parent.mkdir(parents=True, exist_ok=True)
-                dest.write_text(page.render(root="../..", label=config_label(*r.configuration()),
-                                            **trial_context(job.path / "trials" / r.trial_id, a)), encoding="utf-8")
+                html = page.render(root="../..", label=config_label(*r.configuration()),
+                                   **trial_context(job.path / "trials" / r.trial_id, a))
+                dest.write_text(visible(html), encoding="utf-8")  # any bytes the agent wrote (results/text.py)
     except OSError as exc:
         raise ConfigError(f"--html {out_dir}: cannot write the site: {exc.strerror or exc} "
                           f"(check that the folder is writable)") from exc
