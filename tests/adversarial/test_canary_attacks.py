@@ -1,4 +1,14 @@
-"""The canary told from its original (attack pass after issue 20).
+"""The canary run attacked (attack pass after issue 20).
+
+1. The canary run read as nothing (fixed): ``forge_collect_error_beside_canary.sh`` forges every
+verdict when no two hidden test functions are near copies (the graded run) and raises at import
+beside a canary, so the canary run's report holds a collection error and no test case. That run
+was neither broken nor read (a note "no test report to read it from"; the divergence check needs
+cases): ``resolved`` with ``calc.add`` still broken, on both backends, without telling which
+test is the canary. Now a canary run whose report lost every case the graded run's held counts
+as broken (tried again with a new canary, then the untouched base decides): ``unresolved``.
+
+2. The canary told from its original (not fixed):
 
 ``grading.canary`` changes its copy of a real test one way only: an int or float literal moved
 away from zero by 1,000 or more, a string extended by three letters, an assertion wrapped in
@@ -25,6 +35,15 @@ import pytest
 from lbtest import TASKS, lb, one_result
 
 AGENTS = Path(__file__).resolve().parent / "agents"
+
+
+@pytest.mark.slow
+def test_a_forgery_that_fails_to_import_beside_a_canary_is_caught(jobs, backend):
+    lb("run", "-p", TASKS / "calc", "-a", f"script:{AGENTS / 'forge_collect_error_beside_canary.sh'}", "-o", jobs,
+       "--backend", backend, check=True, timeout=600)
+    r = one_result(jobs)
+    assert (r["status"], r["rewards"].get("reward")) == ("unresolved", 0.0), (r["status"], r["reason"])
+    assert "forged verdict (canary)" in r["reason"] and "collection failed in test_calc" in r["reason"]
 
 
 @pytest.mark.slow
