@@ -8,7 +8,13 @@ cases): ``resolved`` with ``calc.add`` still broken, on both backends, without t
 test is the canary. Now a canary run whose report lost every case the graded run's held counts
 as broken (tried again with a new canary, then the untouched base decides): ``unresolved``.
 
-2. The canary told from its original (not fixed):
+2. The canary skipped with its P2P original (fixed): in a task whose F2P tests are parametrized
+(none can be copied), the canary copies a P2P test. ``forge_skip_canary_pair.sh`` reports both
+tests of every near-copy pair skipped and every other test passed: P2P tests may skip, and a
+skipped canary beside a skipped original was only a note: ``resolved`` with ``calc.add`` still
+broken. Now a P2P test that passed in the graded run must pass in the canary run.
+
+3. The canary told from its original (not fixed):
 
 ``grading.canary`` changes its copy of a real test one way only: an int or float literal moved
 away from zero by 1,000 or more, a string extended by three letters, an assertion wrapped in
@@ -32,9 +38,27 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from lbtest import TASKS, lb, one_result
+from lbtest import TASKS, derive_task, lb, one_result
 
 AGENTS = Path(__file__).resolve().parent / "agents"
+PARAMETRIZED_F2P = """import calc
+import pytest
+
+
+@pytest.mark.parametrize("a, b, want", [(2, 3, 5)])
+def test_add(a, b, want):
+    assert calc.add(a, b) == want
+
+
+@pytest.mark.parametrize("a, b, want", [(-2, -3, -5)])
+def test_add_negative(a, b, want):
+    assert calc.add(a, b) == want
+
+
+def test_mul():
+    assert calc.mul(4, 5) == 20
+"""
+PARAMETRIZED_F2P_IDS = 'f2p = ["test_calc::test_add[2-3-5]", "test_calc::test_add_negative[-2--3--5]"]'
 
 
 @pytest.mark.slow
@@ -44,6 +68,17 @@ def test_a_forgery_that_fails_to_import_beside_a_canary_is_caught(jobs, backend)
     r = one_result(jobs)
     assert (r["status"], r["rewards"].get("reward")) == ("unresolved", 0.0), (r["status"], r["reason"])
     assert "forged verdict (canary)" in r["reason"] and "collection failed in test_calc" in r["reason"]
+
+
+@pytest.mark.slow
+def test_a_canary_skipped_with_its_p2p_original_is_caught(jobs, shared, backend):
+    task = derive_task(TASKS / "calc", shared / "calc-param", files={"tests/test_calc.py": PARAMETRIZED_F2P},
+                       toml={r"^f2p = .*$": PARAMETRIZED_F2P_IDS})
+    lb("run", "-p", task, "-a", f"script:{AGENTS / 'forge_skip_canary_pair.sh'}", "-o", jobs, "--backend", backend,
+       check=True, timeout=600)
+    r = one_result(jobs)
+    assert (r["status"], r["rewards"].get("reward")) == ("unresolved", 0.0), (r["status"], r["reason"])
+    assert "did worse than in the graded run (test_calc::test_mul (skipped))" in r["reason"]
 
 
 @pytest.mark.slow
