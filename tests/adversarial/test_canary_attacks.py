@@ -14,7 +14,13 @@ tests of every near-copy pair skipped and every other test passed: P2P tests may
 skipped canary beside a skipped original was only a note: ``resolved`` with ``calc.add`` still
 broken. Now a P2P test that passed in the graded run must pass in the canary run.
 
-3. The canary told from its original (not fixed):
+3. An early exit unless a canary is present, on a task graded by exit status (fixed):
+``exit_unless_canary.sh`` ends pytest with status 0 at import when no two test functions are near
+copies, so the graded run passes with no report; beside a canary it is honest, the canary fails
+as it must, and the real tests' divergence could not be read without a graded report:
+``resolved``. Now a graded run without a report beside a canary run with one is forged.
+
+4. The canary told from its original (not fixed):
 
 ``grading.canary`` changes its copy of a real test one way only: an int or float literal moved
 away from zero by 1,000 or more, a string extended by three letters, an assertion wrapped in
@@ -79,6 +85,16 @@ def test_a_canary_skipped_with_its_p2p_original_is_caught(jobs, shared, backend)
     r = one_result(jobs)
     assert (r["status"], r["rewards"].get("reward")) == ("unresolved", 0.0), (r["status"], r["reason"])
     assert "did worse than in the graded run (test_calc::test_mul (skipped))" in r["reason"]
+
+
+@pytest.mark.slow
+def test_an_early_exit_unless_a_canary_is_present_is_caught(jobs, shared, backend):
+    task = derive_task(TASKS / "calc", shared / "calc-no-lists", toml={r"^(f2p|p2p) = .*$": ""})
+    lb("run", "-p", task, "-a", f"script:{AGENTS / 'exit_unless_canary.sh'}", "-o", jobs, "--backend", backend,
+       check=True, timeout=600)
+    r = one_result(jobs)
+    assert (r["status"], r["rewards"].get("reward")) == ("unresolved", 0.0), (r["status"], r["reason"])
+    assert "the graded run passed without a test report" in r["reason"]
 
 
 @pytest.mark.slow

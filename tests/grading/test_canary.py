@@ -154,3 +154,11 @@ def test_the_real_tests_beside_the_canary_must_do_as_well_as_graded(f2p, p2p, ca
     assert (found is not None) == forged, found
     if forged:
         assert found.startswith(MARK) and "behaves differently when a canary is present" in found
+
+
+def test_a_graded_run_without_a_report_beside_a_canary_run_with_one_is_forged():
+    # attack pass after issue 20 (exit_unless_canary.sh): an early exit in the graded run only
+    run = JUnitReport(cases={"test_calc.test_add": "failed", "test_calc.test_add_words": "failed"})
+    found = divergence(CANARY, None, run, [], [])
+    assert found is not None and found.startswith(MARK) and "passed without a test report" in found
+    assert divergence(CANARY, None, None, [], []) is None  # neither left one: judge_canary reads that
