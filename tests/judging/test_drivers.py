@@ -115,3 +115,14 @@ def test_every_driver_has_its_folder_and_jest_follows_the_settings() -> None:
                                              spec, "/r")
     assert cwd == "/r/web" and argv[:3] == ["npx", "--no-install", "jest"] and "--outputFile=/tmp/rep" in argv
     assert set(DRIVER_TABLE) == {"pytest", "jest", "go-test", "mix-test"}
+
+
+def test_reports_nested_past_the_recursion_limit_are_no_report(tmp_path: Path) -> None:
+    # attack pass after issue 20: the code under test writes them; json.loads raised RecursionError,
+    # which ended the trial as an internal error (invalid) instead of a script error
+    deep = "[" * 100_000 + "]" * 100_000
+    report = tmp_path / "report.json"
+    report.write_text(deep)
+    assert read_jest(report, "", 2) is None
+    assert read_go(None, deep + "\n", 2) == read_go(None, "", 2)
+

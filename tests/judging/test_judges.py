@@ -152,6 +152,13 @@ def test_extract_json_prefers_fenced_block() -> None:
     assert extract_json("no object here") is None
 
 
+def test_extract_json_skips_objects_nested_past_the_recursion_limit() -> None:
+    # attack pass after issue 20: a reply steered by the judged patch; json raised RecursionError
+    deep = '{"a": ' + "[" * 50_000 + "]" * 50_000 + "}"
+    assert extract_json(f"```json\n{deep}\n```\n") is None
+    assert extract_json(f'{deep} then {{"answer": 1}}') == {"answer": 1}
+
+
 def test_bad_rubric_file_names_file_and_field(tmp_path: Path) -> None:
     p = tmp_path / "rubric.json"
     p.write_text(json.dumps({"fail_to_pass": [{"description": "no name"}]}))

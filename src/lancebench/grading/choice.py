@@ -21,7 +21,7 @@ def parse_choice(value: Any) -> int | None:
         return None
     if isinstance(value, int):
         return value
-    if isinstance(value, str) and re.fullmatch(r"\s*[+-]?[0-9]+\s*", value):
+    if isinstance(value, str) and re.fullmatch(r"\s*[+-]?[0-9]{1,100}\s*", value):  # int() refuses 4,300+ digits
         return int(value)
     return None
 
@@ -39,7 +39,7 @@ def read_answer_file(path: Path) -> tuple[Any, str | None]:
         return None, "answer file too large"
     try:
         data = json.loads(path.read_text(errors="replace"))
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: arrays nested past Python's limit
         return None, "answer file is not JSON"
     if not isinstance(data, dict) or "selected_proposal_id" not in data:
         return None, 'answer file lacks "selected_proposal_id"'

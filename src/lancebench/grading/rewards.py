@@ -52,10 +52,18 @@ def _numbers(path: Path, data: object) -> dict[str, float]:
         raise RewardError(f"{path}: holds no number; write a flat object such as {{\"reward\": 1}}")
     out: dict[str, float] = {}
     for key, value in data.items():
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not _finite(value):
             raise RewardError(f"{path}: key '{key}' is {value!r}; every value must be a finite number")
         out[str(key)] = float(value)
     return out
+
+
+def _finite(value: float) -> bool:
+    """Whether ``value`` is a finite float; a JSON integer too large for a float is not."""
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
 
 
 def _read_json(path: Path) -> dict[str, float] | None:
@@ -64,7 +72,7 @@ def _read_json(path: Path) -> dict[str, float] | None:
         return None
     try:
         data = json.loads(text)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # RecursionError: arrays nested past Python's limit
         raise RewardError(f"{path}: invalid JSON ({exc}); write a flat object such as {{\"reward\": 1}}") from None
     return _numbers(path, data)
 

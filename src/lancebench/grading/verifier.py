@@ -166,7 +166,9 @@ async def _canary_check(task: Task, backend: Backend, env: PreparedEnvironment, 
     files in ``paths.verifier/canary`` (``canary-2`` for a second try). Returns (a finding when the
     run is forged, a note when no canary could be made or read). ``graded``: the graded run's
     report (the real tests must do as well beside the canary). A canary run that breaks is tried
-    once more with a new canary; broken again, it is forged unless the untouched base breaks too."""
+    once more with a new canary; broken again, it is forged unless the untouched base breaks too. A
+    run whose report lost every test case the graded run's held counts as broken
+    (:func:`_lost_cases`)."""
     for attempt in (1, 2):
         probe = scratch / "canary-tests"
         remove_tree(probe)
@@ -178,7 +180,7 @@ async def _canary_check(task: Task, backend: Backend, env: PreparedEnvironment, 
         _, run = await grade_once(task, backend, env, patch, scratch / "grade-canary",
                                   paths.verifier / ("canary" if attempt == 1 else "canary-2"), labels=labels,
                                   step=step, tests_from=probe)
-        if not (run.broken or run.excluded):
+        if not (run.broken or run.excluded or _lost_cases(graded, run)):
             forged, note = judge_canary(canary, run.report, passed=run.passed,
                                         listed=bool(task.lb.f2p or task.lb.p2p), test_sh=test_sh)
             forged = forged or divergence(canary, graded, run.report, task.lb.f2p, task.lb.p2p)
@@ -188,6 +190,15 @@ async def _canary_check(task: Task, backend: Backend, env: PreparedEnvironment, 
         return None, f"canary: the canary run broke with and without the patch ({run.reason}); not read"
     return (f"{CANARY_MARK}: the canary run (the hidden tests with {canary.test_id}, a copy of "
             f"{canary.original_id} that must fail) broke twice while the graded run passed: {run.reason}"), None
+
+
+def _lost_cases(graded: JUnitReport | None, run: RunOutcome) -> bool:
+    """Did the canary ``run`` leave a report without test cases (a collection error only, or no
+    report) where the graded run's report held some? Then neither the canary nor the real tests
+    can be read in it: code under test that fails to import beside a canary (two near-copy test
+    functions) would otherwise keep its forged graded verdict (attack pass after issue 20). Such a
+    run counts as broken."""
+    return bool(graded is not None and graded.cases and (run.report is None or not run.report.cases))
 
 
 EXCLUDED_BY_PATCH = ("the verifier excluded the trial only with the patch applied (the untouched repository "

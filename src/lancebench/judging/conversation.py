@@ -83,7 +83,7 @@ def extract_json(text: str) -> dict | None:
     for m in _FENCE.finditer(text or ""):
         try:
             value = json.loads(m.group(1))
-        except ValueError:
+        except (ValueError, RecursionError):  # a reply steered by the judged patch may nest past the limit
             continue
         if isinstance(value, dict):
             return value
@@ -92,7 +92,7 @@ def extract_json(text: str) -> dict | None:
         if ch == "{":
             try:
                 value, _ = decoder.raw_decode(text, i)
-            except ValueError:
+            except (ValueError, RecursionError):
                 continue
             if isinstance(value, dict):
                 return value
