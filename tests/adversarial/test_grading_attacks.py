@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 from lbtest import TASKS, derive_task, job_dir, lb, one_result, results
 
+from lancebench.grading.canary import MARK as CANARY_MARK
+
 AGENTS = Path(__file__).resolve().parent / "agents"
 CALC = TASKS / "calc"
 PYTHONPATH_TEST_SH = """#!/bin/bash
@@ -108,7 +110,8 @@ def test_runner_modules_load_before_the_repository(guarded, jobs, shared, backen
     """With the name unprotected (so the shadowing iniconfig.py reaches grading), the runner's
     modules are still imported from the environment before /app joins sys.path. Control: with
     the guard off (scan_patch = false, for a test tool's own repository) the same module forges
-    a pass, so the guarded case passes because of the guard."""
+    a pass in the graded run, so the guarded case passes because of the guard; the canary run
+    (issue 20) then catches the forgery on its own."""
     table = '[lancebench]\nunprotect = ["iniconfig.py"]' + ("" if guarded else "\nscan_patch = false")
     task = derive_task(CALC, shared / "calc-unprotected", toml={r"^\[lancebench\]$": table})
     r = attack(task, "shadow_runner_module.sh", jobs, backend)
@@ -116,8 +119,8 @@ def test_runner_modules_load_before_the_repository(guarded, jobs, shared, backen
     if guarded:
         assert_unresolved(r)
         assert r["tests"]["test_calc::test_add"] == "failed"
-    else:
-        assert r["status"] == "resolved", r["reason"]
+    else:  # the graded run was forged; only the canary run stops it
+        assert_forged_by_canary(r)
 
 
 # the task's own PYTHONPATH: set on pytest's command line, or exported (both replace lancebench's)
@@ -170,10 +173,19 @@ def test_a_module_pytest_imports_after_the_guard_is_guarded_too(jobs, shared, ba
 
 @pytest.mark.slow
 def test_a_test_sh_that_sets_pythonpath_is_forged_without_the_guard(jobs, shared, backend):
-    """Control: with the guard off (scan_patch = false) the same attack on the same task resolves,
-    so the guarded case above is unresolved because of the guard."""
+    """Control: with the guard off (scan_patch = false) the same attack on the same task forges the
+    graded run (all tests pass), so the guarded case above is unresolved because of the guard; the
+    canary run (issue 20) then catches the forgery on its own."""
     r = attack(_own_pythonpath_task(shared, "export", guarded=False), "shadow_runner_pythonpath.sh", jobs, backend)
-    assert r["status"] == "resolved", (r["status"], r["reason"])
+    assert_forged_by_canary(r)
+
+
+def assert_forged_by_canary(r: dict) -> None:
+    """The graded run passed every test of the unfixed calc (the forgery worked there), and the
+    trial is unresolved by the canary run's finding (it was resolved before the canary run)."""
+    assert r["status"] == "unresolved", (r["status"], r["reason"])
+    assert r["reason"].startswith(CANARY_MARK), r["reason"]
+    assert r["tests"]["test_calc::test_add"] == "passed", r["tests"]
 
 
 # 3. paths read exactly -------------------------------------------------------------------------
