@@ -161,7 +161,9 @@ def test_a_crashing_agent_keeps_its_spend(scripted, tmp_path):
                     Reply("b", prompt_tokens=80, completion_tokens=6)])
     opts = JobOptions(name="j", jobs_dir=tmp_path, agent=AgentRecipe("crash-agent", instance=CrashAgent(srv.api_base)))
     (result,) = asyncio.run(run_job([load_task(CALC)], opts))
-    assert result.status == "invalid" and "agent bug" in (result.reason or "")
+    # the agent's own code raising is its failure (issue 20): its work is graded, never invalid
+    assert result.status == "unresolved" and result.agent_exit == "error"
+    assert "agent bug" in result.extra["agent_message"]
     assert (result.usage.calls, result.usage.input_tokens, result.usage.output_tokens) == (2, 150, 11)
 
 
