@@ -63,21 +63,22 @@ def _loop_devices(trial_id: str) -> list[str]:
 def test_storage_filled_to_the_last_byte_and_inode(fix, jobs, shared, backend):
     """The agent fills the ``storage_mb`` filesystem (bytes in every writable folder, then every
     inode, plus a 10 GB sparse file) and leaves it full. The capture and grading run in fresh
-    space or fail as the agent's doing, never ``invalid``. Local: the fix is graded (``resolved``),
-    no fix is ``unresolved``. Docker: the engine cannot mount a full container's root to read it
-    (overlayfs needs a free inode and block for its work folder): found by the attack pass after
-    issue 14 as ``invalid`` (an engine error), now ``unresolved`` saying the agent filled its
-    quota. No loop device is left behind."""
+    space or fail as the agent's doing, never ``invalid``: the fix is graded (``resolved``), no
+    fix is ``unresolved``. Docker: where the engine cannot mount a full container's root to read
+    it (overlayfs needs a free inode and block for its work folder; found by the attack pass
+    after issue 14 as ``invalid``), the trial is ``unresolved`` saying the agent filled its quota.
+    No loop device is left behind."""
     task = derive_task(TASKS / "calc", shared / f"calc-fill-{fix}",
                        toml={r"^memory_mb = 1024$": f"memory_mb = 1024\nstorage_mb = {LIMIT_MB}"},
                        append_instruction="FIX=1" if fix else None)
     lb("run", "-p", task, "-a", f"script:{AGENTS / 'fill_storage.sh'}", "-o", jobs, "--backend", backend,
        check=True, timeout=900)
     r = one_result(jobs)
-    if backend == "docker":  # the engine cannot mount a full container to read it: the agent's doing
-        assert r["status"] == "unresolved", (r["status"], r["reason"])
-        assert r["reason"].startswith("the agent filled its storage quota (64 MiB)"), r["reason"]
-    elif fix:  # local: the capture reads the full workspace and grades the fix
+    quota = "the agent filled its storage quota (64 MiB)"
+    if backend == "docker" and r["status"] == "unresolved" and (r["reason"] or "").startswith(quota):
+        pass  # the engine could not mount the full container's root to read it: the agent's doing
+    elif fix:  # the capture reads the full workspace and grades the fix (docker too, since its
+        # phases keep Harbor's capabilities, issue 21)
         assert r["status"] == "resolved", (r["status"], r["reason"])
     else:
         assert r["status"] == "unresolved", (r["status"], r["reason"])
