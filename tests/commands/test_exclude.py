@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-TASKS = REPO / "tests" / "fixtures" / "tasks"  # calc (code), pick (choice), swelancer-ic-standin
+TASKS = REPO / "tests" / "fixtures" / "tasks"  # calc (code), pick (choice), runner-ids, swelancer-ic-standin
 
 
 def lb(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess:
@@ -23,15 +23,16 @@ def lb(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess:
 
 
 def test_tasks_validate_leaves_out_excluded_tasks(tmp_path):
-    proc = lb("tasks", "validate", TASKS, "-x", "pick", "--exclude", "swelancer-*", cwd=tmp_path)
+    proc = lb("tasks", "validate", TASKS, "-x", "pick", "--exclude", "swelancer-*", "-x", "runner-*", cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "ok calc" in proc.stdout and "pick" not in proc.stdout and "swelancer" not in proc.stdout
+    assert "runner-ids" not in proc.stdout
     assert "1 valid, 0 problem(s)" in proc.stdout
 
 
 def test_run_leaves_out_excluded_tasks(tmp_path):
     jobs = tmp_path / "jobs"
-    proc = lb("run", "-p", TASKS, "-a", "oracle", "-x", "calc", "-x", "swelancer*", "-o", jobs,
+    proc = lb("run", "-p", TASKS, "-a", "oracle", "-x", "calc", "-x", "swelancer*", "-x", "runner-*", "-o", jobs,
               "--job-name", "j", cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     tasks = [json.loads(p.read_text())["task"] for p in (jobs / "j").rglob("result.json")]
