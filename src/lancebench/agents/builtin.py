@@ -22,16 +22,18 @@ def _remaining(ctx: AgentContext) -> float:
 
 async def _collect_trace(ctx: AgentContext, agent: str, exit_code: int | None, stdout: str,
                          stderr: str) -> tuple[str, str]:
-    """Read a traced script's trace and output files back (each at most ``MAX_TRACE_BYTES``; a
-    file the script removed is empty), write ``trajectory.json`` and return its stdout and stderr
-    as text (the exec's own output, the wrapper's, comes first)."""
+    """Read a traced script's trace and output files back (the trace at most ``MAX_TRACE_BYTES``,
+    each output file at most half of it; a file the script removed is empty), write
+    ``trajectory.json`` and return its stdout and stderr as text (the exec's own output, the wrapper's, comes first)."""
     data: dict[str, bytes] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for name in ("trace", "stdout", "stderr"):
             try:
                 await ctx.sandbox.get(f"{TRACE_DIR}/{name}", Path(tmp) / name)
                 with open(Path(tmp) / name, "rb") as fh:
-                    data[name] = fh.read(MAX_TRACE_BYTES if name == "trace" else 20 * MAX_TRACE_BYTES)
+                    # the output files at most 1 MB each: script.log holds them (an 80 MB flood
+                    # reached the job folder when they were read up to 40 MB)
+                    data[name] = fh.read(MAX_TRACE_BYTES if name == "trace" else MAX_TRACE_BYTES // 2)
             except (SandboxError, OSError):
                 data[name] = b""
     commands = parse_trace(data["trace"], data["stdout"], data["stderr"], exit_code)
