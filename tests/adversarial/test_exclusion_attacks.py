@@ -27,8 +27,10 @@ def test_exclusion_written_by_the_code_under_test_is_unresolved(script, jobs, ba
     assert r["rewards"]["reward"] == 0.0, r["rewards"]
     trial = job_dir(jobs) / "trials" / r["trial_id"]
     landed = (trial / "verifier" / "run-0" / "logs" / "reward.txt").read_text().strip() == ""
-    # the daemon races test.sh and the sandbox's end (it may lose on docker); the read-only file never does
-    assert landed or script == "exclude_daemon_truncates_reward.sh"
+    # the daemon races test.sh and the sandbox's end (it may lose on docker); the read-only file
+    # lands on the local backend only (on docker root overrides file modes since issue 21, so
+    # test.sh writes its 0 and the run is graded as any other)
+    assert landed or script == "exclude_daemon_truncates_reward.sh" or backend == "docker"
     if landed:
         assert r["reason"].startswith("the verifier excluded the trial only with the patch applied"), r["reason"]
         assert (trial / "verifier" / "base" / "logs" / "reward.txt").read_text().strip() == "0"  # the base graded
