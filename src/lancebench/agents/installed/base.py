@@ -11,6 +11,7 @@ shell command and its environment) and :meth:`trajectory` (its logs to ATIF). Ag
 
 from __future__ import annotations
 
+import abc
 import asyncio
 import dataclasses
 import random
@@ -48,7 +49,7 @@ class Run:
     timeout_sec: float
 
 
-class InstalledAgent:
+class InstalledAgent(abc.ABC):
     """Base of the installed agents (see the module docstring). Built with ``model`` (``-m``,
     required), ``api_base`` and the agent options. Raises :class:`ConfigError` without a model."""
 
@@ -94,13 +95,13 @@ class InstalledAgent:
                             message=f"{self.name} exit code {res.exit_code}")
 
     # -- for subclasses ------------------------------------------------------------------------
+    @abc.abstractmethod
     def command(self, ctx: AgentContext, run: Run) -> tuple[str, dict[str, str]]:
         """The shell command that runs the agent (from the workdir) and its environment."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def trajectory(self, ctx: AgentContext, run: Run, calls: list[dict]) -> Trajectory:
         """The agent's logs in ``run.logs`` as ATIF; ``calls``: the gateway's per-call usage."""
-        raise NotImplementedError
 
     # -- helpers -------------------------------------------------------------------------------
     async def _execute(self, ctx: AgentContext, run: Run):
