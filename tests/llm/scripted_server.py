@@ -4,8 +4,10 @@ Each POST to ``/v1/chat/completions`` (or ``/chat/completions``) takes the next 
 script: a :class:`Reply` (an exact assistant answer with the usage to report), a :class:`Fail`
 (an HTTP error status) or a :class:`Raw` (an exact JSON body, for answers no real model sends
 twice: no choices, a null message). A request with ``"stream": true`` gets a Reply as
-server-sent chunks (:func:`stream_chunks`). When the script is used up the server answers 500 "script exhausted" so a
-test that asks too much fails loudly. ``requests`` keeps every request body received.
+server-sent chunks (:func:`stream_chunks`). ``/v1/responses`` (OpenAI's Responses API) answers
+from the same script (:meth:`ScriptedServer._response`, streamed as :func:`response_events`).
+When the script is used up the server answers 500 "script exhausted" so a test that asks too
+much fails loudly. ``requests`` keeps every request body received.
 
 Usage::
 
@@ -108,6 +110,17 @@ class ScriptedServer:
                 self.wfile.flush()
                 self.close_connection = True
 
+            def _send_events(self, events: list[dict], headers: dict[str, str]) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                for k, v in headers.items():
+                    self.send_header(k, v)
+                self.end_headers()
+                for event in events:
+                    self.wfile.write(f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode())
+                self.wfile.flush()
+                self.close_connection = True
+
             def do_GET(self) -> None:
                 if self.path.rstrip("/") in ("/v1/models", "/models"):
                     self._send(200, {"object": "list", "data": [{"id": server.model, "object": "model"}]})
@@ -117,7 +130,8 @@ class ScriptedServer:
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
-                if self.path.rstrip("/") not in ("/v1/chat/completions", "/chat/completions"):
+                route = self.path.split("?")[0].rstrip("/")
+                if route not in ("/v1/chat/completions", "/chat/completions", "/v1/responses", "/responses"):
                     self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
                     return
                 item = server._next(body, dict(self.headers))
@@ -137,7 +151,13 @@ class ScriptedServer:
                     if item.delay_sec:
                         time.sleep(item.delay_sec)
                     try:
-                        if body.get("stream"):
+                        if route.endswith("/responses"):
+                            answer = server._response(item)
+                            if body.get("stream"):
+                                self._send_events(response_events(answer), item.headers)
+                            else:
+                                self._send(200, answer, item.headers)
+                        elif body.get("stream"):
                             self._send_stream(server._completion(item), item.headers)
                         else:
                             self._send(200, server._completion(item), item.headers)
@@ -201,6 +221,43 @@ class ScriptedServer:
                       "total_tokens": reply.prompt_tokens + reply.completion_tokens,
                       "prompt_tokens_details": {"cached_tokens": reply.cached_tokens}},
         }
+
+    def _response(self, reply: Reply) -> dict:
+        """``reply`` as an OpenAI Responses API answer: a message item and/or function calls."""
+        n = len(self.served)
+        output: list[dict[str, Any]] = []
+        if reply.content:
+            output.append({"type": "message", "id": f"msg_{n}", "role": "assistant", "status": "completed",
+                           "content": [{"type": "output_text", "text": reply.content, "annotations": []}]})
+        for i, tc in enumerate(reply.tool_calls):
+            args = tc["arguments"] if isinstance(tc["arguments"], str) else json.dumps(tc["arguments"])
+            output.append({"type": "function_call", "id": f"fc_{n}_{i}", "call_id": tc.get("id", f"call_{n}_{i}"),
+                           "name": tc["name"], "arguments": args, "status": "completed"})
+        return {"id": f"resp_scripted_{n}", "object": "response", "created_at": int(time.time()),
+                "status": "completed", "model": self.model, "output": output, "error": None,
+                "incomplete_details": None, "instructions": None, "metadata": {}, "parallel_tool_calls": True,
+                "temperature": 1.0, "top_p": 1.0, "tool_choice": "auto", "tools": [],
+                "text": {"format": {"type": "text"}},
+                "usage": {"input_tokens": reply.prompt_tokens, "output_tokens": reply.completion_tokens,
+                          "total_tokens": reply.prompt_tokens + reply.completion_tokens,
+                          "input_tokens_details": {"cached_tokens": reply.cached_tokens},
+                          "output_tokens_details": {"reasoning_tokens": 0}}}
+
+
+def response_events(response: dict) -> list[dict]:
+    """A Responses API answer as the events of a streamed one (``stream: true``): created, each
+    output item added (a message's text as one delta) and done, then completed with the usage."""
+    events: list[dict[str, Any]] = [{"type": "response.created",
+                                     "response": response | {"status": "in_progress", "output": []}}]
+    for i, item in enumerate(response["output"]):
+        events.append({"type": "response.output_item.added", "output_index": i,
+                       "item": item | {"status": "in_progress"}})
+        if item["type"] == "message":
+            events.append({"type": "response.output_text.delta", "item_id": item["id"], "output_index": i,
+                           "content_index": 0, "delta": item["content"][0]["text"]})
+        events.append({"type": "response.output_item.done", "output_index": i, "item": item})
+    events.append({"type": "response.completed", "response": response})
+    return [e | {"sequence_number": n} for n, e in enumerate(events)]
 
 
 def stream_chunks(completion: dict) -> list[dict]:

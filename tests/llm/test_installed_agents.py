@@ -125,6 +125,42 @@ def test_claude_code_resolves_a_mini_task_through_the_gateway(scripted, tmp_path
     assert _files_with(tmp_path, REAL_KEY) == []
 
 
+CX_FIX = Reply("", tool_calls=[{"name": "exec_command", "arguments": {
+    "cmd": f"python3 -c \"{FIX_PY}\" && env | grep ^LANCEBENCH_GATEWAY_KEY"}}],
+    prompt_tokens=7000, completion_tokens=80, cached_tokens=3000)
+CX_DONE = Reply("The empty range now reverses to an empty iterator.", prompt_tokens=7400, completion_tokens=12)
+
+
+def test_codex_resolves_a_mini_task_through_the_gateways_responses_api(scripted, tmp_path):
+    """Codex's Responses API calls go through the gateway to the scripted server's /v1/responses;
+    the scripted answer makes it run the fix with its exec_command tool, then it stops."""
+    srv = scripted([Reply("ok", prompt_tokens=5, completion_tokens=1), CX_FIX, CX_DONE])
+    proc = lancebench("run", "-p", str(TASK), "-a", "codex", "-m", "openai/gpt-4o-mini",
+                      "--api-base", srv.api_base, "-o", str(tmp_path), "--job-name", "j",
+                      env={"OPENAI_API_KEY": REAL_KEY})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (trial,) = [p for p in (tmp_path / "j" / "trials").iterdir() if p.is_dir()]
+    result = json.loads((trial / "result.json").read_text())
+    assert result["status"] == "resolved", (result, (trial / "agent" / "codex.log").read_text()[-3000:])
+    usage = result["usage"]
+    assert (usage["calls"], usage["input_tokens"], usage["output_tokens"]) == (2, 14400, 92)
+    assert usage["cost_usd"] == pytest.approx(_price(CX_FIX) + _price(CX_DONE), rel=1e-9)
+    assert [r["body"].get("stream") for r in srv.requests[1:]] == [True, True]
+    assert srv.requests[2]["body"]["input"][-1]["type"] == "function_call_output"
+    traj = read_trajectory(trial / "agent" / "trajectory.json")
+    assert [s.source for s in traj.steps] == ["user", "agent", "agent"]
+    assert "numeric_range" in traj.steps[0].message
+    (call,) = traj.steps[1].tool_calls or []
+    assert call.function_name == "bash" and call.arguments["command"].startswith("python3 -c")
+    (observed,) = traj.steps[1].observation.results
+    assert "LANCEBENCH_GATEWAY_KEY=sk-lancebench-" in observed.content
+    assert traj.steps[2].message == CX_DONE.content
+    assert [s.metrics.prompt_tokens for s in traj.steps[1:]] == [7000, 7400]
+    sent = [{k.lower(): v for k, v in r["headers"].items()}.get("authorization") for r in srv.requests[1:]]
+    assert sent == [f"Bearer {REAL_KEY}"] * 2, sent
+    assert _files_with(tmp_path, REAL_KEY) == []
+
+
 def test_an_agent_that_cannot_be_installed_is_invalid_and_the_job_goes_on(scripted, tmp_path):
     srv = scripted([Reply("ok", prompt_tokens=5, completion_tokens=1)])  # the preflight only
     proc = lancebench("run", "-p", str(CALC), "-a", "aider", "-m", "openai/gpt-4o-mini", "--api-base", srv.api_base,

@@ -1,7 +1,8 @@
 """Agents by name: ``oracle``, ``nop``, ``random``, ``script:PATH``, ``mini-swe-agent`` (needs
-``-m``), the installed agents of :data:`INSTALLED` (``aider``, ``claude-code``; need ``-m``, run through the model
-gateway, :mod:`lancebench.agents.installed`), or ``module:Class`` for a custom agent (constructed
-with the agent options as keyword arguments, plus ``model`` and ``api_base`` when it accepts them)."""
+``-m``), the installed agents of :data:`INSTALLED` (``aider``, ``claude-code``, ``codex``; need
+``-m``, run through the model gateway, :mod:`lancebench.agents.installed`), or ``module:Class``
+for a custom agent (constructed with the agent options as keyword arguments, plus ``model`` and
+``api_base`` when it accepts them)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,12 @@ from lancebench.plugins import load_object
 
 BUILTIN: dict[str, type[Agent]] = {"oracle": OracleAgent, "nop": NopAgent, "random": RandomChoiceAgent}
 INSTALLED = {"aider": "lancebench.agents.installed.aider:AiderAgent",
-             "claude-code": "lancebench.agents.installed.claude_code:ClaudeCodeAgent"}
+             "claude-code": "lancebench.agents.installed.claude_code:ClaudeCodeAgent",
+             "codex": "lancebench.agents.installed.codex:CodexAgent"}
+# the backends each installed agent runs on: Aider's virtual environment is made with the host's
+# Python (its interpreter is a link to it), so it runs on the host's filesystem only; Claude Code
+# and Codex are native binaries that also run in a container (glibc / static musl)
+INSTALLED_BACKENDS = {"aider": ("local",), "claude-code": ("local", "docker"), "codex": ("local", "docker")}
 LLM_AGENTS = {"mini-swe-agent": "lancebench.agents.mini_swe:MiniSweAgent", **INSTALLED}
 
 
