@@ -223,3 +223,76 @@ def test_parse_llm_history_pairs_what_is_new_in_each_request_with_its_answer():
             "LLM RESPONSE 2026-01-01T00:00:03\nASSISTANT done\nASSISTANT \n")
     assert parse_llm_history(text) == [("fix it\nplease\n\nremember the rules", "which file?"),
                                        ("I added a.py", "done\n")]
+
+
+def _jsonl(*items: dict) -> str:
+    return "\n".join(json.dumps(i) for i in items) + "\nnot json\n"
+
+
+def test_claude_code_stream_json_becomes_one_step_per_model_answer(tmp_path):
+    """Claude Code prints an answer's content blocks as events of their own (same message id):
+    they form one step, the n-th answer gets the n-th gateway call's metrics."""
+    from lancebench.agents.installed.base import Run
+    from lancebench.agents.installed.claude_code import STREAM, ClaudeCodeAgent
+
+    (tmp_path / STREAM).write_text(_jsonl(
+        {"type": "system", "subtype": "init"},
+        {"type": "assistant", "message": {"id": "m1", "content": [{"type": "text", "text": "Let me look."}]}},
+        {"type": "assistant", "message": {"id": "m1", "content": [
+            {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "ls"}}]}},
+        {"type": "assistant", "message": {"id": "m1", "content": [
+            {"type": "tool_use", "id": "t2", "name": "Read", "input": {"file_path": "a.py"}}]}},
+        {"type": "user", "message": {"content": [{"type": "tool_result", "tool_use_id": "t1", "content": "a.py"},
+                                                 {"type": "tool_result", "tool_use_id": "t2", "is_error": True,
+                                                  "content": [{"type": "text", "text": "no such file"}]}]}},
+        {"type": "assistant", "message": {"id": "m2", "content": [{"type": "text", "text": "Done."}]}},
+        {"type": "result", "subtype": "success", "is_error": False, "num_turns": 2, "total_cost_usd": 99}))
+    calls = [{"prompt_tokens": 10, "completion_tokens": 2, "cost_usd": 0.5},
+             {"prompt_tokens": 20, "completion_tokens": 3, "cost_usd": None}]
+    ctx = type("Ctx", (), {"instruction": "fix it"})()
+    run = Run("", "", "", "", tmp_path, 1.0)
+    traj = ClaudeCodeAgent(model="openai/x").trajectory(ctx, run, calls)  # type: ignore[arg-type]
+    assert [(s.source, s.message) for s in traj.steps] == [("user", "fix it"), ("agent", "Let me look."),
+                                                           ("agent", "Done.")]
+    assert [(c.function_name, c.arguments) for c in traj.steps[1].tool_calls or []] == [
+        ("bash", {"command": "ls"}), ("Read", {"file_path": "a.py"})]
+    results = traj.steps[1].observation.results
+    assert [(r.source_call_id, r.content, r.extra) for r in results] == [
+        ("t1", "a.py", {"is_error": False}), ("t2", "no such file", {"is_error": True})]
+    assert [s.metrics.prompt_tokens for s in traj.steps[1:]] == [10, 20]
+    assert traj.final_metrics.total_cost_usd is None  # one call unpriced: the total is unknown, never 99
+    assert traj.extra["claude_code_result"]["num_turns"] == 2
+
+
+def test_codex_rollout_becomes_one_step_per_model_answer(tmp_path):
+    """A model answer's response items (reasoning, message, calls) form one step, closed by the
+    token_usage_record Codex writes after it; user and developer messages are not agent steps."""
+    from lancebench.agents.installed.base import Run
+    from lancebench.agents.installed.codex import HOME, CodexAgent
+
+    folder = tmp_path / HOME / "sessions" / "2026" / "12" / "02"
+    folder.mkdir(parents=True)
+    item = lambda **p: {"type": "response_item", "payload": p}  # noqa: E731
+    (folder / "rollout-1.jsonl").write_text(_jsonl(
+        {"type": "session_meta", "payload": {}},
+        item(type="message", role="developer", content=[{"type": "input_text", "text": "rules"}]),
+        item(type="message", role="user", content=[{"type": "input_text", "text": "fix it"}]),
+        item(type="reasoning", summary=[{"type": "summary_text", "text": "think"}]),
+        item(type="function_call", name="exec_command", arguments='{"cmd": "ls"}', call_id="c1"),
+        item(type="function_call", name="apply_patch", arguments="not json", call_id="c2"),
+        {"type": "token_usage_record", "payload": {}},
+        item(type="function_call_output", call_id="c1", output="a.py"),
+        {"type": "event_msg", "payload": {"type": "token_count"}},
+        item(type="message", role="assistant", content=[{"type": "output_text", "text": "Done."}]),
+        {"type": "token_usage_record", "payload": {}}))
+    calls = [{"prompt_tokens": 10, "completion_tokens": 2, "cost_usd": 0.1},
+             {"prompt_tokens": 20, "completion_tokens": 3, "cost_usd": 0.2}]
+    ctx = type("Ctx", (), {"instruction": "fix it"})()
+    traj = CodexAgent(model="openai/x").trajectory(ctx, Run("", "", "", "", tmp_path, 1.0), calls)  # type: ignore[arg-type]
+    assert [(s.source, s.message) for s in traj.steps] == [("user", "fix it"), ("agent", ""), ("agent", "Done.")]
+    assert traj.steps[1].reasoning_content == "think"
+    assert [(c.function_name, c.arguments) for c in traj.steps[1].tool_calls or []] == [
+        ("bash", {"command": "ls"}), ("apply_patch", {"input": "not json"})]
+    assert [r.content for r in traj.steps[1].observation.results] == ["a.py"]
+    assert [s.metrics.prompt_tokens for s in traj.steps[1:]] == [10, 20]
+    assert traj.final_metrics.total_cost_usd == pytest.approx(0.3)
