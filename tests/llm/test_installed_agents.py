@@ -161,6 +161,23 @@ def test_codex_resolves_a_mini_task_through_the_gateways_responses_api(scripted,
     assert _files_with(tmp_path, REAL_KEY) == []
 
 
+def test_codex_runs_in_a_docker_container_through_the_gateway(scripted, tmp_path):
+    """On docker the installed tree and the gateway's socket are bound into the agent's container
+    (no network): the same scripted fix resolves the task, usage from the gateway."""
+    srv = scripted([Reply("ok", prompt_tokens=5, completion_tokens=1), CX_FIX, CX_DONE])
+    proc = lancebench("run", "-p", str(TASK), "-a", "codex", "-m", "openai/gpt-4o-mini", "--backend", "docker",
+                      "--api-base", srv.api_base, "-o", str(tmp_path), "--job-name", "j",
+                      env={"OPENAI_API_KEY": REAL_KEY})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (trial,) = [p for p in (tmp_path / "j" / "trials").iterdir() if p.is_dir()]
+    result = json.loads((trial / "result.json").read_text())
+    assert result["status"] == "resolved", (result, (trial / "agent" / "codex.log").read_text()[-3000:])
+    assert (result["usage"]["calls"], result["usage"]["input_tokens"]) == (2, 14400)
+    traj = read_trajectory(trial / "agent" / "trajectory.json")
+    assert "LANCEBENCH_GATEWAY_KEY=sk-lancebench-" in traj.steps[1].observation.results[0].content
+    assert _files_with(tmp_path, REAL_KEY) == []
+
+
 def test_an_agent_that_cannot_be_installed_is_invalid_and_the_job_goes_on(scripted, tmp_path):
     srv = scripted([Reply("ok", prompt_tokens=5, completion_tokens=1)])  # the preflight only
     proc = lancebench("run", "-p", str(CALC), "-a", "aider", "-m", "openai/gpt-4o-mini", "--api-base", srv.api_base,

@@ -115,13 +115,14 @@ def check_modules(modules: dict[str, str], extra: str, why: str) -> None:
 
 def check_agent(agent: str, model: str | None, backend: str = "local") -> None:
     """The extras an LLM agent needs (``llm``; ``local`` for ``-m local``; ``gateway``, LiteLLM's
-    proxy, for an installed agent, which runs on the local backend only). Raises
+    proxy, for an installed agent, which runs on the backends of ``INSTALLED_BACKENDS``). Raises
     :class:`MissingComponentError` or :class:`ConfigError`."""
-    from lancebench.agents.registry import INSTALLED
+    from lancebench.agents.registry import INSTALLED, INSTALLED_BACKENDS
     if agent in INSTALLED:
-        if backend != "local":
-            raise ConfigError(f"-a {agent} runs on --backend local only for now (its install cache holds host "
-                              "binaries; see docs/agents.md, Installed agents): use --backend local")
+        backends = INSTALLED_BACKENDS.get(agent, ("local",))
+        if backend not in backends:
+            raise ConfigError(f"-a {agent} runs on --backend {' or '.join(backends)} only for now (its install "
+                              f"cache holds host binaries; see docs/agents.md, Installed agents): use --backend local")
         check_modules({"fastapi": "fastapi", "uvicorn": "uvicorn", "backoff": "litellm[proxy]"}, "gateway",
                       f"-a {agent} (its model gateway)")
     elif agent != "mini-swe-agent":
