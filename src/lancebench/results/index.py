@@ -78,7 +78,9 @@ def open_index(job_dir: Path) -> sqlite3.Connection:
     for _ in range(2):
         try:
             return _connect(path)
-        except sqlite3.Error:
+        except sqlite3.Error as exc:
+            if "locked" in str(exc):  # another reader holds it too long: work on a copy in memory
+                break
             with suppress(OSError):
                 path.unlink()  # corrupt or of another schema: the folders are the record
     return _connect(Path(":memory:"))
