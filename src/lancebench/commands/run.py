@@ -33,11 +33,11 @@ from lancebench.commands.preflight import (
     cpu_warnings,
 )
 from lancebench.commands.settings import RunSettings, read_job_file
-from lancebench.commands.show import STATUS_STYLE, job_summary, print_job
+from lancebench.commands.show import STATUS_STYLE, Selection, indexed_summary, print_indexed
 from lancebench.commands.status import JobStatus
 from lancebench.errors import ConfigError, LancebenchError, RunStopped
 from lancebench.report.terminal import Visible
-from lancebench.results.load import load_job
+from lancebench.results.load import open_job
 from lancebench.results.models import TrialResult
 from lancebench.results.paths import JobPaths
 from lancebench.results.store import atomic_write, write_json
@@ -101,11 +101,13 @@ def fresh_job_name(jobs_dir: Path, name: str) -> str:
 
 
 def _finish(job_paths: JobPaths) -> dict:
-    """Read the whole job back (every trial any run planned), write ``summary.json``, print it."""
-    job = load_job(job_paths.root)
-    summary = job_summary(job)
-    write_json(job_paths.summary, summary)
-    print_job(job, summary)
+    """Read the job back through its index (every trial any run planned), write ``summary.json``,
+    print it as ``lancebench show`` does (the summary, a page of trials)."""
+    with open_job(job_paths.root) as job:
+        summary = indexed_summary(job, Selection())
+        summary.pop("exclusion_rule")
+        write_json(job_paths.summary, summary)
+        print_indexed(job, summary, Selection())
     out.print(f"results: {job_paths.root}")
     return summary
 

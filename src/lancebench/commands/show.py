@@ -18,8 +18,9 @@ from lancebench.commands.common import console, fail, out
 from lancebench.errors import ConfigError, LancebenchError
 from lancebench.metrics.exclusions import EXCLUSION_RULES, under_rule
 from lancebench.metrics.rewards import reward_cell
-from lancebench.results.load import JobResults, load_job, unfinished_usage
-from lancebench.results.models import TrialResult
+from lancebench.results.harbor_jobs import is_harbor_job
+from lancebench.results.load import IndexedJob, JobResults, load_job, open_job, unfinished_usage
+from lancebench.results.models import TrialConfig, TrialResult
 from lancebench.results.text import ascii_json
 
 STATUS_STYLE = {"resolved": "green", "unresolved": "red", "invalid": "yellow"}
@@ -152,41 +153,54 @@ def by_config(results: list[TrialResult]) -> dict[str, list[TrialResult]]:
     return groups
 
 
-def job_summary(job: JobResults) -> dict:
-    """The summary of a job (:func:`lancebench.metrics.summarize`, plus ``unfinished``: planned
-    trials without a result). A job holding trials of several configurations (made before runs
-    were refused on a change) gets no pooled numbers: ``configurations`` lists
-    ``{"config": label, "summary": ...}`` per configuration instead."""
-    groups = by_config(job.results)
+def results_summary(results: list[TrialResult]) -> dict:
+    """The summary of a job's recorded results (:func:`lancebench.metrics.summarize`). A job
+    holding trials of several configurations (made before runs were refused on a change) gets no
+    pooled numbers: ``configurations`` lists ``{"config": label, "summary": ...}`` per
+    configuration instead."""
+    groups = by_config(results)
     if len(groups) <= 1:
-        summary = _one_summary(job.results)
-        if job.results and job.results[0].config:
-            summary["config"] = job.results[0].config.model_dump()
-    else:
-        summary = {"trials": len(job.results),
-                   "configurations": [{"config": label, "summary": _one_summary(rs)} for label, rs in groups.items()]}
+        summary = _one_summary(results)
+        if results and results[0].config:
+            summary["config"] = results[0].config.model_dump()
+        return summary
+    return {"trials": len(results),
+            "configurations": [{"config": label, "summary": _one_summary(rs)} for label, rs in groups.items()]}
+
+
+def _with_unfinished(summary: dict, job: JobResults) -> dict:
+    """``summary`` plus ``unfinished`` (planned trials without a result) and, when they billed
+    anything, ``unfinished_usage`` (never dropped)."""
     summary["unfinished"] = len(job.unfinished)
     spent = unfinished_usage(job)
-    if spent.calls or spent.retries:  # billed by trials that have no result (yet): never dropped
+    if spent.calls or spent.retries:  # billed by trials that have no result (yet)
         summary["unfinished_usage"] = spent.model_dump()
     return summary
 
 
-def print_job(job: JobResults, summary: dict) -> None:
-    """The job's table(s) and summary line(s), and a note on unfinished trials."""
+def job_summary(job: JobResults) -> dict:
+    """:func:`results_summary` of the job's results, plus ``unfinished`` (planned trials without
+    a result) and ``unfinished_usage`` when they billed anything."""
+    return _with_unfinished(results_summary(job.results), job)
+
+
+def _print_blocks(job: JobResults, summary: dict, heading: str = "") -> None:
     from lancebench.report.swelancer import breakdown_table
     blocks = summary.get("configurations") or [{"config": None, "summary": summary}]
     groups = by_config(job.results)
     for block in blocks:
         label = block["config"]
         results = groups[label] if label is not None else job.results
-        title = f"job {job.path.name}" + (f" — configuration: {label}" if label else "")
+        title = f"job {job.path.name}" + (f" — configuration: {label}" if label else "") + heading
         out.print(results_table(results, title))
         if "by_variant" in block["summary"]:
             out.print(breakdown_table(block["summary"]["by_variant"]))
         _print_summary(block["summary"])
     if len(blocks) > 1:
         out.print(f"[yellow]note:[/yellow] {len(blocks)} configurations in one job: their numbers are shown apart")
+
+
+def _print_footer(job: JobResults, summary: dict, config: TrialConfig | None) -> None:
     if job.unfinished:
         out.print(f"[yellow]unfinished:[/yellow] {len(job.unfinished)} planned trial(s) have no result: a run "
                   "is still writing the job, or was interrupted (then run the same command again to finish them)")
@@ -195,18 +209,164 @@ def print_job(job: JobResults, summary: dict) -> None:
         cost = "unknown" if spent["cost_usd"] is None else f"{spent['cost_usd']:.4f} USD"
         out.print(f"spent by unfinished trials: {cost}, {spent['input_tokens']} input and {spent['output_tokens']} "
                   f"output tokens in {spent['calls']} call(s) (not in the numbers above)", highlight=False)
-    config = job.results[0].config if len(blocks) == 1 and job.results else None
-    if config is not None:
+    if config is not None and "configurations" not in summary:
         out.print(f"configuration: {escape(config.label())} (lancebench {config.lancebench_version})", highlight=False)
 
 
-def _print_trial(job: JobResults, trial: str) -> None:
-    found = [r for r in job.results if r.trial_id == trial or r.trial_id.startswith(trial)]
+def print_job(job: JobResults, summary: dict) -> None:
+    """The job's table(s) of every trial and summary line(s), and a note on unfinished trials."""
+    _print_blocks(job, summary)
+    _print_footer(job, summary, job.results[0].config if job.results else None)
+
+
+STATUSES = tuple(STATUS_STYLE)
+DEFAULT_ROWS = 50  # rows of the table when no --limit is given; a job with at most this many shows every trial
+
+
+@dataclasses.dataclass(frozen=True)
+class Selection:
+    """What ``show`` reads and prints: the exclusion rule and ``errors_as_failures`` (how results
+    count), and which trials the table lists: ``statuses`` (any when empty), ``task_glob``
+    (SQLite GLOB on the task name), ``offset`` and ``limit`` (None: :data:`DEFAULT_ROWS`; 0: all)."""
+
+    exclusions: str = "control"
+    errors_as_failures: bool = False
+    statuses: tuple[str, ...] = ()
+    task_glob: str | None = None
+    offset: int = 0
+    limit: int | None = None
+
+    def counted(self, results: list[TrialResult]) -> list[TrialResult]:
+        """``results`` as this selection counts them (exclusion rule, then errors as failures)."""
+        results = under_rule(results, self.exclusions)
+        if self.errors_as_failures:
+            from lancebench.results.conservative import errors_as_failures
+            results = errors_as_failures(results)
+        return results
+
+    @property
+    def recounts(self) -> bool:
+        return self.exclusions != "control" or self.errors_as_failures
+
+
+def indexed_summary(job: IndexedJob, sel: Selection) -> dict:
+    """The summary ``show`` prints for ``job`` under ``sel``'s counting (:func:`job_summary`, plus
+    ``exclusion_rule`` and ``errors_as_failures`` when set), computed from every result once per
+    state of the job's files and kept in its index (:meth:`IndexedTrials.derived`); the unfinished
+    trials' part is read each time (their ``usage.json`` changes without a result)."""
+    from lancebench import __version__
+    key = f"show-summary\0{__version__}\0{sel.exclusions}\0{sel.errors_as_failures}"
+    cached = job.trials.derived(key)
+    if cached is not None:
+        part = json.loads(cached)
+    else:
+        recorded = job.trials.results()
+        counted = sel.counted(recorded)
+        part = {"summary": results_summary(counted)}
+        if sel.errors_as_failures:
+            from lancebench.results.conservative import counted_note
+            part["note"] = counted_note(under_rule(recorded, sel.exclusions))
+        part = json.loads(json.dumps(part, default=str))  # the same values, cached or not
+        job.trials.store(key, json.dumps(part))
+    summary = _with_unfinished(part["summary"], JobResults(job.path, job.config, [], job.unfinished))
+    summary["exclusion_rule"] = sel.exclusions
+    if "note" in part:
+        summary["errors_as_failures"] = part["note"]
+    return summary
+
+
+def _table_rows(job: IndexedJob, sel: Selection) -> tuple[list[TrialResult], int]:
+    """(the trials of the table, how many match the filters), read from the index: only the
+    rows shown are parsed, unless a recount changes the statuses filtered on."""
+    limit = DEFAULT_ROWS if sel.limit is None else (sel.limit or None)
+    if sel.statuses and sel.recounts:
+        matching = [r for r in sel.counted(job.trials.page(task_glob=sel.task_glob)) if r.status in sel.statuses]
+        end = None if limit is None else sel.offset + limit
+        return matching[sel.offset:end], len(matching)
+    total = job.trials.count(sel.statuses, sel.task_glob)
+    return sel.counted(job.trials.page(sel.statuses, sel.task_glob, sel.offset, limit)), total
+
+
+def print_indexed(job: IndexedJob, summary: dict, sel: Selection) -> None:
+    """``show``'s text: the table of the selected trials (a page of at most :data:`DEFAULT_ROWS`
+    by default, saying which and how to see others), the summary line(s) of the whole job, notes
+    on unfinished trials and the configuration. A job of several configurations prints a block of
+    every trial per configuration."""
+    if "configurations" in summary:
+        results = sel.counted(job.trials.results())
+        print_job(JobResults(job.path, job.config, results, job.unfinished), summary)
+        return
+    rows, total = _table_rows(job, sel)
+    recorded = len(job.trials.ids)
+    heading = ""
+    if len(rows) < recorded:
+        first = sel.offset + 1 if rows else sel.offset
+        heading = f" — trials {first}–{sel.offset + len(rows)} of {total}"
+        heading += f" matching (of {recorded})" if total != recorded else ""
+    _print_blocks(JobResults(job.path, job.config, rows, job.unfinished), summary, heading)
+    if len(rows) < total:
+        out.print(f"{total - len(rows)} more trial(s) not listed: --offset N / --limit N (0: all), --status S, "
+                  "--task GLOB choose the trials listed; --trial ID prints one in full", highlight=False)
+    first_result = job.trials.find(job.trials.ids[0]) if job.trials.ids else []
+    _print_footer(JobResults(job.path, job.config, rows, job.unfinished), summary,
+                  first_result[0].config if first_result else None)
+
+
+def _print_trial(found: list[TrialResult], job_path: Path, trial: str, recorded: list[str]) -> None:
+    """Print the one trial of ``found`` (the trials whose id is ``trial`` or starts with it);
+    raises :class:`ConfigError` giving up to five ids (matches, or ``recorded`` ones) otherwise."""
     if len(found) != 1:
-        ids = ", ".join(r.trial_id for r in (found or job.results)[:5])  # the matches, when several
-        raise ConfigError(f"--trial {trial}: {'no' if not found else len(found)} trial(s) of {job.path} match; "
+        ids = ", ".join([r.trial_id for r in found][:5] or recorded[:5])  # the matches, when several
+        raise ConfigError(f"--trial {trial}: {'no' if not found else len(found)} trial(s) of {job_path} match; "
                           f"give a trial id (e.g. {ids or 'none recorded'})")
     print(ascii_json(found[0].model_dump_json(indent=2, ensure_ascii=True)))  # agent text: results/text.py
+
+
+def _show_loaded(job: JobResults, sel: Selection, as_json: bool, trial: str | None, fmt: str | None,
+                 out_path: Path | None) -> None:
+    """``show`` of a job read whole (a Harbor job folder, or ``--format``)."""
+    results = sel.counted(job.results)
+    if trial is not None:
+        found = [r for r in results if r.trial_id == trial] or [r for r in results if r.trial_id.startswith(trial)]
+        _print_trial(found, job.path, trial, [r.trial_id for r in results])
+        return
+    if fmt is not None:
+        from lancebench.results.export import write_trials
+        write_trials(results, fmt, out_path)
+        return
+    counted = JobResults(job.path, job.config, results, job.unfinished)
+    summary = job_summary(counted) | {"exclusion_rule": sel.exclusions}
+    if sel.errors_as_failures:
+        from lancebench.results.conservative import counted_note
+        summary["errors_as_failures"] = counted_note(under_rule(job.results, sel.exclusions))
+    if as_json:
+        print(ascii_json(json.dumps(summary, indent=2, default=str)))
+        return
+    print_job(counted, summary)
+    _print_notes(summary, sel)
+
+
+def _print_notes(summary: dict, sel: Selection) -> None:
+    if sel.exclusions == "task":
+        out.print("exclusions: the task's rule (every trial its verifier excluded is left out, as Harbor "
+                  "and the leaderboard count)", highlight=False)
+    if "errors_as_failures" in summary:
+        out.print(f"[yellow]note:[/yellow] {summary['errors_as_failures']}", highlight=False)
+
+
+def _show_indexed(job_dir: Path, sel: Selection, as_json: bool, trial: str | None) -> bool:
+    """``show`` through the job's index; returns whether the job has any trial."""
+    with open_job(job_dir) as job:
+        if trial is not None:
+            _print_trial(sel.counted(job.trials.find(trial)), job.path, trial, job.trials.ids)
+            return True
+        summary = indexed_summary(job, sel)
+        if as_json:
+            print(ascii_json(json.dumps(summary, indent=2, default=str)))
+        else:
+            print_indexed(job, summary, sel)
+            _print_notes(summary, sel)
+        return bool(job.trials.ids or job.unfinished)
 
 
 def show(job_dir: Path = typer.Argument(..., help="A job folder made by `lancebench run`."),
@@ -221,48 +381,41 @@ def show(job_dir: Path = typer.Argument(..., help="A job folder made by `lancebe
                                              "left out, as Harbor and the leaderboard count."),
          errors_as_failures: bool = typer.Option(False, "--errors-as-failures",
                                                  help="Count invalid trials as unresolved with reward 0 (the "
-                                                      "conservative number); the summary says so.")) -> None:
-    """Print a job's summary and trials (one block per configuration; unfinished trials counted).
+                                                      "conservative number); the summary says so."),
+         status: list[str] | None = typer.Option(None, "--status", help="List only trials with this status "
+                                                  "(resolved, unresolved, invalid; repeatable)."),
+         task: str | None = typer.Option(None, "--task", help="List only trials whose task matches this glob."),
+         limit: int | None = typer.Option(None, "--limit", min=0, help=f"Trials listed (default {DEFAULT_ROWS}; "
+                                          "0: all). The summary always counts every trial."),
+         offset: int = typer.Option(0, "--offset", min=0, help="Skip this many trials of the list (paging).")) -> None:
+    """Print a job's summary and its trials, a page at a time (one block per configuration;
+    unfinished trials counted).
 
     Examples:
       lancebench show jobs/mini__oracle
       lancebench show jobs/mini__oracle --json
+      lancebench show jobs/mini__oracle --status invalid --limit 0
+      lancebench show jobs/mini__oracle --offset 50
       lancebench show jobs/mini__oracle --trial calc__0
       lancebench show jobs/mini__oracle --format csv -o trials.csv
       lancebench show jobs/mini__oracle --errors-as-failures
     """
     try:
-        job = load_job(job_dir)
         if exclusions not in EXCLUSION_RULES:
             raise ConfigError(f"--exclusions {exclusions}: give one of {', '.join(EXCLUSION_RULES)}")
-        job.results = under_rule(job.results, exclusions)
-        note = None
-        if errors_as_failures:
-            from lancebench.results.conservative import counted_note, errors_as_failures as count_errors
-            note = counted_note(job.results)
-            job = dataclasses.replace(job, results=count_errors(job.results))
-        if trial is not None:
-            _print_trial(job, trial)
-            return
-        if fmt is not None:
-            from lancebench.results.export import write_trials
-            write_trials(job.results, fmt, out_path)
-            return
-        summary = job_summary(job) | {"exclusion_rule": exclusions}
-        if note is not None:
-            summary["errors_as_failures"] = note
-        if as_json:
-            print(ascii_json(json.dumps(summary, indent=2, default=str)))
-            return
-        print_job(job, summary)
-        if exclusions == "task":
-            out.print("exclusions: the task's rule (every trial its verifier excluded is left out, as Harbor "
-                      "and the leaderboard count)", highlight=False)
-        if note is not None:
-            out.print(f"[yellow]note:[/yellow] {note}", highlight=False)
+        wrong = [s for s in status or [] if s not in STATUSES]
+        if wrong:
+            raise ConfigError(f"--status {wrong[0]}: give one of {', '.join(STATUSES)}")
+        sel = Selection(exclusions, errors_as_failures, tuple(status or ()), task, offset, limit)
+        if fmt is not None or (Path(job_dir).is_dir() and is_harbor_job(Path(job_dir))):
+            job = load_job(job_dir)
+            _show_loaded(job, sel, as_json, trial, fmt, out_path)
+            any_trial = bool(job.results or job.unfinished)
+        else:
+            any_trial = _show_indexed(job_dir, sel, as_json, trial)
     except LancebenchError as exc:
         raise fail(exc) from None
-    if not job.results and not job.unfinished:
+    if not any_trial:
         console.print(f"no trials in {job_dir}")
 
 

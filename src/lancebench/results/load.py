@@ -10,13 +10,17 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 
 from lancebench.errors import ResultsError
 from lancebench.results.harbor_jobs import is_harbor_job, load_harbor_trials
+from lancebench.results.index import IndexedTrials
 from lancebench.results.models import JobConfig, TrialResult, Usage
+from lancebench.results.result_file import (
+    load_result as load_result,  # re-exported: the readers' import
+    read_json,
+)
 
 
 @dataclass
@@ -31,70 +35,72 @@ class JobResults:
     unfinished: list[Path] = field(default_factory=list)
 
 
-def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ResultsError(path, f"cannot be read: {exc.strerror or exc}", "check the file's permissions") from exc
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ResultsError(path, f"is not valid JSON: {exc}",
-                           "the file is corrupt; delete this trial's folder and resume the job to re-run it") from exc
-
-
-def load_result(path: Path | str) -> TrialResult:
-    """Read and validate one ``result.json``; raises :class:`ResultsError` naming the file."""
-    path = Path(path)
-    data = _read_json(path)
-    try:
-        return TrialResult.model_validate(data)
-    except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or '(root)'}: {e['msg']}" for e in exc.errors())
-        raise ResultsError(path, f"is not a valid trial result ({problems})",
-                           "it was written by another lancebench version or edited by hand; re-run the trial "
-                           "by deleting its folder and resuming the job") from exc
-
-
 def load_job_config(path: Path) -> JobConfig:
     """Read and validate a ``job.json``; raises :class:`ResultsError` naming the file."""
     try:
-        return JobConfig.model_validate(_read_json(path))
+        return JobConfig.model_validate(read_json(path))
     except ValidationError as exc:
         raise ResultsError(path, f"is not a valid job config ({exc.error_count()} problem(s): "
                                  f"{exc.errors()[0]['msg']})", "fix or restore job.json") from exc
 
 
-def load_job(job_dir: Path | str) -> JobResults:
-    """Read ``job_dir/job.json`` (optional) and every ``job_dir/trials/*/result.json`` of the
-    job's plan (``plan.json``: every trial any run of the job planned, except trials of an older
-    version of a task, which stay on disk but are not read). A planned trial without a
-    ``result.json`` (interrupted, or never started) is listed in ``unfinished``.
+@dataclass
+class IndexedJob:
+    """One job folder read through its index (:mod:`lancebench.results.index`) without parsing
+    every result: ``path``, ``config`` (None without ``job.json``), ``trials`` (the recorded
+    trials of the plan, synchronised with their folders) and ``unfinished`` (planned trial
+    folders without a ``result.json``). Close it (or use it as a context manager) when done."""
 
-    A Harbor job folder is read too (:mod:`lancebench.results.harbor_jobs`).
+    path: Path
+    config: JobConfig | None
+    trials: IndexedTrials
+    unfinished: list[Path]
 
-    Raises :class:`ResultsError` when ``job_dir`` has no ``trials/`` folder (not a job folder), or
-    when ``job.json`` or any ``result.json`` cannot be read or validated."""
+    def __enter__(self) -> IndexedJob:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.trials.close()
+
+
+def open_job(job_dir: Path | str) -> IndexedJob:
+    """Read ``job_dir/job.json`` (optional) and the job's plan (``plan.json``: every trial any run
+    of the job planned, except trials of an older version of a task, which stay on disk but are not
+    read; without a plan, every trial folder), and bring the index up to date with the planned
+    trials' ``result.json`` files (:class:`lancebench.results.index.IndexedTrials`).
+
+    Raises :class:`ResultsError` when ``job_dir`` is not a job folder (no ``trials/``; a Harbor
+    job folder is read by :func:`load_job` only), or when ``job.json``, ``plan.json`` or a
+    ``result.json`` that had to be read cannot be read or validated."""
     job_dir = Path(job_dir)
     trials = job_dir / "trials"
     if not job_dir.is_dir():
         raise ResultsError(job_dir, "is not a folder", "pass a job folder such as jobs/<job>")
-    if is_harbor_job(job_dir):  # a Harbor job folder, read for side-by-side comparison
-        _, results, unfinished = load_harbor_trials(job_dir)
-        return JobResults(path=job_dir, config=None, results=results, unfinished=unfinished)
     if not trials.is_dir():
         raise ResultsError(job_dir, "has no trials/ folder, so it is not a job folder",
                            "pass a job folder (one holding job.json and trials/), such as jobs/<job>")
     job_json = job_dir / "job.json"
     config = load_job_config(job_json) if job_json.exists() else None
-    out = JobResults(path=job_dir, config=config)
     planned = read_plan(job_dir)
-    present = {p.name for p in trials.iterdir() if p.is_dir()}
-    for name in sorted(present if planned is None else set(planned)):
-        result = trials / name / "result.json"
-        if result.exists():
-            out.results.append(load_result(result))
-        else:
-            out.unfinished.append(trials / name)
-    return out
+    names = sorted(set(planned) if planned is not None else {p.name for p in trials.iterdir() if p.is_dir()})
+    index = IndexedTrials(job_dir, names)
+    return IndexedJob(path=job_dir, config=config, trials=index,
+                      unfinished=[trials / name for name in index.unfinished])
+
+
+def load_job(job_dir: Path | str) -> JobResults:
+    """Every recorded result of a job's plan (see :func:`open_job`), in trial-id order, read from
+    the job's index; a planned trial without a ``result.json`` (interrupted, or never started) is
+    listed in ``unfinished``. A Harbor job folder is read too
+    (:mod:`lancebench.results.harbor_jobs`).
+
+    Raises :class:`ResultsError` as :func:`open_job` does."""
+    job_dir = Path(job_dir)
+    if job_dir.is_dir() and is_harbor_job(job_dir):  # a Harbor job folder, read for side-by-side comparison
+        _, results, unfinished = load_harbor_trials(job_dir)
+        return JobResults(path=job_dir, config=None, results=results, unfinished=unfinished)
+    with open_job(job_dir) as job:
+        return JobResults(path=job.path, config=job.config, results=job.trials.results(), unfinished=job.unfinished)
 
 
 def unfinished_usage(job: JobResults) -> Usage:
@@ -122,7 +128,7 @@ def read_plan(job_dir: Path) -> list[str] | None:
     path = Path(job_dir) / "plan.json"
     if not path.is_file():
         return None
-    data = _read_json(path)
+    data = read_json(path)
     if not isinstance(data, list) or not all(isinstance(t, str) for t in data):
         raise ResultsError(path, "is not a list of trial ids", "delete plan.json; the next run writes it again")
     return data

@@ -27,10 +27,11 @@ from lancebench.backends.options import BackendOptions
 from lancebench.environment.cache import sub
 from lancebench.errors import ConfigError, LancebenchError, RunStopped, TaskError
 from lancebench.judging.senior import JudgeSettings
+from lancebench.results.index import IndexedTrials
 from lancebench.results.load import load_job_config, plan_key, read_plan
 from lancebench.results.models import JobConfig, TrialConfig, TrialResult, Usage
 from lancebench.results.paths import JobPaths
-from lancebench.results.store import atomic_write, read_result, trial_id, write_json
+from lancebench.results.store import atomic_write, trial_id, write_json
 from lancebench.runner.agent_phase import TrialSpec
 from lancebench.runner.controls import RunControls, RunWatch
 from lancebench.runner.executor import AgentRecipe
@@ -101,24 +102,33 @@ class JobOptions:
 
 
 def plan(tasks: list[Task], opts: JobOptions) -> tuple[list[TrialSpec], list[TrialResult]]:
-    """(trials to run, results already recorded and kept) for this job."""
+    """(trials to run, results already recorded and kept) for this job; recorded results are read
+    through the job's index (:mod:`lancebench.results.index`), which reads only the files it has
+    not seen."""
     paths = JobPaths(opts.jobs_dir / opts.name)
     scratch = sub("scratch") / hashlib.sha256(str(paths.root.resolve()).encode()).hexdigest()[:12]
+    planned = [(task, attempt, trial_id(task.name, task.digest, opts.agent_identity(task), opts.agent.model, attempt))
+               for task in tasks for attempt in range(opts.attempts)]
+    recorded = _recorded(paths, [tid for _, _, tid in planned])
     todo, kept = [], []
-    for task in tasks:
-        for attempt in range(opts.attempts):
-            tid = trial_id(task.name, task.digest, opts.agent_identity(task), opts.agent.model, attempt)
-            tp = paths.trial(tid)
-            if tp.result.is_file():
-                old = read_result(tp.result)
-                if not (opts.retry_invalid and old.status == "invalid"):
-                    kept.append(old)
-                    continue
-            todo.append(TrialSpec(task=task, agent_name=opts.agent_label, model=opts.agent.model, attempt=attempt,
-                                  job=opts.name, trial_id=tid, paths=tp, scratch=scratch / tid,
-                                  options=dict(opts.agent.options), agent_timeout_sec=opts.agent_timeout_sec,
-                                  senior=opts.senior, config=opts.trial_config()))
+    for task, attempt, tid in planned:
+        old = recorded.get(tid)
+        if old is not None and not (opts.retry_invalid and old.status == "invalid"):
+            kept.append(old)
+            continue
+        todo.append(TrialSpec(task=task, agent_name=opts.agent_label, model=opts.agent.model, attempt=attempt,
+                              job=opts.name, trial_id=tid, paths=paths.trial(tid), scratch=scratch / tid,
+                              options=dict(opts.agent.options), agent_timeout_sec=opts.agent_timeout_sec,
+                              senior=opts.senior, config=opts.trial_config()))
     return todo, kept
+
+
+def _recorded(paths: JobPaths, trial_ids: list[str]) -> dict[str, TrialResult]:
+    """The recorded results among ``trial_ids``, by id (none when the job folder is new)."""
+    if not paths.trials.is_dir():
+        return {}
+    with IndexedTrials(paths.root, trial_ids) as index:
+        return index.by_id()
 
 
 def merged_plan(paths: JobPaths, todo: list[TrialSpec], kept: list[TrialResult]) -> list[str]:

@@ -1,0 +1,201 @@
+"""The results index (``JOB/index.sqlite``, :mod:`lancebench.results.index`) agrees with the trial
+folders whatever happened to it: deleted, a ``result.json`` added or rewritten behind its back, a
+corrupt row, a corrupt database file; and ``show`` reads it to print the summary of every trial
+and only the trials asked for. Synthetic jobs of a few hundred trials, written as a run writes
+them; every expected value is read from the files independently."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from lancebench.errors import ResultsError
+from lancebench.metrics import summarize
+from lancebench.results.index import INDEX_FILE, IndexedTrials
+from lancebench.results.load import load_job, open_job
+from lancebench.results.models import TrialConfig, TrialResult, Usage
+
+STATUSES = ("resolved", "unresolved", "invalid")
+CONFIG = TrialConfig(agent="nop", backend="local")
+
+
+def _result(job: str, i: int, status: str | None = None) -> TrialResult:
+    status = status or STATUSES[(i * 7) % 5 % 3]
+    return TrialResult(trial_id=f"task-{i // 3:04d}__{i % 3}__k{i:05d}", job=job, task=f"task-{i // 3:04d}",
+                       task_digest="d" * 12, agent="nop", attempt=i % 3, status=status,
+                       reason=None if status == "resolved" else f"reason {i}",
+                       rewards={"reward": 1.0 if status == "resolved" else 0.0}, usage=Usage(cost_usd=0.001 * i),
+                       config=CONFIG)
+
+
+def _write(job_dir: Path, result: TrialResult) -> Path:
+    folder = job_dir / "trials" / result.trial_id
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "result.json").write_text(result.model_dump_json(indent=2), encoding="utf-8")
+    return folder / "result.json"
+
+
+def _job(tmp_path: Path, n: int = 300, unfinished: int = 4) -> Path:
+    job_dir = tmp_path / "job"
+    (job_dir / "trials").mkdir(parents=True)
+    ids = []
+    for i in range(n):
+        ids.append(_write(job_dir, _result("job", i)).parent.name)
+    for j in range(unfinished):  # planned, folder made, no result yet
+        tid = f"zz-unfinished__{j}__u{j}"
+        (job_dir / "trials" / tid).mkdir()
+        ids.append(tid)
+    (job_dir / "plan.json").write_text(json.dumps(sorted(ids)), encoding="utf-8")
+    return job_dir
+
+
+def _from_files(job_dir: Path) -> list[dict]:
+    """The planned results as the folders hold them, read without lancebench's loader."""
+    out = []
+    for tid in json.loads((job_dir / "plan.json").read_text()):
+        path = job_dir / "trials" / tid / "result.json"
+        if path.is_file():
+            out.append(TrialResult.model_validate(json.loads(path.read_text())).model_dump())
+    return out
+
+
+def _loaded(job_dir: Path) -> list[dict]:
+    return [r.model_dump() for r in load_job(job_dir).results]
+
+
+def _rows(job_dir: Path) -> int:
+    with sqlite3.connect(job_dir / INDEX_FILE) as db:
+        return db.execute("SELECT COUNT(*) FROM trials").fetchone()[0]
+
+
+def test_the_index_agrees_with_the_folders_and_is_rebuilt_when_deleted(tmp_path):
+    job_dir = _job(tmp_path)
+    expected = _from_files(job_dir)
+    assert len(expected) == 300
+    assert _loaded(job_dir) == expected
+    assert _rows(job_dir) == 300
+    assert len(load_job(job_dir).unfinished) == 4
+    (job_dir / INDEX_FILE).unlink()
+    assert _loaded(job_dir) == expected
+    assert _rows(job_dir) == 300
+
+
+def test_results_added_rewritten_or_removed_behind_its_back_are_seen(tmp_path):
+    job_dir = _job(tmp_path)
+    load_job(job_dir)  # the index now holds every row
+    plan = json.loads((job_dir / "plan.json").read_text())
+    added = _write(job_dir, _result("job", 300, "resolved"))  # another writer, an rsync, a copy
+    (job_dir / "plan.json").write_text(json.dumps(sorted(plan + [added.parent.name])))
+    target = job_dir / "trials" / plan[0] / "result.json"
+    old = TrialResult.model_validate_json(target.read_text())
+    new_status = "invalid" if old.status != "invalid" else "resolved"
+    target.write_text(old.model_copy(update={"status": new_status, "reason": "edited"}).model_dump_json(indent=2))
+    removed = job_dir / "trials" / plan[1] / "result.json"
+    removed.unlink()
+    loaded = load_job(job_dir)
+    assert [r.model_dump() for r in loaded.results] == _from_files(job_dir)
+    by_id = {r.trial_id: r for r in loaded.results}
+    assert by_id[plan[0]].status == new_status and added.parent.name in by_id and plan[1] not in by_id
+    assert removed.parent in loaded.unfinished
+    assert _rows(job_dir) == 300  # one added, one removed
+
+
+def test_a_corrupt_row_is_read_again_from_its_file(tmp_path):
+    job_dir = _job(tmp_path)
+    expected = _from_files(job_dir)
+    load_job(job_dir)
+    plan = json.loads((job_dir / "plan.json").read_text())
+    with sqlite3.connect(job_dir / INDEX_FILE) as db:
+        db.execute("UPDATE trials SET data = '{broken' WHERE trial_id = ?", (plan[0],))
+        # valid JSON with another status: the digest no longer matches
+        row = db.execute("SELECT data FROM trials WHERE trial_id = ?", (plan[1],)).fetchone()[0]
+        forged = json.loads(row) | {"status": "resolved" if json.loads(row)["status"] != "resolved" else "invalid"}
+        db.execute("UPDATE trials SET data = ? WHERE trial_id = ?", (json.dumps(forged), plan[1]))
+    assert _loaded(job_dir) == expected
+    with sqlite3.connect(job_dir / INDEX_FILE) as db:  # and the rows were repaired
+        data = dict(db.execute("SELECT trial_id, data FROM trials WHERE trial_id IN (?, ?)", plan[:2]).fetchall())
+    assert [TrialResult.model_validate_json(data[t]).model_dump() for t in plan[:2]] == expected[:2]
+
+
+def test_a_corrupt_database_file_is_rebuilt(tmp_path):
+    job_dir = _job(tmp_path, n=30)
+    expected = _from_files(job_dir)
+    (job_dir / INDEX_FILE).write_bytes(b"not a database" * 100)
+    assert _loaded(job_dir) == expected
+    assert _rows(job_dir) == 30
+
+
+def test_a_corrupt_result_file_is_an_error_naming_it_even_with_a_row(tmp_path):
+    job_dir = _job(tmp_path, n=30)
+    load_job(job_dir)
+    bad = job_dir / "trials" / json.loads((job_dir / "plan.json").read_text())[3] / "result.json"
+    bad.write_text("{ not json")
+    with pytest.raises(ResultsError) as err:
+        load_job(job_dir)
+    assert str(bad) in str(err.value)
+
+
+def test_pages_and_filters_match_the_files(tmp_path):
+    job_dir = _job(tmp_path)
+    expected = sorted((TrialResult.model_validate(d) for d in _from_files(job_dir)),
+                      key=lambda r: (r.task, r.attempt, r.trial_id))
+    invalid = [r for r in expected if r.status == "invalid"]
+    with open_job(job_dir) as job:
+        assert job.trials.count() == 300
+        assert job.trials.count(["invalid"]) == len(invalid) > 0
+        page = job.trials.page(["invalid"], offset=5, limit=7)
+        assert [r.trial_id for r in page] == [r.trial_id for r in invalid[5:12]]
+        first = job.trials.page(task_glob="task-001*", limit=None)
+        assert [r.trial_id for r in first] == [r.trial_id for r in expected if r.task.startswith("task-001")]
+        assert [r.trial_id for r in job.trials.find(expected[42].trial_id)] == [expected[42].trial_id]
+        assert len(job.trials.find("task-0000__")) == 3
+
+
+def test_a_read_only_job_folder_is_read_through_an_index_in_memory(tmp_path):
+    job_dir = _job(tmp_path, n=30)
+    expected = _from_files(job_dir)
+    ids = json.loads((job_dir / "plan.json").read_text())
+    (job_dir / INDEX_FILE).mkdir()  # cannot be opened nor deleted as a file: the index lives in memory
+    with IndexedTrials(job_dir, ids) as index:
+        assert [r.model_dump() for r in index.results()] == expected
+
+
+def _show(*args: str) -> str:
+    """``lancebench show ARGS`` in this process (a CLI start per call would cost more than the rest)."""
+    from typer.testing import CliRunner
+
+    from lancebench.cli import app
+    result = CliRunner().invoke(app, ["show", *args])
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+def test_show_prints_the_summary_of_every_trial_and_a_page_of_them(tmp_path):
+    job_dir = _job(tmp_path)
+    results = [TrialResult.model_validate(d) for d in _from_files(job_dir)]
+    expected = summarize(results)
+    summary = json.loads(_show(str(job_dir), "--json"))
+    assert (summary["trials"], summary["resolved"], summary["invalid"], summary["unfinished"]) == (
+        300, expected["resolved"], expected["invalid"], 4)
+    text = _show(str(job_dir))
+    listed = [line for line in text.splitlines() if line.lstrip().startswith("task-")]
+    assert len(listed) == 50 and "trials 1–50 of 300" in text and "250 more trial(s)" in text
+    invalid = sorted((r for r in results if r.status == "invalid"), key=lambda r: (r.task, r.attempt))
+    text = _show(str(job_dir), "--status", "invalid", "--limit", "3", "--offset", "1")
+    listed = [line.split()[:3] for line in text.splitlines() if line.lstrip().startswith("task-")]
+    assert listed == [[r.task, str(r.attempt), "invalid"] for r in invalid[1:4]]
+    assert f"resolved={expected['resolved']}" in text  # the summary still counts every trial
+
+
+def test_show_summary_follows_a_result_rewritten_after_it_was_cached(tmp_path):
+    job_dir = _job(tmp_path, n=30, unfinished=0)
+    before = json.loads(_show(str(job_dir), "--json"))
+    target = next((job_dir / "trials").glob("*/result.json"))
+    old = TrialResult.model_validate_json(target.read_text())
+    target.write_text(old.model_copy(update={"status": "invalid", "reason": "x" * 40}).model_dump_json(indent=2))
+    after = json.loads(_show(str(job_dir), "--json"))
+    expected = summarize([TrialResult.model_validate(d) for d in _from_files(job_dir)])
+    assert after["invalid"] == expected["invalid"] == before["invalid"] + (old.status != "invalid")
