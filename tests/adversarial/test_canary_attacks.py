@@ -20,23 +20,18 @@ copies, so the graded run passes with no report; beside a canary it is honest, t
 as it must, and the real tests' divergence could not be read without a graded report:
 ``resolved``. Now a graded run without a report beside a canary run with one is forged.
 
-4. The canary told from its original (not fixed):
-
-``grading.canary`` changes its copy of a real test one way only: an int or float literal moved
-away from zero by 1,000 or more, a string extended by three letters, an assertion wrapped in
-``not (...)``. Code under test that reads the hidden tests at import finds the two test
-functions that differ in one place only, and of the two, the copy is the one with the larger
-number, the longer string, or the inverted assertion. ``forge_all_but_canary.sh`` (a decoded
-payload patching pytest's report objects, as ``forge_decoded_payload.sh``) then passes every
-test but the canary, which fails honestly: the graded run passes, the canary run's canary
-fails and its real tests do as well as in the graded run. With ``calc.add`` still broken, the
-trial was ``resolved`` with reward 1 on both backends.
-
-Not fixed in this pass (the lead decides): the mutation must not tell which of the pair is the
-copy (a change as likely up as down, to a value as plausible as the original, several canaries
-so a guess fails with probability 1 - 2^-n), and the copy's name must not tell either (it is
-drawn from two to four of the module's test-name words; an original named with one word cannot
-be a copy).
+4. The canary told from its original (fixed): ``grading.canary`` changed its copy of a real test
+one way only (an int or float literal moved away from zero by 1,000 or more, a string extended
+by three letters, an assertion wrapped in ``not (...)``), and named it with two to four of the
+module's test-name words. Code under test that reads the hidden tests at import finds the two
+test functions that differ in one place only, and of the two, the copy was the one with the
+larger number, the longer string, or the inverted assertion. ``forge_all_but_canary.sh`` (a
+decoded payload patching pytest's report objects, as ``forge_decoded_payload.sh``) passed every
+test but the canary, which failed honestly: ``resolved`` with reward 1 and ``calc.add`` still
+broken, on both backends. Now there are up to three canaries, each change goes either way at
+random and never all the same way, and the copy takes its original's name half of the time (the
+original runs under the new name): sparing the larger of each pair spares an original at least
+once, whose copy then passes (or the original fails beside it): ``unresolved`` every time.
 """
 
 from __future__ import annotations
@@ -98,8 +93,6 @@ def test_an_early_exit_unless_a_canary_is_present_is_caught(jobs, shared, backen
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="attack pass after issue 20: the canary's one-way mutation tells it "
-                   "from its original; the forgery passes every test but the canary (not fixed yet)")
 def test_a_forgery_that_spares_only_the_canary_is_caught(jobs, backend):
     lb("run", "-p", TASKS / "calc", "-a", f"script:{AGENTS / 'forge_all_but_canary.sh'}", "-o", jobs,
        "--backend", backend, check=True, timeout=600)
