@@ -36,10 +36,11 @@ once, whose copy then passes (or the original fails beside it): ``unresolved`` e
 
 from __future__ import annotations
 
+import base64
 from pathlib import Path
 
 import pytest
-from lbtest import TASKS, derive_task, lb, one_result
+from lbtest import TASKS, derive_task, job_dir, lb, one_result, results
 
 AGENTS = Path(__file__).resolve().parent / "agents"
 PARAMETRIZED_F2P = """import calc
@@ -93,9 +94,17 @@ def test_an_early_exit_unless_a_canary_is_present_is_caught(jobs, shared, backen
 
 
 @pytest.mark.slow
-def test_a_forgery_that_spares_only_the_canary_is_caught(jobs, backend):
-    lb("run", "-p", TASKS / "calc", "-a", f"script:{AGENTS / 'forge_all_but_canary.sh'}", "-o", jobs,
-       "--backend", backend, check=True, timeout=600)
-    r = one_result(jobs)
-    assert (r["status"], r["rewards"].get("reward")) == ("unresolved", 0.0), (r["status"], r["reason"])
-    assert "forged verdict (canary)" in (r["reason"] or "")
+def test_a_forgery_that_spares_only_the_canary_is_caught(jobs, shared, backend):
+    # both bets in one job (two trials at once): the copy is the larger of each pair
+    # (forge_all_but_canary.sh, resolved before the redesign), or the smaller (forge_all_but_smaller.sh)
+    tasks = shared / "tasks"
+    for script in ("forge_all_but_canary.sh", "forge_all_but_smaller.sh"):
+        attack = "ATTACK_B64=" + base64.b64encode((AGENTS / script).read_bytes()).decode()
+        derive_task(TASKS / "calc", tasks / script.removesuffix(".sh").replace("_", "-"), append_instruction=attack)
+    lb("run", "-p", tasks, "-a", f"script:{AGENTS / 'run_embedded.sh'}", "-o", jobs, "--backend", backend, "-n", "2",
+       check=True, timeout=900)
+    got = {r["task"]: r for r in results(job_dir(jobs))}
+    assert set(got) == {"forge-all-but-canary", "forge-all-but-smaller"}
+    for name, r in got.items():
+        assert (r["status"], r["rewards"].get("reward")) == ("unresolved", 0.0), (name, r["status"], r["reason"])
+        assert "forged verdict (canary)" in (r["reason"] or ""), (name, r["reason"])

@@ -94,7 +94,7 @@ def _size(v):  # as forge_all_but_canary.sh measures a literal
 
 
 def test_the_changes_go_both_ways_and_the_names_tell_nothing(tmp_path):
-    seen_how, seen_swap, seen_direction = set(), set(), set()
+    seen_how, seen_swap, seen_direction, seen_order = set(), set(), set(), set()
     for i in range(40):
         tests = make_tests(tmp_path / str(i))
         canary = make_canary(tests, [], [])
@@ -106,6 +106,9 @@ def test_the_changes_go_both_ways_and_the_names_tell_nothing(tmp_path):
         seen_direction |= set(directions)
         seen_how |= {p.how for p in canary.planted}
         seen_swap |= {p.renamed_id != p.original_id for p in canary.planted}
+        order = list(_functions(text))
+        seen_order |= {order.index(p.test_id.split("::")[1]) < order.index(p.renamed_id.split("::")[1])
+                       for p in canary.planted if p.original_id == "test_calc::test_add"}  # the file's first test
         for p in canary.planted:  # the recorded direction is the one a forgery measures
             original = ast.parse(_functions(TESTS)[p.original_id.split("::")[1]]).body[0].body[-1].test
             copy = ast.parse(_functions(text)[p.test_id.split("::")[1]]).body[0].body[-1].test
@@ -117,6 +120,7 @@ def test_the_changes_go_both_ways_and_the_names_tell_nothing(tmp_path):
                 a, b = changed[0]
                 assert p.direction == (_size(b) > _size(a)) - (_size(b) < _size(a))
     assert seen_direction == {1, -1} and seen_swap == {True, False}
+    assert seen_order == {True, False}  # the copy of the first test comes before it, or after it
     assert seen_how == {"literal", "operator"}  # test_truthy's `>` becomes `<=`
 
 

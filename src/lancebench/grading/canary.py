@@ -18,8 +18,8 @@ added ``not``, let code under test spare the copy alone, ``forge_all_but_canary.
 
 - ``assert A == B`` where ``B`` (else ``A``) holds a literal (alone or in a container of
   literals) written as Python writes it: that literal is changed, smaller or larger (an int by 1
-  to 3 or a similar step, a float by 10 to 50 %, text by 1 to 3 characters of its own removed or
-  inserted at a random place, a bool flipped), so an always-true ``==`` still passes the copy;
+  to 3 or a similar step, a float by 10 to 50 %, a run of 1 to 3 of a text's characters removed
+  or repeated in place, a bool flipped), so an always-true ``==`` still passes the copy;
 - another single comparison gets its complement (``==``/``!=``, ``<``/``>=``, ``>``/``<=``,
   ``in``/``not in``, ``is``/``is not``);
 - any other assertion loses its ``not`` when it has one, else gets one.
@@ -213,21 +213,19 @@ def _round_like(new: float, value: float) -> float:
 
 
 def _changed_text(value: str | bytes, up: bool) -> str | bytes | None:
-    """Text with 1 to 3 of its own characters (lower-case letters for an empty one) inserted at a
-    random place (``up``), or removed from one (else; None for an empty text)."""
+    """Text with a run of 1 to 3 of its own characters repeated in place (``up``: ``1.0G`` ->
+    ``1.00G``; lower-case letters for an empty text), or removed (else: ``1.0G`` -> ``1.G``; None
+    for an empty text): either way the result reads like text the test could have held."""
     count = 1 + secrets.randbelow(3)
     if isinstance(value, bytes):
         new = _changed_text(value.decode("latin-1"), up)
         return None if new is None else str(new).encode("latin-1")
-    if up:
-        pool = value or string.ascii_lowercase
-        extra = "".join(secrets.choice(pool) for _ in range(count))
-        at = secrets.randbelow(len(value) + 1)
-        return value[:at] + extra + value[at:]
     if not value:
-        return None
+        return "".join(secrets.choice(string.ascii_lowercase) for _ in range(count)) if up else None
     count = min(count, len(value))
     at = secrets.randbelow(len(value) - count + 1)
+    if up:
+        return value[:at + count] + value[at:]
     return value[:at] + value[at + count:]
 
 
@@ -473,23 +471,30 @@ def _planted(tests: Path, m: _Made) -> Planted:
 
 
 def _write(made: list[_Made]) -> None:
-    """Rename the originals that gave their name away and put each canary before a random
-    module-level test function of its file (or at its end)."""
+    """Put each canary into its original's file: before a random module-level test function (or
+    at the end), or, on a coin's throw, in its original's place with the original moved to that
+    random spot instead, so that neither the order of the pair nor its names tell the copy; an
+    original that gave its name away is renamed."""
     for path in dict.fromkeys(m.choice.path for m in made):
         mine = [m for m in made if m.choice.path == path]
         lines = path.read_bytes().decode("utf-8", errors="surrogateescape").splitlines(keepends=True)
-        for m in mine:
-            if m.renamed:
-                row = m.choice.func.lineno - 1
-                lines[row] = lines[row].replace(f"def {m.choice.func.name}", f"def {m.renamed}", 1)
-        starts = [min([n.lineno] + [d.lineno for d in n.decorator_list]) - 1 for n in mine[0].choice.tree.body
-                  if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name.startswith("test")]
         if lines and not lines[-1].endswith("\n"):
             lines[-1] += "\n"
-        spots = sorted(((secrets.choice([*starts, len(lines)]), m.source) for m in mine), key=lambda s: -s[0])
-        end = len(lines)
-        for spot, source in spots:
-            lines.insert(spot, f"{source}\n\n\n" if spot < end else f"\n\n{source}\n")
+        starts = [min([n.lineno] + [d.lineno for d in n.decorator_list]) - 1 for n in mine[0].choice.tree.body
+                  if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name.startswith("test")]
+        edits: list[tuple[int, int, int, str]] = []  # (first line, 0 replace / 1 insert, end line, text)
+        for m in mine:
+            func, end = m.choice.func, len(lines)
+            first, last = func.lineno - 1, func.end_lineno or func.lineno
+            own = "".join(lines[first:last]).rstrip("\n")
+            if m.renamed:
+                own = own.replace(f"def {func.name}", f"def {m.renamed}", 1)
+            spot = secrets.choice([s for s in [*starts, end] if s != first] or [end])
+            moved, placed = (own, m.source) if secrets.randbelow(2) else (m.source, own)
+            edits.append((first, 0, last, placed + "\n"))
+            edits.append((spot, 1, spot, f"{moved}\n\n\n" if spot < end else f"\n\n{moved}\n"))
+        for first, _kind, last, text in sorted(edits, key=lambda e: (-e[0], e[1])):
+            lines[first:last] = [text]
         path.write_bytes("".join(lines).encode("utf-8", errors="surrogateescape"))
 
 
