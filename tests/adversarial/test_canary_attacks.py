@@ -80,7 +80,9 @@ def test_a_canary_skipped_with_its_p2p_original_is_caught(jobs, shared, backend)
        check=True, timeout=600)
     r = one_result(jobs)
     assert (r["status"], r["rewards"].get("reward")) == ("unresolved", 0.0), (r["status"], r["reason"])
-    assert "did worse than in the graded run (test_calc::test_mul (skipped))" in r["reason"]
+    # the copies of the parametrized F2P tests are skipped with their originals too (since the
+    # canary's redesign they are copied), and so is test_mul with its copy
+    assert "did worse than in the graded run (" in r["reason"] and " (skipped)" in r["reason"], r["reason"]
 
 
 @pytest.mark.slow

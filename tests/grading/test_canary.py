@@ -279,3 +279,40 @@ def test_an_original_renamed_is_read_under_its_real_name():
     assert "test_calc.test_add (failed)" in divergence(SWAPPED, GRADED, wrong, [], [])
     both = JUnitReport(cases={"test_calc.test_add": "passed", "test_calc.test_add_words": "passed"})
     assert judge_canary(SWAPPED, both, passed=True, listed=True, test_sh=PLAIN)[0].startswith(MARK)
+
+
+PARAMETRIZED = '''import calc
+import pytest
+
+
+@pytest.mark.parametrize("a, b, want", [(2, 3, 5), (1, 1, 2)])
+def test_add(a, b, want):
+    assert calc.add(a, b) == want
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_words(n):
+    assert calc.words(n)["name"] == "x" * n
+
+
+def test_plain():
+    assert calc.add(0, 0) == 0
+'''
+
+
+def test_parametrized_tests_are_copied_with_their_parameters(tmp_path):
+    # attack pass on the redesign: with only undecorated tests copied, a task whose F2P tests are
+    # parametrized got canaries of P2P tests only, and code under test honest on every near-copy
+    # pair (both pass or fail as they should) and forging the rest was never caught
+    tests = make_tests(tmp_path)
+    (tests / "test_calc.py").write_text(PARAMETRIZED)
+    canary = make_canary(tests, ["test_calc::test_add[2-3-5]", "test_calc::test_add[1-1-2]"], [])
+    assert canary.planted[0].original_id == "test_calc::test_add"
+    assert {p.original_id for p in canary.planted} == {"test_calc::test_add", "test_calc::test_words",
+                                                       "test_calc::test_plain"}
+    report = run_pytest(tmp_path, tests)
+    assert len(report.cases) == 10  # every parameter set of every copy ran
+    assert judge_canary(canary, report, passed=True, listed=True, test_sh=PLAIN) == (None, None)
+    forged = JUnitReport(cases={k: "passed" for k in report.cases})
+    finding, _ = judge_canary(canary, forged, passed=True, listed=True, test_sh=PLAIN)
+    assert finding is not None and finding.startswith(MARK)
