@@ -89,9 +89,11 @@ def test_a_canary_skipped_with_its_p2p_original_is_caught(jobs, shared, backend)
        check=True, timeout=600)
     r = one_result(jobs)
     assert (r["status"], r["rewards"].get("reward")) == ("unresolved", 0.0), (r["status"], r["reason"])
-    # the copies of the parametrized F2P tests are skipped with their originals too (since the
-    # canary's redesign they are copied), and so is test_mul with its copy
-    assert "did worse than in the graded run (" in r["reason"] and " (skipped)" in r["reason"], r["reason"]
+    # since the canary's redesign the parametrized F2P tests are copied too (their `==` becomes
+    # `!=`, a pair this attack does not see): their copies pass forged, or, skipped with
+    # test_mul's pair, the P2P test does worse than in the graded run
+    assert "forged verdict (canary): canary " in r["reason"] or (
+        "did worse than in the graded run (" in r["reason"] and " (skipped)" in r["reason"]), r["reason"]
 
 
 @pytest.mark.slow
