@@ -21,6 +21,7 @@ LONGEST_FIRST = (
     "tests/llm/test_installed_agents.py",  # Aider's install (minutes on a clean machine, then cached) and the gateway
     "tests/adversarial/test_grading_attacks.py",  # 176 s
     "tests/adversarial/test_forgery_attacks.py",  # 150 s a backend (one job of 12 trials)
+    "tests/adversarial/test_canary_attacks.py",  # 610 s for both backends at a load of 20 on 2 cores (four jobs each)
     "tests/browser/test_browser_tasks.py",  # 171 s
     "tests/adversarial/test_runner_uid_attacks.py",  # 137 s
     "tests/adversarial/test_user_tool_attacks.py",  # 132 s
@@ -51,6 +52,7 @@ LONGEST_FIRST = (
     "tests/harbor/test_users.py",  # 35 s
     "tests/report/test_html_site.py",  # 33 s
     "tests/sandbox/test_docker.py",  # 31 s
+    "tests/adversarial/test_local_public_network.py",  # 53 s at a load of 20 on 2 cores (one local trial)
     "tests/adversarial/test_network_attacks.py",  # 29 s
     "tests/harbor/test_export.py",  # 27 s
 )

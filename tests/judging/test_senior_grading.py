@@ -328,3 +328,40 @@ def test_a_patch_byte_that_is_not_utf8_reaches_the_judge_escaped(scripted) -> No
                    ScriptAnswer, Limits())
     assert got.answer.script == GOOD_SCRIPT
     assert "+name = '\\udcff'" in srv.requests[0]["body"]["messages"][1]["content"]
+
+
+# --- issue 20: a validation sandbox that fails after the patch is applied needs a control -----
+# the fixed calc.py of an agent whose module, imported by the validation script, leaves a folder
+# nobody may read: the repository's fingerprint after the last script fails (a sandbox failure)
+LOCKS_A_FOLDER = "import os\nos.makedirs('locked', exist_ok=True)\nos.chmod('locked', 0)\n"
+
+
+def test_code_under_test_breaking_the_validation_sandbox_fails_validation_as_the_agents(scripted,
+                                                                                        calc_task: Path) -> None:
+    """Before: any sandbox failure during the validation run was `invalid` without a control (the
+    trial excluded from every rate). Now the scripts that ran run again on the reference solution
+    in a fresh sandbox; it works there, so the patched code broke the sandbox: validation fails."""
+    from lancebench.judging.validation import ValidationByAgent
+    srv = scripted(validation_replies(GOOD_SCRIPT))
+
+    async def go():
+        task = load_task(calc_task)
+        backend = make_backend("local")
+        env = await backend.prepare(task)
+        scratch = calc_task.parent / "scratch"
+        patch = _agent_patch(LOCKS_A_FOLDER)
+        snap = await snapshot(task, backend, env, patch, scratch / "snap")
+        client = LLMClient("openai/scripted", srv.api_base, max_retries=0)
+        try:
+            return await validate(client, task, backend, env, patch,
+                                  load_spec(task.paths.tests / "validation_spec.toml"), snap, scratch / "validation")
+        finally:  # the folder the patched code locked (the test's own clean-up must read it)
+            for locked in scratch.rglob("locked"):
+                os.chmod(locked, 0o755)
+    with pytest.raises(ValidationByAgent) as err:
+        asyncio.run(go())
+    assert err.value.record.status == "failed:patch-broke-sandbox"
+    assert err.value.control == ("the same scripts run with the reference solution in a fresh sandbox: the patched "
+                                 "code broke the sandbox")
+    assert "repository fingerprint failed" in str(err.value) and "locked" in str(err.value)
+    assert len(srv.requests) == 3  # the control asked no model

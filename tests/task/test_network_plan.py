@@ -186,3 +186,19 @@ def test_validate_and_show_name_each_phases_network_and_harbors_verifier_default
     text = " ".join(lb("tasks", "validate", FIXTURES / "verifier-llm", check=True).stdout.split())
     assert "network: agent no-network (lancebench default); verifier public (verifier.network_mode)" in text
     assert "can reach the network while it is graded" not in text
+
+
+def test_a_local_run_and_show_say_that_public_phases_share_the_hosts_network():
+    # the local backend has no network namespace of its own for a public phase (docs/security.md,
+    # known limits): tasks show and the run's warnings say so, per phase
+    from lancebench.commands.preflight import local_network_warnings
+    harbor_default = load_task(FIXTURES / "tb-install-runner")  # declares no network: Harbor's public verifier
+    closed = load_task(Path(__file__).resolve().parents[1] / "fixtures" / "tasks" / "calc")
+    (line,) = local_network_warnings([harbor_default, closed], "local")
+    assert line.startswith(f"{harbor_default.paths.task_toml}: verifier public: ") and "127.0.0.1" in line
+    assert local_network_warnings([harbor_default], "docker") == []
+    shown = json.loads(lb("tasks", "show", FIXTURES / "tb-install-runner", "--json", check=True).stdout)["local"]
+    assert shown["public_phases"] == ["verifier"] and "shares the harness's own network namespace" in shown[
+        "network_note"]
+    assert json.loads(lb("tasks", "show", closed.paths.root, "--json", check=True).stdout)["local"] == {
+        "public_phases": []}

@@ -219,3 +219,29 @@ def cpu_warnings(tasks: list, backend: str) -> list[str]:
             f"engine has {ncpu}, so the task runs with {ncpu} (lower cpus, or use a larger engine)"
             for t in tasks if ncpu and t.config.environment.cpus > ncpu]
 
+
+
+LOCAL_PUBLIC = ("on the local backend a phase with the whole network shares the harness's own network namespace: "
+                "code run there (the agent's, or the code under test while graded) reaches what the host and other "
+                "trials serve on any address, 127.0.0.1 included (the model gateway, local model servers); use "
+                "--backend docker to keep it apart (docs/security.md, known limits)")
+
+
+def public_phases(task) -> list[str]:
+    """The phases of ``task`` that get the whole network (``agent``, ``verifier``, ``step NAME
+    agent``, ...), as :func:`lancebench.task.settings.network_policy` decides them."""
+    from lancebench.task.settings import network_policy
+    steps = [s.name for s in task.config.steps or []]
+    pairs = [(f"step {n} {ph}", n, ph) for n in steps for ph in ("agent", "verifier")] if steps else [
+        (ph, None, ph) for ph in ("agent", "verifier")]
+    return [label for label, step, phase in pairs if network_policy(task, phase, step=step).mode == "public"]
+
+
+def local_network_warnings(tasks: list, backend: str) -> list[str]:
+    """One line per task with a phase that gets the whole network, on the local backend
+    (:data:`LOCAL_PUBLIC`: such a phase is not isolated from the host's loopback). Empty for
+    another backend."""
+    if backend != "local":
+        return []
+    return [f"{t.paths.task_toml}: {', '.join(phases)} public: {LOCAL_PUBLIC}"
+            for t in tasks if (phases := public_phases(t))]

@@ -31,6 +31,7 @@ from lancebench.commands.preflight import (
     check_model,
     check_output_folder,
     cpu_warnings,
+    local_network_warnings,
 )
 from lancebench.commands.settings import RunSettings, read_job_file
 from lancebench.commands.show import STATUS_STYLE, Selection, indexed_summary, print_indexed
@@ -312,7 +313,7 @@ def _run_settings(settings: RunSettings, resolved: dict | None = None) -> bool:
                                         excludes=settings.exclude)
     tasks, errors = runnable(tasks, errors, settings.backend)
     print_task_errors(errors)
-    for warning in cpu_warnings(tasks, settings.backend):
+    for warning in cpu_warnings(tasks, settings.backend) + local_network_warnings(tasks, settings.backend):
         console.print(f"[yellow]warning:[/yellow] {escape(warning)}", highlight=False)
     if not tasks:
         raise ConfigError("no tasks selected" + (" (every task had errors)" if errors else ""))

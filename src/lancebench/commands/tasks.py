@@ -9,6 +9,7 @@ import typer
 from rich.markup import escape
 
 from lancebench.commands.common import console, exclude_tasks, fail, out, print_task_errors
+from lancebench.commands.preflight import LOCAL_PUBLIC, public_phases
 from lancebench.errors import LancebenchError
 from lancebench.task.load import load_tasks
 from lancebench.task.settings import (
@@ -116,13 +117,21 @@ def show(path: Path = typer.Argument(..., help="One task folder."),
         if not errors:
             out.print(f"{path}: holds {len(tasks)} tasks; pass one task folder")
         raise typer.Exit(1)
-    settings = effective_settings(tasks[0]) | {"docker": docker_view(tasks[0]),
+    settings = effective_settings(tasks[0]) | {"docker": docker_view(tasks[0]), "local": local_view(tasks[0]),
                                                 "unsupported": task_unsupported(tasks[0])}
     if as_json:
         print(json.dumps(settings, indent=2))
         return
     for key, value in settings.items():
         out.print(f"[bold]{key}[/bold]: {escape(json.dumps(value))}", highlight=False)
+
+
+def local_view(task) -> dict:
+    """What a local run of ``task`` gives its phases that get the whole network: ``public_phases``
+    and, when there are some, ``network_note`` (they share the host's network namespace,
+    :data:`lancebench.commands.preflight.LOCAL_PUBLIC`)."""
+    phases = public_phases(task)
+    return {"public_phases": phases, **({"network_note": LOCAL_PUBLIC} if phases else {})}
 
 
 def network_summary(task) -> str:

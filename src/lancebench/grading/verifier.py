@@ -173,7 +173,7 @@ async def _canary_check(task: Task, backend: Backend, env: PreparedEnvironment, 
         probe = scratch / "canary-tests"
         remove_tree(probe)
         copy_tests(task, step, probe)
-        canary = make_canary(probe, task.lb.f2p, task.lb.p2p)
+        canary = make_canary(probe, task.lb.f2p, task.lb.p2p, graded)
         if canary is None:
             return None, "canary: none made (no module-level pytest test function with an assert in the hidden tests)"
         test_sh = (probe / "test.sh").read_text(errors="replace") if (probe / "test.sh").is_file() else ""

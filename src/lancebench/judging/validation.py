@@ -18,7 +18,7 @@ For each story of ``validation_spec.toml`` (see :mod:`lancebench.judging.validat
 Score = passed stories / stories. The scripts live in the drivers' folders inside the repository
 (:func:`lancebench.judging.drivers.script_folders`); the repository outside them is fingerprinted
 before the first script and after the last: a change discards the run (:class:`ValidationInvalid`),
-as do sandbox failures and model outages (never the agent's fault), unless a control
+as do model outages (never the agent's fault), unless a control
 shows the agent's code made the change (issue 20): the run's final scripts run again, with no
 model, on the reference solution (the untouched base without one) in a fresh sandbox; when the
 repository changes there too, the scripts did it and the run is discarded
@@ -26,6 +26,11 @@ repository changes there too, the scripts did it and the run is discarded
 under test writing a file at import) and validation fails as the agent's doing
 (:class:`ValidationByAgent`: the trial is ``unresolved``). A story's cases may run for
 ``[settings] script_timeout_sec`` (default :data:`CASE_TIMEOUT_SEC`).
+
+A sandbox failure once the patch is applied gets the same kind of control (:func:`_blame_sandbox`):
+the scripts that ran, smoke runs included, run again on the reference solution (or the base) in a
+fresh sandbox; it fails too -> :class:`ValidationInvalid`, it works -> the patched code broke the
+sandbox (:class:`ValidationByAgent`). One before the patch is applied is the harness's.
 """
 
 from __future__ import annotations
@@ -166,6 +171,7 @@ class _Run:
         self.snap, self.patch, self.scratch, self.limits = snap, patch, scratch, limits
         self.turns = 0
         self.final: dict[int, str] = {}  # story index -> the script its cases ran with
+        self.ran: dict[int, str] = {}  # story index -> the last script that ran (the smoke run's too)
 
     async def ask(self, system: str, prompt: str, model: type, tools: bool):
         got: Any = await asyncio.to_thread(converse, self.client, system, prompt, model, self.limits,
@@ -175,6 +181,7 @@ class _Run:
 
     async def run_cases(self, index: int, script: str, story: Story, cases: int) -> tuple[StoryOutcome, str]:
         driver = driver_for(story)
+        self.ran[index] = script
         local = self.scratch / f"story-{index}"
         if local.exists():
             remove_tree(local)
@@ -246,9 +253,11 @@ async def validate(client: LLMClient, task: Task, backend: Backend, env: Prepare
     run = _Run(client, task, env, sandbox, RepoSnapshot(snapshot_dir), patch, scratch, limits, spec)
     folders = script_folders(spec)
     outcomes: list[StoryOutcome] = []
+    applied, failure = False, None
     try:
         await sandbox.start()
         await apply_patch(task, backend, sandbox, env, patch, scratch)
+        applied = True  # from here on the patched code may run in the sandbox (a script imports it)
         made = await sandbox.exec(["mkdir", "-p", *folders], cwd=env.workdir)
         if not made.ok:
             raise SandboxError(f"the validation folders could not be made: {made.output[-300:]}")
@@ -261,10 +270,13 @@ async def validate(client: LLMClient, task: Task, backend: Backend, env: Prepare
         raise ValidationInvalid(f"validation: the model failed: {exc.detail[:300]}", rec,
                                 "outside every sandbox: the judge model failed after the client's retries") from exc
     except SandboxError as exc:
-        rec = _record("failed:infrastructure", outcomes, run.turns, client.usage.since(start_usage), str(exc)[:1000])
-        raise ValidationInvalid(f"validation: sandbox failure: {exc}", rec) from exc
+        failure = exc
     finally:
         await sandbox.stop()
+    if failure is not None:
+        await _blame_sandbox(task, backend, env, spec, run.ran if applied else None, scratch, labels, failure, folders,
+                             lambda status, why: _record(status, outcomes, run.turns, client.usage.since(start_usage),
+                                                         why))
     if before != after:
         changed = changed_paths(before, after)
         await _blame_change(task, backend, env, spec, run.final, scratch, labels, changed, folders,
@@ -294,6 +306,32 @@ async def _blame_change(task: Task, backend: Backend, env: PreparedEnvironment, 
     control = f"the same scripts change nothing with {where}: the patched code made the change"
     raise ValidationByAgent(f"validation failed: the patched code changed the repository while validated ({what})",
                             record("failed:patch-changed-repository", control), control)
+
+
+async def _blame_sandbox(task: Task, backend: Backend, env: PreparedEnvironment, spec: ValidationSpec,
+                         scripts: dict[int, str] | None, scratch: Path, labels: dict[str, str] | None,
+                         failure: SandboxError, folders: list[str], record: Any) -> None:
+    """The validation sandbox failed (``failure``): the harness's fault or the patched code's?
+    Before the patch was applied (``scripts`` None) no code of the agent had run: invalid.
+    After, the control of ``runner/control.py``'s rule for the validation phase: the scripts
+    that ran (``scripts``, the smoke runs' included; no model) run again on the reference
+    solution (the untouched base without one) in a fresh sandbox; when that fails too, the
+    environment or the engine is at fault (:class:`ValidationInvalid`, the control recorded), else
+    the patched code broke the sandbox (code under test killing every process or leaving a file the
+    fingerprint cannot read: :class:`ValidationByAgent`, the trial ``unresolved``). Always raises."""
+    why = f"validation: sandbox failure: {failure}"
+    if scripts is None:
+        control = "before any of the patched code ran in the validation sandbox (its start or the patch's apply)"
+        raise ValidationInvalid(why, record("failed:infrastructure", str(failure)[:1000]), control) from failure
+    try:
+        where, _ = await _rerun_scripts(task, backend, env, spec, scripts, scratch / "control", labels, folders)
+    except SandboxError as exc:
+        control = f"the same scripts fail the sandbox without the agent's patch too: {exc}"[:500]
+        raise ValidationInvalid(why, record("failed:infrastructure", f"{failure}; control: {exc}"[:1000]),
+                                control) from failure
+    control = f"the same scripts run with {where} in a fresh sandbox: the patched code broke the sandbox"
+    raise ValidationByAgent(f"validation failed: the sandbox failed with the patched code ({failure})"[:4000],
+                            record("failed:patch-broke-sandbox", control), control) from failure
 
 
 async def _rerun_scripts(task: Task, backend: Backend, env: PreparedEnvironment, spec: ValidationSpec,
