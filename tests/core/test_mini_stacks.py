@@ -58,3 +58,55 @@ def test_reference_patch_resolves_and_a_no_op_fails_by_the_runners_ids(name, tmp
     assert no_op["status"] == "unresolved", no_op
     assert {t: no_op["tests"].get(t) for t in f2p} == {t: "failed" for t in f2p}
     assert {t: no_op["tests"].get(t) for t in p2p} == {t: "passed" for t in p2p}
+
+
+GO_CHECK = '''package lbvalidation
+
+import (
+	"testing"
+
+	humanize "github.com/dustin/go-humanize"
+)
+
+func check(t *testing.T, inputs interface{}, expected interface{}) {
+	in := inputs.(map[string]interface{})
+	if got := humanize.FtoaWithDigits(in["num"].(float64), int(in["digits"].(float64))); got != expected {
+		t.Fatalf("got %q, want %q", got, expected)
+	}
+}
+'''
+
+
+@pytest.mark.parametrize("fixed", [False, True], ids=["base", "fixed"])
+def test_go_test_validation_driver_runs_on_the_go_tasks_repository(fixed, tmp_path):
+    """Issue 21's ``go-test`` driver end to end with Debian's Go: its wrapper and a story's
+    ``check`` compile inside the Go task's module, ``go test -json`` runs them, and each case's
+    outcome is read from the real events: the case the bug breaks fails on the base, passes fixed.
+    The module says ``go 1.16`` (go-humanize's own go.mod), where ``any`` does not compile: the
+    wrapper and the prompt's signature use ``interface{}`` (they used ``any``, a build failure)."""
+    from lancebench.judging.drivers import DRIVER_TABLE
+    from lancebench.judging.validation import classify
+    from lancebench.judging.validation_spec import Case, Story, ValidationSpec
+
+    task = MINI / "go-humanize-ftoa-digits"
+    repo = tmp_path / "repo"
+    shutil.copytree(task / "environment/repo", repo)
+    if fixed:
+        subprocess.run(["git", "apply", "--directory=", str(task / "solution/fix.patch")], cwd=repo, check=True)
+    driver = DRIVER_TABLE["go-test"]
+    cases = [{"inputs": {"num": 1.23, "digits": 1}, "expected": "1.2"},
+             {"inputs": {"num": 100.25, "digits": 0}, "expected": "100"}]
+    story = Story(name="s", driver="go-test", cases=[Case(name=n, **c) for n, c in zip(["cut", "whole"], cases, strict=True)])
+    spec = ValidationSpec(stories=[story])
+    folder = repo / driver.folder(story, spec) / "story-0"
+    folder.mkdir(parents=True)
+    for name, text in driver.files(GO_CHECK).items():
+        (folder / name).write_text(text)
+    (folder / "cases.json").write_text(json.dumps(cases))
+    argv, cwd = driver.command(str(folder), "", story, spec, str(repo))
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "GOCACHE": str(tmp_path / "cache"),
+           "GOPATH": str(tmp_path / "gopath"), "GOPROXY": "off", "GOFLAGS": "-mod=mod", "CGO_ENABLED": "0"}
+    proc = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+    got = driver.read(None, proc.stdout, len(cases))
+    assert got == {0: "passed", 1: "passed" if fixed else "failed"}, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert classify(proc.returncode, got, ["cut", "whole"])[0] == ("pass" if fixed else "behavioural-fail")
