@@ -96,7 +96,8 @@ def test_go_test_validation_driver_runs_on_the_go_tasks_repository(fixed, tmp_pa
     driver = DRIVER_TABLE["go-test"]
     cases = [{"inputs": {"num": 1.23, "digits": 1}, "expected": "1.2"},
              {"inputs": {"num": 100.25, "digits": 0}, "expected": "100"}]
-    story = Story(name="s", driver="go-test", cases=[Case(name=n, **c) for n, c in zip(["cut", "whole"], cases, strict=True)])
+    named = zip(["cut", "whole"], cases, strict=True)
+    story = Story(name="s", driver="go-test", cases=[Case(name=n, **c) for n, c in named])
     spec = ValidationSpec(stories=[story])
     folder = repo / driver.folder(story, spec) / "story-0"
     folder.mkdir(parents=True)
