@@ -15,12 +15,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-main}
 case "$what" in
-  # nodejs + mocha: the JavaScript task of mini (minimist-constructor-pollution) on the local backend
+  # nodejs + mocha: the JavaScript task of mini (minimist-constructor-pollution) on the local backend;
+  # toolchains (below, without recommends: no llvm, no docs): golang-go + gotestsum for mini's Go
+  # task (go-humanize-ftoa-digits), cargo (with rustc) for its Rust task (shlex-quote-braces)
   main) packages="bubblewrap git chromium python3-venv ca-certificates nodejs mocha"; extra="local" ;;
   tests) packages="bubblewrap git chromium python3-venv ca-certificates nodejs mocha fonts-dejavu-core libatomic1 docker.io debootstrap"
          extra="dev" ;;
   *) echo "usage: bash scripts/setup.sh main|tests" >&2; exit 2 ;;
 esac
+toolchains="golang-go gotestsum cargo"
 SUDO=""
 [ "$(id -u)" = 0 ] || SUDO="sudo"
 export DEBIAN_FRONTEND=noninteractive
@@ -28,6 +31,9 @@ echo "== apt: $packages"
 $SUDO apt-get update -q
 # shellcheck disable=SC2086
 $SUDO apt-get install -y -q $packages >/dev/null
+echo "== apt (no recommends): $toolchains"
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -q --no-install-recommends $toolchains >/dev/null
 echo "== python: .venv with lancebench[$extra]"
 PY=$(command -v python3.11 || command -v python3)
 "$PY" -m venv .venv

@@ -39,6 +39,7 @@ LONGEST_FIRST = (
     "tests/datasets/test_swelancer_runs.py",  # 62 s
     "tests/adversarial/test_storage_attacks.py",  # 59 s
     "tests/core/test_jobs_trust.py",  # 59 s
+    "tests/core/test_mini_stacks.py",  # 170 s at a load of 20-28 on 2 cores (Go and Rust builds; far less idle)
     "tests/harbor/test_env_and_sizes.py",  # 52 s
     "tests/judging/test_senior_grading.py",  # 49 s
     "tests/core/test_agent_faults.py",  # 41 s

@@ -202,3 +202,31 @@ def test_a_local_run_and_show_say_that_public_phases_share_the_hosts_network():
         "network_note"]
     assert json.loads(lb("tasks", "show", closed.paths.root, "--json", check=True).stdout)["local"] == {
         "public_phases": []}
+
+
+def test_verifier_network_none_closes_harbors_default_only():
+    """Issue 22: `--verifier-network none` gives no network to the verifier of a Harbor task that
+    declares none (`tasks show` says so and why); a network a task declares stays, and the agent's
+    is untouched. A value other than harbor or none is refused naming the flag."""
+    shown = json.loads(lb("tasks", "show", FIXTURES / "tb-install-runner", "--json", "--verifier-network", "none",
+                          check=True).stdout)["network"]
+    assert shown["verifier"] == {"mode": "no-network", "allowed_hosts": [],
+                                 "from": "--verifier-network none: the task declares no network"}
+    assert shown["agent"] == {"mode": "no-network", "allowed_hosts": [], "from": "lancebench default"}
+    declared = json.loads(lb("tasks", "show", FIXTURES / "verifier-llm", "--json", "--verifier-network", "none",
+                             check=True).stdout)["network"]
+    assert declared["verifier"] == {"mode": "public", "allowed_hosts": [], "from": "verifier.network_mode"}
+    bad = lb("tasks", "show", FIXTURES / "tb-install-runner", "--verifier-network", "off", check=False)
+    assert "--verifier-network off: expected harbor" in bad.stdout + bad.stderr
+
+
+def test_a_runs_verifier_network_is_part_of_the_job_config(tmp_path):
+    """The switch is recorded in job.json's configuration; the same job run without it is refused
+    (another configuration), as for any setting that changes grading."""
+    calc = Path(__file__).resolve().parents[1] / "fixtures" / "tasks" / "calc"
+    jobs = tmp_path / "jobs"
+    lb("run", "-p", calc, "-a", "nop", "--verifier-network", "none", "-o", jobs, "--job-name", "j", check=True)
+    config = json.loads((jobs / "j" / "job.json").read_text())["config"]
+    assert config["verifier_network"] == "none"
+    again = lb("run", "-p", calc, "-a", "nop", "-o", jobs, "--job-name", "j", check=False)
+    assert "verifier_network: none -> harbor" in " ".join((again.stdout + again.stderr).split())

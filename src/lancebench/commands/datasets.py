@@ -14,6 +14,7 @@ from lancebench.commands.common import console, out, print_task_errors, run_asyn
 from lancebench.datasets.registry import DATASETS, load_dataset
 from lancebench.errors import ConfigError, LancebenchError
 from lancebench.results.store import write_json
+from lancebench.task.settings import verifier_network_choice
 
 
 def _counts(name: str, source: Path | None) -> dict:
@@ -79,6 +80,9 @@ def check(
                                        help="Write the JSON verdict here (default JOBS_DIR/_check/<name>.json)."),
     source: Path | None = typer.Option(None, "--source", help="Adapter input (e.g. the SWE-Lancer CSV)."),
     ca_bundle: Path | None = typer.Option(None, "--ca-bundle", help="CA bundle passed into environment builds."),
+    verifier_network: str = typer.Option("harbor", "--verifier-network",
+                                         help="harbor (default) or none: no network for the verifier of a Harbor "
+                                              "task that declares none (as on run)."),
 ) -> None:
     """Validate tasks: F2P fail and P2P pass on the base, the oracle resolves k times, nop resolves nothing.
 
@@ -90,13 +94,15 @@ def check(
     from lancebench.validation.check import as_json, check_tasks
     settings = backend_options(ca_bundle)
     try:
+        closed = verifier_network_choice(verifier_network)
         tasks, errors, label = select_tasks(path, dataset, task_glob, None, source, excludes=exclude)
         tasks, errors = runnable(tasks, errors, backend)  # a task the backend cannot run: one line, no trial
         print_task_errors(errors)
         if not tasks and not errors:
             raise ConfigError("no tasks selected")
         checks = run_async(check_tasks(tasks, k=k, backend=backend, jobs_dir=jobs_dir, label=slug(label),
-                                       concurrency=concurrency, backend_options=settings))
+                                       concurrency=concurrency, backend_options=settings,
+                                       verifier_network=closed))
     except LancebenchError as exc:
         console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
         raise typer.Exit(2) from None

@@ -162,6 +162,8 @@ HELP = {  # the run command's option help, by parameter
     "repo_path": ("SWE-Lancer manager tasks: a clone of Expensify/App; the agent browses it at the parent of each "
                   "task's manager_commit (local backend)."),
     "ca_bundle": "CA bundle passed into environment builds (corporate proxies).",
+    "verifier_network": ("harbor (default) or none: none gives no network to the verifier of a Harbor task that "
+                         "declares none (Harbor gives it the public network; a network the task declares stays)."),
     "judge_model": ("Senior grading (validation agent, rubric and taste judges) with this model: any litellm name, "
                     "or local. See docs/judges.md."),
     "judge_api_base": "Base URL of an OpenAI-compatible server for --judge-model.",
@@ -209,6 +211,7 @@ def run(
     source: Path | None = typer.Option(None, "--source", help=HELP["source"]),
     repo_path: Path | None = typer.Option(None, "--repo-path", help=HELP["repo_path"]),
     ca_bundle: Path | None = typer.Option(None, "--ca-bundle", help=HELP["ca_bundle"]),
+    verifier_network: str | None = typer.Option(None, "--verifier-network", help=HELP["verifier_network"]),
     judge_model: str | None = typer.Option(None, "--judge-model", help=HELP["judge_model"]),
     judge_api_base: str | None = typer.Option(None, "--judge-api-base", help=HELP["judge_api_base"]),
     taste_min: float | None = typer.Option(None, "--taste-min", help=HELP["taste_min"]),
@@ -289,7 +292,7 @@ def _job_options(settings: RunSettings, tasks, label: str) -> JobOptions:
                       senior=judge_settings(settings.judge_model, settings.judge_api_base, settings.taste_min,
                                             settings.rubric_min, settings.judge_max_turns, settings.judge_max_tokens,
                                             settings.judge_timeout, settings.bloat_model),
-                      controls=settings.controls())
+                      controls=settings.controls(), verifier_network=settings.verifier_network)
 
 
 def preflight(settings: RunSettings) -> None:

@@ -12,7 +12,7 @@ crossed with every agent that takes a model and names none itself);
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -60,6 +60,7 @@ class RunSettings(BaseModel):
     source: Path | None = None
     repo_path: Path | None = None
     ca_bundle: Path | None = None
+    verifier_network: Literal["harbor", "none"] = "harbor"
     agent_option: list[str] = Field(default_factory=list)
     agent_options: dict[str, Any] = Field(default_factory=dict)
     judge_model: str | None = None

@@ -18,6 +18,8 @@ from lancebench.task.settings import (
     missing_host_vars,
     needs_network_filter,
     network_policy,
+    verifier_network_choice,
+    with_verifier_network,
 )
 from lancebench.task.steps import step_solution_dir
 from lancebench.task.support import task_unsupported
@@ -104,14 +106,22 @@ def init(path: Path = typer.Argument(..., help="The new task folder (its name is
 
 @tasks_app.command("show")
 def show(path: Path = typer.Argument(..., help="One task folder."),
-         as_json: bool = typer.Option(False, "--json", help="Print the settings as JSON.")) -> None:
+         as_json: bool = typer.Option(False, "--json", help="Print the settings as JSON."),
+         verifier_network: str = typer.Option("harbor", "--verifier-network",
+                                              help="Show the networks of a run with this --verifier-network.")) -> None:
     """Print the settings lancebench will use for one task: workdir, limits, timeouts, network and
     env per phase (host values of ${VAR} entries are not printed), steps, protected paths, and
-    every task.toml field lancebench does not act on.
+    every task.toml field lancebench does not act on. With --verifier-network none, the
+    networks a run with that switch gives.
 
     Example: lancebench tasks show tests/fixtures/harbor/sizes --json
     """
+    try:
+        closed = verifier_network_choice(verifier_network)
+    except LancebenchError as exc:
+        raise fail(exc) from None
     tasks, errors = load_tasks([path], lenient=True)  # unknown keys are listed under "unsupported"
+    tasks = with_verifier_network(tasks, closed)
     if errors or len(tasks) != 1:
         print_task_errors(errors)
         if not errors:

@@ -83,8 +83,8 @@ import (
 )
 
 type lbCase struct {
-	Inputs   any `json:"inputs"`
-	Expected any `json:"expected"`
+	Inputs   interface{} `json:"inputs"`
+	Expected interface{} `json:"expected"`
 }
 
 func TestValidation(t *testing.T) {
@@ -266,9 +266,10 @@ DRIVER_TABLE: dict[str, Driver] = {
                    lambda s: {"story.test.js": JEST_WRAPPER.replace("{script}", s)},
                    _jest_folder, _jest_command, read_jest),
     "go-test": Driver("go-test", "Go (package lbvalidation, a _test.go file inside the module: "
-                      "func check(t *testing.T, inputs any, expected any))",
+                      "func check(t *testing.T, inputs interface{}, expected interface{}); interface{}, "
+                      "not any: a module whose go.mod says go 1.17 or older refuses any)",
                       "package lbvalidation\n\nimport (\n\t\"testing\"\n\t\"example.com/mod/pkg\"\n)\n\n"
-                      "func check(t *testing.T, inputs any, expected any) {\n"
+                      "func check(t *testing.T, inputs interface{}, expected interface{}) {\n"
                       "\tif got := pkg.F(inputs); got != expected {\n\t\tt.Fatalf(\"got %v\", got)\n\t}\n}\n",
                       lambda s: {"validation_test.go": GO_WRAPPER, "check_test.go": s},
                       lambda story, spec: GO_DIR, _go_command, read_go),

@@ -143,6 +143,9 @@ class TrialConfig(_Strict):
     - ``backend``: ``local`` or ``docker``; ``agent_timeout_sec``: the ``--agent-timeout`` budget
       in seconds (None: each task's ``task.toml``);
     - ``judge_model``: the ``--judge-model`` of senior grading (None without);
+    - ``verifier_network``: ``--verifier-network``: ``harbor`` (Harbor's public verifier network
+      for Harbor tasks that declare none) or ``none`` (closed); compared only when ``none``, so
+      jobs recorded before the switch existed keep their key;
     - ``lancebench_version``: recorded, not compared (an upgrade does not refuse a resume).
 
     Two runs of one job must have the same :meth:`key` (see ``runner.job``)."""
@@ -154,11 +157,14 @@ class TrialConfig(_Strict):
     backend: str = "local"
     agent_timeout_sec: float | None = None
     judge_model: str | None = None
+    verifier_network: Literal["harbor", "none"] = "harbor"
     lancebench_version: str = ""
 
     def compared(self) -> dict:
-        """The fields two runs of one job must share (all but the version)."""
-        return self.model_dump(exclude={"lancebench_version"})
+        """The fields two runs of one job must share (all but the version; ``verifier_network``
+        only when it is not the default)."""
+        skip = {"lancebench_version"} | ({"verifier_network"} if self.verifier_network == "harbor" else set())
+        return self.model_dump(exclude=skip)
 
     def key(self) -> str:
         """12 hex digits of sha256 over :meth:`compared` (JSON, sorted keys): one per configuration."""
@@ -167,7 +173,8 @@ class TrialConfig(_Strict):
 
     def differences(self, other: TrialConfig) -> list[str]:
         """``field: mine -> other's`` for each compared field that differs (nested options one by one)."""
-        mine, theirs = _flatten(self.compared()), _flatten(other.compared())
+        every = {"lancebench_version"}  # every other field, defaults included (compared() leaves some out)
+        mine, theirs = _flatten(self.model_dump(exclude=every)), _flatten(other.model_dump(exclude=every))
         return [f"{k}: {_show(mine.get(k))} -> {_show(theirs.get(k))}"
                 for k in sorted(set(mine) | set(theirs)) if mine.get(k, _UNSET) != theirs.get(k, _UNSET)]
 
@@ -181,6 +188,8 @@ class TrialConfig(_Strict):
                                             ("judge", self.judge_model)) if v]
         if self.backend != "local":
             parts.append(f"backend={self.backend}")
+        if self.verifier_network != "harbor":
+            parts.append(f"verifier_network={self.verifier_network}")
         return parts
 
     def settings_label(self) -> str:

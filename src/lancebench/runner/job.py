@@ -36,7 +36,8 @@ from lancebench.runner.agent_phase import TrialSpec
 from lancebench.runner.controls import RunControls, RunWatch
 from lancebench.runner.executor import AgentRecipe
 from lancebench.runner.executors import make_executor
-from lancebench.task.model import Task
+from lancebench.task.model import Task, VerifierNetwork
+from lancebench.task.settings import with_verifier_network
 
 
 class JobBusyError(LancebenchError):
@@ -75,6 +76,7 @@ class JobOptions:
     limit: int | None = None
     senior: JudgeSettings | None = None  # --judge-model: senior grading of every code trial
     controls: RunControls = field(default_factory=RunControls)  # run-level budgets and stops (not compared)
+    verifier_network: VerifierNetwork = "harbor"  # --verifier-network (the tasks carry it: task.settings)
 
     @property
     def agent_label(self) -> str:
@@ -85,7 +87,8 @@ class JobOptions:
         return TrialConfig(agent=self.agent_label, agent_options=dict(self.agent.options), model=self.agent.model,
                            api_base=self.agent.api_base, backend=self.backend,
                            agent_timeout_sec=self.agent_timeout_sec,
-                           judge_model=self.senior.model if self.senior else None, lancebench_version=__version__)
+                           judge_model=self.senior.model if self.senior else None,
+                           verifier_network=self.verifier_network, lancebench_version=__version__)
 
     def agent_identity(self, task: Task) -> str:
         """The agent part of a trial's identity: its label, plus a digest of what it will do when
@@ -227,7 +230,9 @@ async def run_job(tasks: list[Task], opts: JobOptions, *, on_result: Callable[[T
     when its configuration differs, :class:`lancebench.errors.ModelAuthError` when the model
     refuses the credentials or its quota is used up (trials already recorded stay recorded),
     :class:`lancebench.errors.RunStopped` when a run-level control (``opts.controls``) stopped it.
+    The tasks are graded with ``opts.verifier_network`` (:func:`with_verifier_network`).
     """
+    tasks = with_verifier_network(tasks, opts.verifier_network)
     paths = JobPaths(opts.jobs_dir / opts.name)
     lock = job_lock(paths)
     try:

@@ -384,6 +384,10 @@ def tree_digest(root: Path, *, extra: bytes = b"") -> str:
     return h.hexdigest()
 
 
+VerifierNetwork = Literal["harbor", "none"]
+"""A run's ``--verifier-network``: see :class:`Task` and :func:`lancebench.task.settings.network_policy`."""
+
+
 @dataclass(frozen=True)
 class Task:
     """One loaded, validated task.
@@ -392,7 +396,9 @@ class Task:
     folder (a trial's identity uses it); ``dataset`` names the dataset it came from, if any;
     ``harbor`` is True for a Harbor task (its ``task.toml`` has no ``[lancebench]`` table), which
     gets Harbor's defaults where lancebench's own would differ (protected paths, the verifier's
-    network).
+    network). ``verifier_network`` is the run's ``--verifier-network``: ``harbor`` (Harbor's
+    public verifier network for a Harbor task that declares none) or ``none`` (no network for
+    such a verifier); it never changes a network the task declares, and is not part of the digest.
     """
 
     name: str
@@ -402,6 +408,7 @@ class Task:
     digest: str
     dataset: str | None = None
     harbor: bool = False
+    verifier_network: VerifierNetwork = "harbor"
 
     @property
     def lb(self) -> LancebenchConfig:

@@ -7,13 +7,14 @@ Phases: ``agent`` (the agent's commands), ``solution`` (the oracle's ``solution/
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from lancebench.errors import TaskError
-from lancebench.task.model import Task
+from lancebench.errors import ConfigError, TaskError
+from lancebench.task.model import Task, VerifierNetwork
 
 # Harbor's whole-value template (harbor.utils.env): "${NAME}" or "${NAME:-default}"; any other
 # value is literal. A variable set to "" on the host is used as "" (no fallback to the default).
@@ -138,6 +139,29 @@ def baseline_network(task: Task) -> NetworkPolicy:
 
 
 HARBOR_VERIFIER_DEFAULT = "Harbor's default: the task declares no network"
+VERIFIER_NETWORK_CLOSED = "--verifier-network none: the task declares no network"
+VERIFIER_NETWORKS = ("harbor", "none")
+
+
+def verifier_network_choice(value: str) -> VerifierNetwork:
+    """``value`` of ``--verifier-network`` checked. Raises :class:`ConfigError` naming the flag and
+    the choices."""
+    if value == "harbor":
+        return "harbor"
+    if value == "none":
+        return "none"
+    raise ConfigError(f"--verifier-network {value}: expected harbor (Harbor's public verifier network for a "
+                      "Harbor task that declares none; the default) or none (no network for such a verifier)")
+
+
+def with_verifier_network(tasks: list[Task], mode: VerifierNetwork) -> list[Task]:
+    """``tasks`` as a run with ``--verifier-network MODE`` grades them: ``harbor`` leaves them as
+    they are; ``none`` closes the public verifier network Harbor gives a Harbor task that declares
+    no network (see :func:`network_policy`). Raises :class:`ValueError` for another mode (the
+    command line offers only these two)."""
+    if mode not in VERIFIER_NETWORKS:
+        raise ValueError(f"verifier network {mode!r}: expected one of {VERIFIER_NETWORKS}")
+    return [dataclasses.replace(t, verifier_network=mode) if t.verifier_network != mode else t for t in tasks]
 
 
 def network_policy(task: Task, phase: str, *, step: str | None = None) -> NetworkPolicy:
@@ -147,7 +171,8 @@ def network_policy(task: Task, phase: str, *, step: str | None = None) -> Networ
     lancebench's default of no network: the verifier of a Harbor task (``task.harbor``) that
     declares no network anywhere gets ``public``, as Harbor 0.25 gives it (its environment's
     default ``network_mode`` is ``public``), so a Terminal-Bench-style ``test.sh`` that installs
-    its runner at grading time works (docs/security.md says what that opens)."""
+    its runner at grading time works (docs/security.md says what that opens), unless the run
+    closed it (``task.verifier_network == "none"``, :func:`with_verifier_network`)."""
     role = "verifier" if phase == "verifier" else "agent"
     step_cfg = _step(task, step)
     candidates = []
@@ -159,6 +184,8 @@ def network_policy(task: Task, phase: str, *, step: str | None = None) -> Networ
             return NetworkPolicy(table.network_mode, tuple(table.allowed_hosts or ()), f"{name}.network_mode")
     baseline = baseline_network(task)
     if role == "verifier" and task.harbor and baseline.source == NetworkPolicy("no-network").source:
+        if task.verifier_network == "none":
+            return NetworkPolicy("no-network", (), VERIFIER_NETWORK_CLOSED)
         return NetworkPolicy("public", (), HARBOR_VERIFIER_DEFAULT)
     return baseline
 

@@ -25,7 +25,8 @@ from lancebench.runner.executor import AgentRecipe
 from lancebench.runner.job import JobOptions, run_job
 from lancebench.sandbox.backend import Backend, PreparedEnvironment
 from lancebench.sandbox.fstree import remove_tree
-from lancebench.task.model import Task
+from lancebench.task.model import Task, VerifierNetwork
+from lancebench.task.settings import with_verifier_network
 
 
 @dataclass
@@ -106,18 +107,21 @@ def missing_ids_problems(run: RunOutcome, shown: int = 8) -> list[str]:
 
 async def check_tasks(tasks: list[Task], *, k: int = 3, backend: str = "local", jobs_dir: Path,
                       label: str, concurrency: int = 1,
-                      backend_options: BackendOptions | None = None) -> list[TaskCheck]:
-    """Validate ``tasks`` on ``backend`` built with ``backend_options`` (see the module docstring).
+                      backend_options: BackendOptions | None = None,
+                      verifier_network: VerifierNetwork = "harbor") -> list[TaskCheck]:
+    """Validate ``tasks`` on ``backend`` built with ``backend_options``, their verifiers given
+    ``verifier_network`` (``--verifier-network``; see the module docstring).
     Trials go to ``jobs_dir/_check/<label>__*``
     (fresh each time; apart from real jobs, so ``report jobs/`` does not pool them). Returns one
     :class:`TaskCheck` per task, in task order."""
     jobs_dir = jobs_dir / "_check"
+    tasks = with_verifier_network(tasks, verifier_network)  # the base run below grades them too
     checks = {t.name: TaskCheck(task=t.name, kind=t.kind) for t in tasks}
     results = {}
     for agent, attempts in (("oracle", k), ("nop", 1)):
         opts = JobOptions(name=f"{label}__{agent}", jobs_dir=jobs_dir, agent=AgentRecipe(agent),
                           attempts=attempts, concurrency=concurrency, backend=backend,
-                          backend_options=backend_options or BackendOptions())
+                          backend_options=backend_options or BackendOptions(), verifier_network=verifier_network)
         remove_tree(jobs_dir / opts.name)
         results[agent] = await run_job(tasks, opts)
     for r in sorted(results["oracle"], key=lambda r: r.attempt):
