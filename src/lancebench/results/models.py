@@ -143,6 +143,8 @@ class TrialConfig(_Strict):
     - ``backend``: ``local`` or ``docker``; ``agent_timeout_sec``: the ``--agent-timeout`` budget
       in seconds (None: each task's ``task.toml``);
     - ``judge_model``: the ``--judge-model`` of senior grading (None without);
+    - ``timeout_multiplier``: ``--timeout-multiplier``, the factor every phase timeout of the
+      task (and ``agent_timeout_sec``) was scaled by (1: none);
     - ``lancebench_version``: recorded, not compared (an upgrade does not refuse a resume).
 
     Two runs of one job must have the same :meth:`key` (see ``runner.job``)."""
@@ -155,10 +157,13 @@ class TrialConfig(_Strict):
     agent_timeout_sec: float | None = None
     judge_model: str | None = None
     lancebench_version: str = ""
+    timeout_multiplier: float = 1.0
 
     def compared(self) -> dict:
-        """The fields two runs of one job must share (all but the version)."""
-        return self.model_dump(exclude={"lancebench_version"})
+        """The fields two runs of one job must share (all but the version; the timeout multiplier
+        only when not 1, so that configurations recorded before it existed keep their key)."""
+        exclude = {"lancebench_version"} | ({"timeout_multiplier"} if self.timeout_multiplier == 1 else set())
+        return self.model_dump(exclude=exclude)
 
     def key(self) -> str:
         """12 hex digits of sha256 over :meth:`compared` (JSON, sorted keys): one per configuration."""
@@ -179,6 +184,8 @@ class TrialConfig(_Strict):
         timeout = f"{self.agent_timeout_sec:g}s" if self.agent_timeout_sec else None
         parts += [f"{k}={v}" for k, v in (("api_base", self.api_base), ("timeout", timeout),
                                             ("judge", self.judge_model)) if v]
+        if self.timeout_multiplier != 1:
+            parts.append(f"timeout_multiplier={self.timeout_multiplier:g}")
         if self.backend != "local":
             parts.append(f"backend={self.backend}")
         return parts

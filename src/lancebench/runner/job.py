@@ -74,6 +74,7 @@ class JobOptions:
     limit: int | None = None
     senior: JudgeSettings | None = None  # --judge-model: senior grading of every code trial
     controls: RunControls = field(default_factory=RunControls)  # run-level budgets and stops (not compared)
+    timeout_multiplier: float = 1.0  # --timeout-multiplier: the tasks come scaled; also scales agent_timeout_sec
 
     @property
     def agent_label(self) -> str:
@@ -84,7 +85,8 @@ class JobOptions:
         return TrialConfig(agent=self.agent_label, agent_options=dict(self.agent.options), model=self.agent.model,
                            api_base=self.agent.api_base, backend=self.backend,
                            agent_timeout_sec=self.agent_timeout_sec,
-                           judge_model=self.senior.model if self.senior else None, lancebench_version=__version__)
+                           judge_model=self.senior.model if self.senior else None, lancebench_version=__version__,
+                           timeout_multiplier=self.timeout_multiplier)
 
     def agent_identity(self, task: Task) -> str:
         """The agent part of a trial's identity: its label, plus a digest of what it will do when
@@ -105,6 +107,7 @@ def plan(tasks: list[Task], opts: JobOptions) -> tuple[list[TrialSpec], list[Tri
     paths = JobPaths(opts.jobs_dir / opts.name)
     scratch = sub("scratch") / hashlib.sha256(str(paths.root.resolve()).encode()).hexdigest()[:12]
     todo, kept = [], []
+    timeout = opts.agent_timeout_sec and opts.agent_timeout_sec * opts.timeout_multiplier
     for task in tasks:
         for attempt in range(opts.attempts):
             tid = trial_id(task.name, task.digest, opts.agent_identity(task), opts.agent.model, attempt)
@@ -116,7 +119,7 @@ def plan(tasks: list[Task], opts: JobOptions) -> tuple[list[TrialSpec], list[Tri
                     continue
             todo.append(TrialSpec(task=task, agent_name=opts.agent_label, model=opts.agent.model, attempt=attempt,
                                   job=opts.name, trial_id=tid, paths=tp, scratch=scratch / tid,
-                                  options=dict(opts.agent.options), agent_timeout_sec=opts.agent_timeout_sec,
+                                  options=dict(opts.agent.options), agent_timeout_sec=timeout,
                                   senior=opts.senior, config=opts.trial_config()))
     return todo, kept
 
