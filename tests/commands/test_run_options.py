@@ -132,6 +132,13 @@ def test_timeout_multiplier_scales_every_phase_timeout_of_a_task():
     assert scale_timeouts(task, 2.0).digest == task.digest and task.config.agent.timeout_sec == 300.0
 
 
+def test_tables_are_not_cut_to_80_columns_off_a_terminal():
+    # before: a run's log held "tests…" for every reason (rich's 80 columns without a terminal)
+    from lancebench.commands.common import LOG_WIDTH, output_width
+    assert output_width(False, {}) == LOG_WIDTH >= 200
+    assert output_width(True, {}) is None and output_width(False, {"COLUMNS": "120"}) is None
+
+
 def test_a_repeated_format_error_is_named_in_the_reason():
     # before: "the agent stopped with an error" where the trajectory said RepeatedFormatError
     from lancebench.runner.trial import agent_stop
