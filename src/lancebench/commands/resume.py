@@ -25,8 +25,8 @@ def job_file(job_dir: Path) -> Path:
     if spec.is_file():
         return spec
     if (job_dir / "job.json").is_file():
-        raise ConfigError(f"{job_dir}: has no job.yaml (the settings resume reads): an older lancebench ran it; "
-                          "run its original `lancebench run` command again, which resumes it as well "
+        raise ConfigError(f"{job_dir}: has no job.yaml (the settings resume reads): `lancebench grade` or an older "
+                          "lancebench made it; run its original command again, which resumes it as well "
                           "(job.json names its agent, model and tasks)")
     raise ConfigError(f"{job_dir}: is not a job folder (no job.json); name a folder made by `lancebench run`")
 

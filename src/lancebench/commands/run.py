@@ -255,7 +255,7 @@ def _run_command(config: Path | None, given: dict) -> bool:
     overriding it (every job of the file is checked before the first starts). Returns whether
     some tasks had errors and were left out."""
     if config is None:
-        return _run_settings(RunSettings.from_flags(given))
+        return _run_settings(RunSettings.from_flags(given))[0]
     check_input_file(config, "-c")
     return run_job_file(config, given)
 
@@ -270,7 +270,25 @@ def run_job_file(config: Path, given: dict) -> bool:
                           "(each pair gets its own job folder)")
     for _, settings in jobs:
         preflight(settings)
-    return any([_run_settings(settings) for _, settings in jobs])
+    ran = [_run_settings(settings) for _, settings in jobs]
+    if len(ran) > 1 and not any(s.dry_run for _, s in jobs):
+        print_leaderboard([root for _, root in ran])
+    return any(skipped for skipped, _ in ran)
+
+
+def print_leaderboard(job_dirs: list[Path]) -> None:
+    """A sweep's leaderboard after each job's own table: one row per job of ``job_dirs`` with a
+    finished trial, as ``lancebench report JOB...`` prints it (issue 28: a sweep ended with separate
+    tables only); comparisons are left to ``report``."""
+    from lancebench.report.build import ReportOptions, build_report
+    from lancebench.report.render import render_table
+    from lancebench.results.load import load_jobs
+    jobs = [j for j in load_jobs(job_dirs) if j.results]
+    if len(jobs) < 2:
+        return
+    out.print(f"\nsweep leaderboard: {len(jobs)} jobs (pairwise comparisons: lancebench report "
+              f"{' '.join(str(d) for d in job_dirs)})", highlight=False, soft_wrap=True, markup=False)
+    render_table(build_report(jobs, ReportOptions()), out)
 
 
 def _job_options(settings: RunSettings, tasks, label: str) -> JobOptions:
@@ -319,9 +337,9 @@ def preflight(settings: RunSettings) -> None:
     check_model(settings.judge_model, settings.judge_api_base, "--judge-model", "--judge-api-base")
 
 
-def _run_settings(settings: RunSettings) -> bool:
+def _run_settings(settings: RunSettings) -> tuple[bool, Path]:
     """Pre-flight checks, task selection, then the job (with ``--dry-run``: its plan, printed).
-    Returns whether some tasks had errors (and were left out)."""
+    Returns (whether some tasks had errors and were left out, the job folder)."""
     preflight(settings)
     tasks, errors, label = select_tasks(settings.path, settings.dataset, settings.task, settings.limit,
                                         settings.source, settings.repo_path, lenient=settings.lenient,
@@ -340,7 +358,7 @@ def _run_settings(settings: RunSettings) -> bool:
     from lancebench.runner.model_session import model_session
     if settings.dry_run:
         print_plan(recorded_settings(settings), opts, *plan(tasks, opts))
-        return bool(errors)
+        return bool(errors), opts.jobs_dir / opts.name
     paths = JobPaths(opts.jobs_dir / opts.name)
     record_settings(paths, settings)
     display = Display(quiet=settings.quiet, heartbeat_sec=settings.heartbeat)
@@ -360,7 +378,7 @@ def _run_settings(settings: RunSettings) -> bool:
         console.print(f"[yellow]left out:[/yellow] {len(errors)} task problem(s), listed above the results "
                       f"and in {paths.root / 'task_errors.json'}; fix them and run the same command to add "
                       "those tasks (exit 5)", highlight=False)
-    return bool(errors)
+    return bool(errors), paths.root
 
 
 def grade(
