@@ -207,7 +207,8 @@ def _one_source(doc: dict, path: Path, where: str, flags: dict[str, Any]) -> Non
                           f"source: keep one of them (a sweep over both needs two job files)")
 
 
-RECORD_EXCLUDE = {"dry_run", "env_file", "new_job"}  # how a run starts, not what it is
+# how one run starts and shows itself, not what the job is: resume takes them anew
+RECORD_EXCLUDE = {"dry_run", "env_file", "new_job", "retry_invalid", "quiet", "heartbeat"}
 
 
 def recorded_settings(settings: RunSettings) -> dict[str, Any]:
