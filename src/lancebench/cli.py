@@ -23,6 +23,7 @@ HELP = "Run coding agents on real tasks in sandboxes, grade them with hidden tes
 COMMAND_MODULES = (
     "lancebench.commands.tasks",
     "lancebench.commands.run",
+    "lancebench.commands.resume",
     "lancebench.commands.show",
     "lancebench.commands.predictions",
     "lancebench.commands.datasets",

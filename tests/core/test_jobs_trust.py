@@ -8,6 +8,7 @@ import csv
 import io
 import json
 import random
+import re
 import socket
 import subprocess
 import time
@@ -171,9 +172,12 @@ def test_unlimited_is_spelled_out(jobs):
 def test_a_job_file_sweeps_agents_and_flags_override_it(jobs, shared):
     spec = shared / "job.yaml"
     spec.write_text(f"tasks:\n  path: {CALC}\nagents: [oracle, nop]\nattempts: 2\njobs_dir: {jobs}\n")
-    lb("run", "-c", spec, "-k", "1", check=True)
+    proc = lb("run", "-c", spec, "-k", "1", check=True)
     names = sorted(d.name for d in jobs.iterdir())
     assert names == ["calc__nop", "calc__oracle"]
+    # one leaderboard after the jobs' own tables (issue 28: a sweep ended with separate tables only)
+    board = proc.stdout[proc.stdout.index("sweep leaderboard: 2 jobs"):]
+    assert re.search(r"\boracle\b.*\s100\.0% \[", board) and re.search(r"\bnop\b.*\s0\.0% \[", board), board
     statuses = {n: [r["status"] for r in results(jobs / n)] for n in names}
     assert statuses == {"calc__nop": ["unresolved"], "calc__oracle": ["resolved"]}
     import yaml

@@ -349,3 +349,19 @@ def test_view_defaults_to_jobs_and_cleans_up_on_sigterm(jobs, tmp_path):
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=30)
     assert site.name.startswith("lancebench-site-") and not site.exists()
+
+
+def test_the_site_fits_800_pixels_without_sideways_scrolling(site, browser):
+    # before: the leaderboard and the comparisons were cut (or scrolled) at 800-1000 px
+    ctx = browser.new_context(viewport={"width": 800, "height": 900})
+    try:
+        pg = ctx.new_page()
+        pg.goto((site / "index.html").as_uri())
+        widths = pg.evaluate("""() => [...document.querySelectorAll('table')].map(t => {
+            const box = t.closest('.scroll') || t.parentElement;
+            return [t.id || t.className, box.scrollWidth, box.clientWidth]; })""")
+        page_width = pg.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+    finally:
+        ctx.close()
+    assert len(widths) >= 4 and all(scroll <= client for _, scroll, client in widths), widths
+    assert page_width[0] <= page_width[1]  # the page itself does not scroll sideways either

@@ -15,6 +15,7 @@ from rich.table import Table
 from lancebench.analysis.classifier import ClassifierRun, classify
 from lancebench.analysis.phases import PHASES
 from lancebench.analysis.trial import analysis_report, analyze_jobs
+from lancebench.commands.aliases import aliased
 from lancebench.commands.common import load_finished_jobs
 from lancebench.errors import LancebenchError, ModelError
 from lancebench.report.terminal import terminal_console
@@ -37,14 +38,15 @@ def analyze(
     as_json: bool = typer.Option(False, "--json", help="Print the whole analysis as JSON."),
     judge_model: str | None = typer.Option(None, "--judge-model", help="Also classify each agent step with this "
                                                                           "model (litellm name, or local)."),
-    api_base: str | None = typer.Option(None, "--api-base", help="OpenAI-compatible server of --judge-model."),
+    judge_api_base: str | None = typer.Option(None, "--judge-api-base",
+                                              help="OpenAI-compatible server of --judge-model."),
 ) -> None:
     """Find benchmark awareness and reward-hacking attempts in trajectories, split work into phases,
     and compare solve rates on public and private tasks."""
     try:
         jobs = load_finished_jobs(job_dirs)
         analyses = analyze_jobs(jobs)
-        run = _classify(analyses, judge_model, api_base) if judge_model else None
+        run = _classify(analyses, judge_model, judge_api_base) if judge_model else None
         data = analysis_report(analyses)
         if run is not None:
             data["classifier"] = {"model": judge_model, "steps": run.steps, "unparsed": run.unparsed,
@@ -113,4 +115,4 @@ def render(data: dict, console: Console) -> None:
 
 def register(app: typer.Typer) -> None:
     """Add the ``analyze`` command to the ``lancebench`` app."""
-    app.command("analyze", epilog=EXAMPLES, help=analyze.__doc__)(analyze)
+    app.command("analyze", epilog=EXAMPLES, help=analyze.__doc__, cls=aliased("analyze"))(analyze)

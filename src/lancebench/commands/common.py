@@ -5,9 +5,11 @@ from __future__ import annotations
 import asyncio
 import fnmatch
 import hashlib
+import os
 import re
 import signal
-from collections.abc import Sequence
+import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import typer
@@ -30,8 +32,18 @@ from lancebench.task.load import load_tasks
 from lancebench.task.model import Task
 from lancebench.task.settings import missing_host_vars
 
+LOG_WIDTH = 200  # columns of standard output off a terminal (a log file, CI) without COLUMNS
+
+
+def output_width(is_terminal: bool, environ: Mapping[str, str]) -> int | None:
+    """The width of standard output: None (rich's own: ``COLUMNS``, else the terminal's) on a
+    terminal or with ``COLUMNS`` set, else :data:`LOG_WIDTH`, so that a log file holds tables in
+    full (issue 28: reasons were cut at rich's default of 80 columns off a terminal)."""
+    return None if is_terminal or environ.get("COLUMNS") else LOG_WIDTH
+
+
 console = terminal_console(stderr=True)  # agent text never drives the terminal (report/terminal.py)
-out = terminal_console()
+out = terminal_console(width=output_width(sys.stdout.isatty(), os.environ))
 
 # Exit codes of every command (docs/cli.md lists them).
 EXIT_OK = 0

@@ -10,6 +10,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from lancebench.commands.aliases import aliased
 from lancebench.commands.common import console, out, print_task_errors, run_async, select_tasks
 from lancebench.datasets.registry import DATASETS, load_dataset
 from lancebench.errors import ConfigError, LancebenchError
@@ -70,7 +71,7 @@ def datasets(as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 def check(
     path: list[Path] | None = typer.Option(None, "-p", "--path", help="A task folder or a folder of tasks."),
     dataset: str | None = typer.Option(None, "-d", "--dataset", help="A dataset name (e.g. mini)."),
-    k: int = typer.Option(3, "-k", min=1, help="Oracle repeats in fresh sandboxes (flakiness)."),
+    k: int = typer.Option(3, "-k", "--attempts", min=1, help="Oracle repeats in fresh sandboxes (flakiness)."),
     task_glob: list[str] | None = typer.Option(None, "-t", "--task", help="Only tasks matching (glob)."),
     exclude: list[str] | None = typer.Option(None, "-x", "--exclude", help="Leave out tasks matching (glob)."),
     backend: str = typer.Option("local", "--backend", help="local or docker."),
@@ -124,4 +125,4 @@ def check(
 
 def register(app: typer.Typer) -> None:
     app.command("datasets")(datasets)
-    app.command("check")(check)
+    app.command("check", cls=aliased("check"))(check)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import typer
 
+from lancebench.commands.aliases import aliased
 from lancebench.commands.common import console, out, print_task_errors, select_tasks
 from lancebench.errors import LancebenchError
 from lancebench.task.model import Task
@@ -65,7 +66,7 @@ def export(paths: list[Path] | None = typer.Option(None, "-p", "--path", help="T
            dataset: str | None = typer.Option(None, "-d", "--dataset",
                                               help="A dataset name (see `lancebench datasets`)."),
            task_glob: list[str] | None = typer.Option(None, "-t", "--task", help="Only tasks matching these globs."),
-           output: Path = typer.Option(..., "-o", "--output", help="Folder to write the task folders into.")) -> None:
+           output: Path = typer.Option(..., "-o", "--out", help="Folder to write the task folders into.")) -> None:
     """Write tasks as Harbor task folders (Harbor's task model loads each one).
 
     Example: lancebench export -d mini -o harbor-tasks/
@@ -89,4 +90,4 @@ def export(paths: list[Path] | None = typer.Option(None, "-p", "--path", help="T
 
 
 def register(app: typer.Typer) -> None:
-    app.command("export")(export)
+    app.command("export", cls=aliased("export"))(export)

@@ -67,6 +67,25 @@ def check_input_file(path: Path, option: str) -> None:
         raise ConfigError(f"{option} {path}: is not readable by this user")
 
 
+def load_env_file(path: Path | None) -> None:
+    """``--env-file``: put the ``KEY=VALUE`` lines of dotenv file ``path`` into this process's
+    environment, over what is there (as Harbor's ``--env-file``), so that model checks, agents
+    and model servers see the keys. The values stay in memory: no job file records them. Does
+    nothing for None. Raises :class:`ConfigError` naming the file and the line that does not parse."""
+    if path is None:
+        return
+    check_input_file(path, "--env-file")
+    from dotenv import dotenv_values
+    from dotenv.parser import parse_stream
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        bad = next((b for b in parse_stream(fh) if b.error), None)
+    if bad is not None:
+        # the line itself is not shown: it may hold a key
+        raise ConfigError(f"--env-file {path}: line {bad.original.line} is not KEY=VALUE; write KEY=VALUE "
+                          "(quote values with spaces) or remove the line")
+    os.environ.update({k: v for k, v in dotenv_values(path).items() if v is not None})
+
+
 def check_job_name(name: str | None) -> str | None:
     """``--job-name``: a folder under ``-o`` (relative, no ``..`` part, not ``.`` or empty), so the
     job never lands outside the jobs folder. Returns it; raises :class:`ConfigError` naming the fix."""

@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
-from rich.live import Live
 from rich.markup import escape
 
+from lancebench.commands.aliases import aliased
 from lancebench.commands.common import (
     EXIT_SKIPPED,
     backend_options,
@@ -22,6 +22,7 @@ from lancebench.commands.common import (
     select_tasks,
     slug,
 )
+from lancebench.commands.dry_run import print_plan
 from lancebench.commands.preflight import (
     check_agent,
     check_backend,
@@ -31,19 +32,21 @@ from lancebench.commands.preflight import (
     check_model,
     check_output_folder,
     cpu_warnings,
+    load_env_file,
     local_network_warnings,
 )
-from lancebench.commands.settings import RunSettings, read_job_file
-from lancebench.commands.show import STATUS_STYLE, Selection, indexed_summary, print_indexed
+from lancebench.commands.progress_lines import Display
+from lancebench.commands.settings import RunSettings, read_job_file, recorded_settings
+from lancebench.commands.show import Selection, indexed_summary, print_indexed
 from lancebench.commands.status import JobStatus
 from lancebench.errors import ConfigError, LancebenchError, RunStopped
-from lancebench.report.terminal import Visible
 from lancebench.results.load import open_job
 from lancebench.results.models import TrialResult
 from lancebench.results.paths import JobPaths
 from lancebench.results.store import atomic_write, write_json
 from lancebench.runner.executor import AgentRecipe
 from lancebench.runner.job import JobOptions, check_job, run_job
+from lancebench.task.timeouts import scale_timeouts
 
 if TYPE_CHECKING:
     from lancebench.judging.senior import JudgeSettings
@@ -83,13 +86,14 @@ def judge_settings(model: str | None, api_base: str | None, taste_min: float = 3
                          limits=limits, taste_limits=taste_limits, bloat_model=bloat_model)
 
 
-def _plain(data):
-    """``data`` with paths as strings (for YAML)."""
-    if isinstance(data, dict):
-        return {k: _plain(v) for k, v in data.items()}
-    if isinstance(data, (list, tuple)):
-        return [_plain(v) for v in data]
-    return str(data) if isinstance(data, Path) else data
+def record_settings(paths: JobPaths, settings: RunSettings) -> None:
+    """Write ``JOB/job.yaml``: the settings of this run as a job file (:func:`recorded_settings`,
+    naming this job folder), before any trial starts, so that ``lancebench resume JOB`` (or
+    ``run -c JOB/job.yaml``) can finish an interrupted run."""
+    import yaml
+    paths.root.mkdir(parents=True, exist_ok=True)
+    data = {**recorded_settings(settings), "jobs_dir": str(paths.root.parent.absolute()), "job_name": paths.root.name}
+    atomic_write(paths.root / "job.yaml", yaml.safe_dump(data, sort_keys=False))
 
 
 def fresh_job_name(jobs_dir: Path, name: str) -> str:
@@ -113,21 +117,15 @@ def _finish(job_paths: JobPaths) -> dict:
     return summary
 
 
-async def _run(tasks, opts: JobOptions, errors) -> list[TrialResult]:
-    """Run the job with a live status on standard error (see :mod:`lancebench.commands.status`)."""
-    from lancebench.analysis.findings import clip
+async def _run(tasks, opts: JobOptions, errors, display: Display | None = None) -> list[TrialResult]:
+    """Run the job, showing it on standard error as ``display`` says (a live status on a terminal,
+    plain lines off one: :mod:`lancebench.commands.progress_lines`)."""
     from lancebench.runner.job import plan
     todo, kept = plan(tasks, opts)
     console.print(f"job {opts.jobs_dir / opts.name}: {len(todo) + len(kept)} trial(s), {len(kept)} already recorded, "
                   f"{len(todo)} to run, {opts.concurrency} at a time", highlight=False, soft_wrap=True)
     status = JobStatus(len(todo) + len(kept), kept, opts.concurrency)
-    with Live(Visible(status), console=console, refresh_per_second=2, transient=True) as live:
-        def on_result(r: TrialResult) -> None:
-            status.add(r)
-            live.console.print(f"  {escape(r.task)} #{r.attempt}: [{STATUS_STYLE[r.status]}]{r.status}[/]"
-                               + (f" ({escape(clip(r.reason, 100))})" if r.reason else ""),
-                               highlight=False, soft_wrap=True)  # one line per trial, also in a log file
-
+    with (display or Display()).show(status, console) as on_result:
         results = await run_job(tasks, opts, on_result=on_result, task_errors=errors)
     console.print(status.headline(), highlight=False, soft_wrap=True)
     return results
@@ -179,6 +177,13 @@ HELP = {  # the run command's option help, by parameter
     "max_invalid_rate": "Stop the job when more than this fraction (0-1) of its finished trials are invalid.",
     "invalid_rate_min_trials": "Trials that must finish before --max-invalid-rate is judged (default 5).",
     "max_calls_in_flight": "Model calls at once per model (they also back off together on 429s).",
+    "timeout_multiplier": "Multiply every phase timeout (environment build, agent, verifier, ...) by this (> 0; "
+                          "Harbor's name). Part of the job's configuration.",
+    "dry_run": "Print the resolved configuration and the planned trials, then exit: no sandbox, no model.",
+    "env_file": "A .env file (KEY=VALUE lines) loaded into the environment first: API keys for agents and "
+                "models. Its values override the environment's and are never written into the job.",
+    "quiet": "No per-trial progress: only the start line and the results.",
+    "heartbeat": "Off a terminal: seconds between status lines while trials run (default 60).",
     "agent_option": ('Agent option KEY=VALUE (VALUE read as JSON when it parses), e.g. --ao temperature=0 '
                      '--ao \'prices={"input": 0.5, "output": 1.5}\' (repeatable).'),
 }
@@ -227,6 +232,11 @@ def run(
     invalid_rate_min_trials: int | None = typer.Option(None, "--invalid-rate-min-trials",
                                                        help=HELP["invalid_rate_min_trials"]),
     max_calls_in_flight: int | None = typer.Option(None, "--max-calls-in-flight", help=HELP["max_calls_in_flight"]),
+    timeout_multiplier: float | None = typer.Option(None, "--timeout-multiplier", help=HELP["timeout_multiplier"]),
+    dry_run: bool = typer.Option(False, "--dry-run", help=HELP["dry_run"]),
+    env_file: Path | None = typer.Option(None, "--env-file", help=HELP["env_file"]),
+    quiet: bool = typer.Option(False, "-q", "--quiet", help=HELP["quiet"]),
+    heartbeat: float | None = typer.Option(None, "--heartbeat", help=HELP["heartbeat"]),
 ) -> None:
     """Run an agent on tasks; one results folder per job. Running the same command again resumes;
     a run with another configuration (agent options, model, API base, backend, limits) is
@@ -251,15 +261,40 @@ def _run_command(config: Path | None, given: dict) -> bool:
     overriding it (every job of the file is checked before the first starts). Returns whether
     some tasks had errors and were left out."""
     if config is None:
-        return _run_settings(RunSettings.from_flags(given))
+        return _run_settings(RunSettings.from_flags(given))[0]
     check_input_file(config, "-c")
+    return run_job_file(config, given)
+
+
+def run_job_file(config: Path, given: dict) -> bool:
+    """Every job of job file ``config`` (``-c``, or a job's ``job.yaml`` for ``resume``) with the
+    flags ``given`` overriding it; each is checked before the first starts. Returns whether some
+    tasks had errors and were left out. Raises :class:`LancebenchError` subclasses."""
     jobs = read_job_file(config, given)
     if len(jobs) > 1 and any(s.job_name for _, s in jobs):
         raise ConfigError(f"{config}: job_name with {len(jobs)} agent x model pairs: leave it out "
                           "(each pair gets its own job folder)")
     for _, settings in jobs:
         preflight(settings)
-    return any([_run_settings(settings, resolved) for resolved, settings in jobs])
+    ran = [_run_settings(settings) for _, settings in jobs]
+    if len(ran) > 1 and not any(s.dry_run for _, s in jobs):
+        print_leaderboard([root for _, root in ran])
+    return any(skipped for skipped, _ in ran)
+
+
+def print_leaderboard(job_dirs: list[Path]) -> None:
+    """A sweep's leaderboard after each job's own table: one row per job of ``job_dirs`` with a
+    finished trial, as ``lancebench report JOB...`` prints it (issue 28: a sweep ended with separate
+    tables only); comparisons are left to ``report``."""
+    from lancebench.report.build import ReportOptions, build_report
+    from lancebench.report.render import render_table
+    from lancebench.results.load import load_jobs
+    jobs = [j for j in load_jobs(job_dirs) if j.results]
+    if len(jobs) < 2:
+        return
+    out.print(f"\nsweep leaderboard: {len(jobs)} jobs (pairwise comparisons: lancebench report "
+              f"{' '.join(str(d) for d in job_dirs)})", highlight=False, soft_wrap=True, markup=False)
+    render_table(build_report(jobs, ReportOptions()), out)
 
 
 def _job_options(settings: RunSettings, tasks, label: str) -> JobOptions:
@@ -292,12 +327,14 @@ def _job_options(settings: RunSettings, tasks, label: str) -> JobOptions:
                       senior=judge_settings(settings.judge_model, settings.judge_api_base, settings.taste_min,
                                             settings.rubric_min, settings.judge_max_turns, settings.judge_max_tokens,
                                             settings.judge_timeout, settings.bloat_model),
-                      controls=settings.controls(), verifier_network=settings.verifier_network)
+                      controls=settings.controls(), verifier_network=settings.verifier_network,
+                      timeout_multiplier=settings.timeout_multiplier)
 
 
 def preflight(settings: RunSettings) -> None:
     """The checks of :mod:`lancebench.commands.preflight` for one job's settings (no trial starts
     before all pass). Raises a :class:`LancebenchError` subclass with its exit code."""
+    load_env_file(settings.env_file)  # first: the model checks below read the keys it holds
     check_output_folder(settings.jobs_dir)
     settings.check_agent_flags()
     check_agent(settings.agent_name(), settings.model, settings.backend)
@@ -307,9 +344,9 @@ def preflight(settings: RunSettings) -> None:
     check_model(settings.judge_model, settings.judge_api_base, "--judge-model", "--judge-api-base")
 
 
-def _run_settings(settings: RunSettings, resolved: dict | None = None) -> bool:
-    """Pre-flight checks, task selection, then the job. Returns whether some tasks had errors
-    (and were left out)."""
+def _run_settings(settings: RunSettings) -> tuple[bool, Path]:
+    """Pre-flight checks, task selection, then the job (with ``--dry-run``: its plan, printed).
+    Returns (whether some tasks had errors and were left out, the job folder)."""
     preflight(settings)
     tasks, errors, label = select_tasks(settings.path, settings.dataset, settings.task, settings.limit,
                                         settings.source, settings.repo_path, lenient=settings.lenient,
@@ -320,24 +357,27 @@ def _run_settings(settings: RunSettings, resolved: dict | None = None) -> bool:
         console.print(f"[yellow]warning:[/yellow] {escape(warning)}", highlight=False)
     if not tasks:
         raise ConfigError("no tasks selected" + (" (every task had errors)" if errors else ""))
+    tasks = [scale_timeouts(t, settings.timeout_multiplier) for t in tasks]
     opts = _job_options(settings, tasks, label)
     opts.agent.build()  # fail on a bad agent name before any sandbox is built
     check_job(opts, tasks)  # busy, or another configuration: refused before a model server starts
     from lancebench.runner.job import plan
     from lancebench.runner.model_session import model_session
+    if settings.dry_run:
+        print_plan(recorded_settings(settings), opts, *plan(tasks, opts))
+        return bool(errors), opts.jobs_dir / opts.name
+    paths = JobPaths(opts.jobs_dir / opts.name)
+    record_settings(paths, settings)
+    display = Display(quiet=settings.quiet, heartbeat_sec=settings.heartbeat)
     stopped: RunStopped | None = None
     try:
         if plan(tasks, opts)[0]:
             with model_session(opts) as session_opts:
-                run_async(_run(tasks, session_opts, errors))
+                run_async(_run(tasks, session_opts, errors, display))
         else:  # every trial recorded: no model server is started or probed (issue 28: 28 s for nothing)
-            run_async(_run(tasks, opts, errors))
+            run_async(_run(tasks, opts, errors, display))
     except RunStopped as exc:  # a run-level control: the summary first, then the stop (exit 6)
         stopped = exc
-    paths = JobPaths(opts.jobs_dir / opts.name)
-    if resolved is not None:  # the job file as this job read it (flags applied), beside job.json
-        import yaml
-        atomic_write(paths.root / "job.yaml", yaml.safe_dump(_plain(resolved), sort_keys=False))
     _finish(paths)
     if stopped is not None:
         raise stopped
@@ -345,7 +385,7 @@ def _run_settings(settings: RunSettings, resolved: dict | None = None) -> bool:
         console.print(f"[yellow]left out:[/yellow] {len(errors)} task problem(s), listed above the results "
                       f"and in {paths.root / 'task_errors.json'}; fix them and run the same command to add "
                       "those tasks (exit 5)", highlight=False)
-    return bool(errors)
+    return bool(errors), paths.root
 
 
 def grade(
@@ -422,5 +462,5 @@ def grade(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("run")(run)
-    app.command("grade")(grade)
+    app.command("run", cls=aliased("run"))(run)
+    app.command("grade", cls=aliased("grade"))(grade)

@@ -31,7 +31,11 @@ class RunSettings(BaseModel):
     ``max_cost`` USD (> 0); ``unlimited`` gives 0 (no limit) for the latter two. Run-level
     controls (:mod:`lancebench.runner.controls`): ``max_total_cost`` USD and ``max_total_tokens``
     for the whole job (> 0, or ``unlimited``), ``max_invalid_rate`` (a fraction in (0, 1)) after
-    ``invalid_rate_min_trials`` trials, ``max_calls_in_flight`` per model (>= 1)."""
+    ``invalid_rate_min_trials`` trials, ``max_calls_in_flight`` per model (>= 1).
+    ``timeout_multiplier`` (> 0) scales every phase timeout; ``dry_run`` prints the plan and
+    starts nothing; ``env_file`` is a dotenv file loaded into the environment (never recorded);
+    ``quiet`` prints no per-trial progress; ``heartbeat`` is the seconds between status lines off a
+    terminal."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -76,6 +80,13 @@ class RunSettings(BaseModel):
     max_invalid_rate: float | None = Field(None, gt=0, lt=1)
     invalid_rate_min_trials: int = Field(5, ge=1)
     max_calls_in_flight: int | None = Field(None, ge=1)
+    # issue 28: Harbor's --timeout-multiplier (part of the configuration), and how a run is shown
+    # and started (not recorded in job.yaml: dry_run, env_file, whose values never enter the job)
+    timeout_multiplier: float = Field(1.0, gt=0)
+    dry_run: bool = False
+    env_file: Path | None = None
+    quiet: bool = False
+    heartbeat: float = Field(60.0, gt=0)
 
     @field_validator("job_name")
     @classmethod
@@ -185,6 +196,34 @@ def _takes_no_model(agent: str | None) -> bool:
     return agent in NO_MODEL_AGENTS or (agent or "").startswith("script:")
 
 
+def _one_source(doc: dict, path: Path, where: str, flags: dict[str, Any]) -> None:
+    """A job runs the tasks of one source: ``path`` or ``dataset``. A source given on the command
+    line (``-p``/``-d``) replaces the file's. Raises :class:`ConfigError` naming the file and both
+    fields when the file gives both (issue 28: the error named command-line flags)."""
+    if flags.get("path") or flags.get("dataset"):
+        doc.pop("path", None)
+        doc.pop("dataset", None)
+    elif doc.get("path") and doc.get("dataset"):
+        raise ConfigError(f"{path}: {where}path and {where}dataset are both given; a job runs the tasks of one "
+                          f"source: keep one of them (a sweep over both needs two job files)")
+
+
+# how one run starts and shows itself, not what the job is: resume takes them anew
+RECORD_EXCLUDE = {"dry_run", "env_file", "new_job", "retry_invalid", "quiet", "heartbeat"}
+
+
+def recorded_settings(settings: RunSettings) -> dict[str, Any]:
+    """``settings`` as a job file (``JOB/job.yaml``) that ``lancebench resume`` reads back: every
+    field but :data:`RECORD_EXCLUDE` (the env file's path and values never enter the job), with
+    paths made absolute (the job file's folder is not the one the run started in)."""
+    data = settings.model_dump(mode="json", exclude=RECORD_EXCLUDE)
+    data["path"] = [str(p.absolute()) for p in settings.path]
+    for key in ("source", "repo_path", "ca_bundle", "jobs_dir"):
+        value = getattr(settings, key)
+        data[key] = str(value.absolute()) if value is not None else None
+    return data
+
+
 def read_job_file(path: Path, flags: dict[str, Any]) -> list[tuple[dict, RunSettings]]:
     """The jobs of job file ``path``: one (resolved mapping, settings) per agent x model, with
     ``flags`` (the ones given on the command line) overriding the file. Raises
@@ -203,10 +242,11 @@ def read_job_file(path: Path, flags: dict[str, Any]) -> list[tuple[dict, RunSett
         doc.update(tasks)
     elif tasks is not None:
         raise ConfigError(f"{path}: tasks: write a mapping with path, dataset, task and limit")
+    _one_source(doc, path, "tasks." if isinstance(tasks, dict) else "", flags)
     if isinstance(doc.get("path"), (str, Path)):
         doc["path"] = [doc["path"]]
     base = Path(path).parent
-    for key in ("path", "source", "repo_path", "ca_bundle", "jobs_dir"):  # relative to the file
+    for key in ("path", "source", "repo_path", "ca_bundle", "jobs_dir", "env_file"):  # relative to the file
         if isinstance(doc.get(key), list):
             doc[key] = [str(base / p) for p in doc[key]]
         elif isinstance(doc.get(key), str):

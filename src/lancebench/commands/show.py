@@ -372,7 +372,7 @@ def _show_indexed(job_dir: Path, sel: Selection, as_json: bool, trial: str | Non
 def show(job_dir: Path = typer.Argument(..., help="A job folder made by `lancebench run`."),
          as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
          trial: str | None = typer.Option(None, "--trial", help="Print one trial's result in full (id or prefix)."),
-         fmt: str | None = typer.Option(None, "--format", help="Write one row per trial: csv, parquet or jsonl."),
+         fmt: str | None = typer.Option(None, "-f", "--format", help="Write one row per trial: csv, parquet or jsonl."),
          out_path: Path | None = typer.Option(None, "-o", "--out", help="File for --format (default: standard "
                                                  "output; parquet needs it)."),
          exclusions: str = typer.Option("control", "--exclusions",

@@ -29,6 +29,8 @@ tasks_app = typer.Typer(help="Inspect and validate task folders.", no_args_is_he
 
 @tasks_app.command("validate")
 def validate(paths: list[Path] | None = typer.Argument(None, help="Task folders or folders of tasks."),
+             path: list[Path] | None = typer.Option(None, "-p", "--path",
+                                                    help="A task folder or a folder of tasks, as in run (repeatable)."),
              dataset: str | None = typer.Option(None, "-d", "--dataset", help="Or a dataset's tasks (e.g. mini)."),
              source: Path | None = typer.Option(None, "--source", help="The dataset's input (as for run)."),
              exclude: list[str] | None = typer.Option(None, "-x", "--exclude",
@@ -42,7 +44,7 @@ def validate(paths: list[Path] | None = typer.Argument(None, help="Task folders 
       lancebench tasks validate tests/fixtures/tasks
       lancebench tasks validate -d mini
     """
-    tasks, errors = _load(paths, dataset, source, lenient)
+    tasks, errors = _load([*(paths or []), *(path or [])], dataset, source, lenient)
     if exclude:
         try:
             tasks, errors = exclude_tasks(tasks, errors, exclude, dataset or "the given folders")
@@ -74,7 +76,7 @@ def _load(paths: list[Path] | None, dataset: str | None, source: Path | None,
     """The tasks (and task errors) of PATH... or of ``-d DATASET``; exits 2 naming the mistake
     when both or neither are given, or the dataset is unknown."""
     if bool(paths) == bool(dataset):
-        console.print("[red]error:[/red] give task folders (PATH...) or -d DATASET, one of them")
+        console.print("[red]error:[/red] give task folders (PATH...) or -d DATASET, one of them (-p PATH is PATH)")
         raise typer.Exit(2)
     if paths:
         return load_tasks(list(paths), lenient=lenient)

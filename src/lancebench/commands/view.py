@@ -31,7 +31,8 @@ def view(
     job_dirs: list[Path] | None = typer.Argument(None, metavar="[JOB_DIR...]",
                                                  help="Job folders, or folders of them (default: jobs/)."),
     port: int = typer.Option(0, "--port", min=0, max=65535, help="Port on 127.0.0.1 (0: any free port)."),
-    out: Path | None = typer.Option(None, "--out", help="Keep the site in this folder (default: a temporary one)."),
+    out: Path | None = typer.Option(None, "-o", "--out",
+                                    help="Keep the site in this folder (default: a temporary one)."),
     bootstrap: int = typer.Option(1000, "--bootstrap", min=1, help="Bootstrap resamples of the intervals."),
 ) -> None:
     """Serve the report site of JOB_DIR... (default: jobs/) on 127.0.0.1 and print its address."""

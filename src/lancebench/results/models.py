@@ -146,6 +146,8 @@ class TrialConfig(_Strict):
     - ``verifier_network``: ``--verifier-network``: ``harbor`` (Harbor's public verifier network
       for Harbor tasks that declare none) or ``none`` (closed); compared only when ``none``, so
       jobs recorded before the switch existed keep their key;
+    - ``timeout_multiplier``: ``--timeout-multiplier``, the factor every phase timeout of the
+      task (and ``agent_timeout_sec``) was scaled by (1: none);
     - ``lancebench_version``: recorded, not compared (an upgrade does not refuse a resume).
 
     Two runs of one job must have the same :meth:`key` (see ``runner.job``)."""
@@ -159,12 +161,15 @@ class TrialConfig(_Strict):
     judge_model: str | None = None
     verifier_network: Literal["harbor", "none"] = "harbor"
     lancebench_version: str = ""
+    timeout_multiplier: float = 1.0
 
     def compared(self) -> dict:
         """The fields two runs of one job must share (all but the version; ``verifier_network``
-        only when it is not the default)."""
-        skip = {"lancebench_version"} | ({"verifier_network"} if self.verifier_network == "harbor" else set())
-        return self.model_dump(exclude=skip)
+        only when it is not the default, the timeout multiplier only when not 1, so that
+        configurations recorded before either existed keep their key)."""
+        exclude = {"lancebench_version"} | ({"verifier_network"} if self.verifier_network == "harbor" else set())
+        exclude |= {"timeout_multiplier"} if self.timeout_multiplier == 1 else set()
+        return self.model_dump(exclude=exclude)
 
     def key(self) -> str:
         """12 hex digits of sha256 over :meth:`compared` (JSON, sorted keys): one per configuration."""
@@ -186,6 +191,8 @@ class TrialConfig(_Strict):
         timeout = f"{self.agent_timeout_sec:g}s" if self.agent_timeout_sec else None
         parts += [f"{k}={v}" for k, v in (("api_base", self.api_base), ("timeout", timeout),
                                             ("judge", self.judge_model)) if v]
+        if self.timeout_multiplier != 1:
+            parts.append(f"timeout_multiplier={self.timeout_multiplier:g}")
         if self.backend != "local":
             parts.append(f"backend={self.backend}")
         if self.verifier_network != "harbor":

@@ -77,6 +77,7 @@ class JobOptions:
     senior: JudgeSettings | None = None  # --judge-model: senior grading of every code trial
     controls: RunControls = field(default_factory=RunControls)  # run-level budgets and stops (not compared)
     verifier_network: VerifierNetwork = "harbor"  # --verifier-network (the tasks carry it: task.settings)
+    timeout_multiplier: float = 1.0  # --timeout-multiplier: the tasks come scaled; also scales agent_timeout_sec
 
     @property
     def agent_label(self) -> str:
@@ -88,7 +89,8 @@ class JobOptions:
                            api_base=self.agent.api_base, backend=self.backend,
                            agent_timeout_sec=self.agent_timeout_sec,
                            judge_model=self.senior.model if self.senior else None,
-                           verifier_network=self.verifier_network, lancebench_version=__version__)
+                           verifier_network=self.verifier_network, lancebench_version=__version__,
+                           timeout_multiplier=self.timeout_multiplier)
 
     def agent_identity(self, task: Task) -> str:
         """The agent part of a trial's identity: its label, plus a digest of what it will do when
@@ -114,6 +116,7 @@ def plan(tasks: list[Task], opts: JobOptions) -> tuple[list[TrialSpec], list[Tri
                for task in tasks for attempt in range(opts.attempts)]
     recorded = _recorded(paths, [tid for _, _, tid in planned])
     todo, kept = [], []
+    timeout = opts.agent_timeout_sec and opts.agent_timeout_sec * opts.timeout_multiplier
     for task, attempt, tid in planned:
         old = recorded.get(tid)
         if old is not None and not (opts.retry_invalid and old.status == "invalid"):
@@ -121,7 +124,7 @@ def plan(tasks: list[Task], opts: JobOptions) -> tuple[list[TrialSpec], list[Tri
             continue
         todo.append(TrialSpec(task=task, agent_name=opts.agent_label, model=opts.agent.model, attempt=attempt,
                               job=opts.name, trial_id=tid, paths=paths.trial(tid), scratch=scratch / tid,
-                              options=dict(opts.agent.options), agent_timeout_sec=opts.agent_timeout_sec,
+                              options=dict(opts.agent.options), agent_timeout_sec=timeout,
                               senior=opts.senior, config=opts.trial_config()))
     return todo, kept
 

@@ -271,6 +271,18 @@ async def _senior(spec: TrialSpec, backend: Backend, env: PreparedEnvironment, w
 
 AGENT_STOPS = {"timeout": "the agent ran out of time", "limit": "the agent reached its step or cost limit",
                "error": "the agent stopped with an error"}
+# errors an agent names at the start of its message ("Name: ..."), said plainly in the reason (issue 28)
+NAMED_STOPS = {"RepeatedFormatError": "the model kept replying in a format the agent cannot read"}
+
+
+def agent_stop(agent_exit: str, message: str | None) -> str:
+    """Why the agent did not finish on its own, for an unresolved trial's reason: :data:`AGENT_STOPS`
+    by ``agent_exit``, naming an error of :data:`NAMED_STOPS` when the agent's ``message`` starts
+    with its name (``RepeatedFormatError: ...`` from mini-swe-agent)."""
+    name = (message or "").split(":", 1)[0].strip()
+    if agent_exit == "error" and name in NAMED_STOPS:
+        return f"the agent stopped with {name} ({NAMED_STOPS[name]})"
+    return AGENT_STOPS[agent_exit]
 
 
 def _record(result: TrialResult, verdict: Verdict) -> None:
@@ -278,7 +290,8 @@ def _record(result: TrialResult, verdict: Verdict) -> None:
     agent did not finish on its own (:data:`AGENT_STOPS`, from ``agent_exit``)."""
     result.status, result.reason = verdict.status, verdict.reason
     if result.status == "unresolved" and result.agent_exit in AGENT_STOPS:
-        result.reason = f"{result.reason or 'unresolved'}; {AGENT_STOPS[result.agent_exit]}"
+        result.reason = (f"{result.reason or 'unresolved'}; "
+                         f"{agent_stop(result.agent_exit, result.extra.get('agent_message'))}")
     result.rewards = dict(verdict.rewards)
     result.tests = dict(verdict.tests)
     result.dropped_paths = list(verdict.dropped_paths)
