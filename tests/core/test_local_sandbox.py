@@ -142,6 +142,7 @@ def test_fork_bomb_is_bounded_and_the_harness_survives(shared):
         sb = make(shared, pids=64)
         await sb.start()
         try:
+            await sb.exec("true")  # the first command makes the cgroups
             t0 = time.monotonic()
             task = asyncio.create_task(sb.exec("bomb() { bomb | bomb & }; bomb; sleep 3; echo still-here", timeout=20))
             peak = 0
