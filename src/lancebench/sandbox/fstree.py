@@ -161,10 +161,13 @@ def _remove_small(path: Path) -> bool:
     """Remove ``path`` in this process when it is a link, a file, or a folder tree of at most
     :data:`SMALL_TREE` entries, all on one filesystem, none unwritable to us; True when it is gone.
     Anything else (larger, deeper, a mount inside, an error) is left to ``rm``: False."""
-    st = os.lstat(path)
-    if not stat.S_ISDIR(st.st_mode):
-        os.unlink(path)
-        return True
+    try:
+        st = os.lstat(path)
+        if not stat.S_ISDIR(st.st_mode):
+            os.unlink(path)
+            return True
+    except OSError:
+        return not os.path.lexists(path)
     entries = 0
     for _entry, est, depth in walk(path, max_depth=64):
         entries += 1
