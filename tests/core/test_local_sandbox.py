@@ -37,6 +37,7 @@ def test_timeout_kills_the_whole_tree(shared):
         sb = make(shared)
         await sb.start()
         try:
+            await sb.exec("true")  # the sandbox's one-time set-up (first command) is not the timeout's
             t0 = time.monotonic()
             res = await sb.exec(
                 f"(trap '' TERM; exec -a lbsb-term-{token} sleep 300) & "
@@ -142,6 +143,7 @@ def test_fork_bomb_is_bounded_and_the_harness_survives(shared):
         sb = make(shared, pids=64)
         await sb.start()
         try:
+            await sb.exec("true")  # the first command makes the cgroups
             t0 = time.monotonic()
             task = asyncio.create_task(sb.exec("bomb() { bomb | bomb & }; bomb; sleep 3; echo still-here", timeout=20))
             peak = 0

@@ -4,8 +4,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import os
-import shutil
 from pathlib import Path
 from typing import cast
 
@@ -20,6 +21,7 @@ from lancebench.sandbox.cgroups import CgroupSet
 from lancebench.sandbox.cover import cover, coverable
 from lancebench.sandbox.fstree import make_readable, remove_tree
 from lancebench.sandbox.local import LocalSandbox
+from lancebench.sandbox.local_files import Deferred
 from lancebench.sandbox.quota import mount_quota
 from lancebench.task.model import Task
 from lancebench.task.settings import NetworkPolicy
@@ -37,6 +39,12 @@ def _cover_mounts(quota: Path, mounts: tuple[Mount, ...]) -> None:
             pass
 
 
+@functools.cache
+def _prune_once() -> int:
+    """:meth:`CgroupSet.prune_stale`, once per process (an executor makes a backend per trial)."""
+    return CgroupSet.prune_stale()
+
+
 class LocalBackend:
     """The ``local`` backend (a :class:`lancebench.sandbox.backend.Backend`). ``options``: the CA
     bundle environment builds trust, the host repositories a checkout may snapshot."""
@@ -45,7 +53,7 @@ class LocalBackend:
 
     def __init__(self, options: BackendOptions | None = None) -> None:
         self.options = options or BackendOptions()
-        CgroupSet.prune_stale()
+        _prune_once()
 
     async def prepare(self, task: Task) -> PreparedEnvironment:
         """Build (or reuse) the task's environment. Raises :class:`SandboxError` for a code task
@@ -63,19 +71,26 @@ class LocalBackend:
 
     def open(self, task: Task, env: PreparedEnvironment, scratch: Path, *, mounts: tuple[Mount, ...] = (),
              network: bool | NetworkPolicy = False, labels: dict[str, str] | None = None) -> LocalSandbox:
-        """A fresh, not yet started sandbox over a copy of the built repository (in ``scratch``)."""
+        """A fresh, not yet started sandbox over a copy of the built repository (in ``scratch``).
+        The copy and the storage quota wait for the sandbox's first need of them
+        (:mod:`lancebench.sandbox.local_files`), except a quota that writable ``mounts`` go on."""
         built = cast(LocalEnvironment, env.handle)
         workspace = scratch / "workspace"
         if os.path.lexists(workspace):
             remove_tree(workspace)
+        quota_dir = None
         if not scratch.exists():  # a fresh folder: everything the sandbox writes lands on its quota
-            if mount_quota(scratch, task.config.environment.storage_mb) is None:
-                _cover_mounts(scratch, mounts)
-        shutil.copytree(built.app, workspace, symlinks=True)
+            if coverable(mounts):  # now, before the harness makes anything in them (the report witness)
+                if mount_quota(scratch, task.config.environment.storage_mb) is None:
+                    _cover_mounts(scratch, mounts)
+            else:  # at the first command, if one ever runs (sandbox.local_files)
+                scratch.mkdir(parents=True)
+                quota_dir = scratch
         spec = SandboxSpec(workdir=env.workdir, workspace=workspace, env=dict(env.variables),
                            mounts=(Mount(built.env, "/env", False), *mounts), **network_fields(network),
                            limits=task_limits(task), labels=labels or {})
-        return LocalSandbox(spec, root=scratch / "root")
+        deferred = Deferred(pristine=built.app, quota_dir=quota_dir, storage_mb=task.config.environment.storage_mb)
+        return LocalSandbox(spec, root=scratch / "root", deferred=deferred)
 
     async def guard_python(self, task: Task, env: PreparedEnvironment, sandbox: Sandbox, *,
                            user: str | None = None) -> list[str]:
@@ -88,6 +103,7 @@ class LocalBackend:
         assert isinstance(sandbox, LocalSandbox)
         built = cast(LocalEnvironment, env.handle)
         done = []
+        await sandbox.provision()
         for host_root, inside in ((built.env, "/env"), (sandbox.workspace, env.workdir)):
             for folder in find_site_folders(host_root):
                 if write_pth(folder):
@@ -101,13 +117,15 @@ class LocalBackend:
         without any change by root. Raises
         :class:`SandboxError` and :class:`lancebench.errors.WorkspaceError` (see :func:`run_capture`)."""
         assert isinstance(sandbox, LocalSandbox)
+        await sandbox.populated()
         if sandbox.cgroups:
-            sandbox.cgroups.kill()
-        if sandbox.cgroups or sandbox.uid is None:
+            await asyncio.to_thread(sandbox.cgroups.kill)
+        if (sandbox.cgroups or sandbox.uid is None) and (sandbox.provisioned or sandbox.deferred.pristine is None):
             # Every process of the sandbox has ended (or we are not root): permissions may be
             # fixed. A live workspace (the user tool's snapshot) is never changed by root: an
-            # agent could swap a folder for a link to a host file mid-walk.
-            make_readable(sandbox.workspace)
+            # agent could swap a folder for a link to a host file mid-walk. A sandbox where no
+            # command ran holds only what the harness wrote.
+            await asyncio.to_thread(make_readable, sandbox.workspace)
         built = cast(LocalEnvironment, env.handle)
         spec = SandboxSpec(workdir=env.workdir, workspace=sandbox.spec.workspace, env=dict(env.variables),
                            mounts=(Mount(built.git_dir, "/lancebench/base.git", False),), limits=task_limits(task))
@@ -117,4 +135,4 @@ class LocalBackend:
             return await run_capture(capture, env.workdir, task, env, scratch)
         finally:
             await capture.stop()
-            remove_tree(scratch / "capture-root")
+            await asyncio.to_thread(remove_tree, scratch / "capture-root")

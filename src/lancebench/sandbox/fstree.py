@@ -139,6 +139,8 @@ def remove_tree(path: Path) -> str | None:
         if not os.path.lexists(path):
             return None
         unmount_below(path)  # a storage quota's filesystem (lancebench.sandbox.quota)
+        if _remove_small(path):
+            return None
         res = subprocess.run(["rm", "-rf", "--one-file-system", "--", str(path)], capture_output=True, text=True,
                              timeout=600)
         if not os.path.lexists(path):
@@ -152,14 +154,45 @@ def remove_tree(path: Path) -> str | None:
         return f"could not remove {path}: {exc}"
 
 
-def chown_tree(path: Path, uid: int | None) -> None:
-    """Give ``path`` and everything below it to ``uid`` (no-op for None), never following links
-    (``chown -R -P -h``). Raises ``OSError`` when chown fails."""
-    if uid is None or not os.path.lexists(path):
+SMALL_TREE = 200  # entries: a tree this small is removed in this process, without starting ``rm``
+
+
+def _remove_small(path: Path) -> bool:
+    """Remove ``path`` in this process when it is a link, a file, or a folder tree of at most
+    :data:`SMALL_TREE` entries, all on one filesystem, none unwritable to us; True when it is gone.
+    Anything else (larger, deeper, a mount inside, an error) is left to ``rm``: False."""
+    try:
+        st = os.lstat(path)
+        if not stat.S_ISDIR(st.st_mode):
+            os.unlink(path)
+            return True
+    except OSError:
+        return not os.path.lexists(path)
+    entries = 0
+    for _entry, est, depth in walk(path, max_depth=64):
+        entries += 1
+        if entries > SMALL_TREE or depth >= 64 or est.st_dev != st.st_dev:
+            return False
+        if stat.S_ISDIR(est.st_mode) and est.st_mode & 0o300 != 0o300 and os.geteuid() != 0:
+            return False
+    try:  # file descriptor based: a folder swapped for a link meanwhile is never followed
+        shutil.rmtree(path)
+    except (OSError, RecursionError):
+        return False
+    return not os.path.lexists(path)
+
+
+def chown_tree(path: Path | list[Path], uid: int | None) -> None:
+    """Give ``path`` (or each of a list of paths) and everything below to ``uid`` (no-op for None),
+    never following links (``chown -R -P -h``, one process for all). Raises ``OSError`` when chown
+    fails."""
+    paths = [p for p in (path if isinstance(path, list) else [path]) if os.path.lexists(p)]
+    if uid is None or not paths:
         return
-    res = subprocess.run(["chown", "-R", "-P", "-h", f"{uid}:{uid}", "--", str(path)], capture_output=True, text=True)
+    res = subprocess.run(["chown", "-R", "-P", "-h", f"{uid}:{uid}", "--", *map(str, paths)], capture_output=True,
+                         text=True)
     if res.returncode != 0:
-        raise OSError(f"chown of {path} failed: {res.stderr.strip()[-500:]}")
+        raise OSError(f"chown of {', '.join(map(str, paths))} failed: {res.stderr.strip()[-500:]}")
 
 
 def make_readable(root: Path) -> None:

@@ -29,6 +29,7 @@ from lancebench.errors import SandboxError
 from lancebench.sandbox.base import AppProcess, ExecResult, Mount, SandboxSpec
 from lancebench.sandbox.cgroups import CgroupSet
 from lancebench.sandbox.fstree import CopyBounds, chown_tree, copy_file, copy_tree, remove_tree, write_notes
+from lancebench.sandbox.local_files import Deferred, move_onto_quota, populate
 from lancebench.sandbox.output import CappedBuffer, drain
 
 INSIDE_UID = 1000
@@ -61,6 +62,11 @@ def app_host_uid() -> int | None:
     return int(os.environ.get("LANCEBENCH_APP_UID", "61001"))
 
 
+@functools.cache
+def _bwrap_missing() -> bool:
+    return shutil.which("bwrap") is None
+
+
 def _within(child: PurePosixPath, parent: str) -> bool:
     return child == PurePosixPath(parent) or PurePosixPath(parent) in child.parents
 
@@ -70,11 +76,16 @@ class LocalSandbox:
 
     ``spec.workspace`` is the host folder shown at ``spec.workdir`` (required). ``root`` is a host
     folder for the sandbox's own ``/tmp``, ``$HOME``, ``/etc`` and files put outside any mount; a
-    temporary one is made (and removed at ``stop``) when omitted.
+    temporary one is made (and removed at ``stop``) when omitted. ``deferred``: what the backend
+    leaves to the first need of it (:mod:`lancebench.sandbox.local_files`): the copy of the
+    repository, the storage quota. ``start`` makes only folders; the first command gives the
+    sandbox's folders to the sandbox user and mounts the quota, so a sandbox that never runs a
+    command costs no filesystem and no ``chown``.
     Raises :class:`SandboxError` when bubblewrap is missing or the workspace is unset.
     """
 
-    def __init__(self, spec: SandboxSpec, *, root: Path | None = None, name: str | None = None):
+    def __init__(self, spec: SandboxSpec, *, root: Path | None = None, name: str | None = None,
+                 deferred: Deferred | None = None):
         if spec.workspace is None:
             raise SandboxError("the local backend needs SandboxSpec.workspace (a host folder for the workdir)")
         if spec.network and spec.allow_hosts is not None:
@@ -85,41 +96,90 @@ class LocalSandbox:
         self.name = name or f"sb-{os.getpid()}-{uuid.uuid4().hex[:12]}"
         self._own_root = root is None
         self.root = Path(root) if root else Path(tempfile.mkdtemp(prefix="lancebench-sb-"))
-        self.root.mkdir(parents=True, exist_ok=True)
-        os.chmod(self.root, 0o755)
+        if self._own_root:
+            os.chmod(self.root, 0o755)
         self.uid = sandbox_host_uid()
         self.extra: dict[str, Path] = {}  # inside top-level path -> host folder, from put()
         self.cgroups: CgroupSet | None = None
         self.started = False
         self._procs: set[asyncio.subprocess.Process] = set()
+        self.deferred = deferred or Deferred()
+        self._populated = self.deferred.pristine is None
+        self._written = False  # something was put before the first command
+        self._provisioned = False  # the first command's set-up (quota, owners) is done
+        self._provision_lock = asyncio.Lock()
 
     # lifecycle -------------------------------------------------------------------------------
     async def start(self) -> None:
-        if shutil.which("bwrap") is None:
+        """Make the workspace's folder; the rest (the sandbox's other folders, cgroups, quota,
+        owners) waits for the first command (:meth:`provision`). Raises :class:`SandboxError` when
+        bubblewrap is missing."""
+        if _bwrap_missing():
             raise SandboxError("bubblewrap (bwrap) is not installed: run `apt-get install bubblewrap`")
+        await asyncio.to_thread(self.workspace.mkdir, parents=True, exist_ok=True)
+        self.started = True
+
+    async def provision(self) -> None:
+        """Make the sandbox ready for commands, once (in a worker thread): the storage quota
+        mounted and what was written moved onto it, the repository copied in, every writable
+        folder given to the sandbox user. Raises :class:`SandboxError` when a folder cannot be
+        reached or given to the sandbox user."""
+        async with self._provision_lock:
+            if not self._provisioned:
+                await asyncio.to_thread(self._provision_files)
+                self._provisioned = True
+
+    def _provision_files(self) -> None:
+        d = self.deferred
+        if d.quota_dir is not None:
+            move_onto_quota(d.quota_dir, d.storage_mb)
         for sub in ("tmp", "home", "etc", "extra", *WRITABLE_ELSEWHERE.values()):
             (self.root / sub).mkdir(parents=True, exist_ok=True)
+        os.chmod(self.root, 0o755)
         self._write_etc()
-        self.workspace.mkdir(parents=True, exist_ok=True)
-        for path in (self.workspace, self.root / "tmp", self.root / "home", self.root / "extra",
-                     *(self.root / sub for sub in WRITABLE_ELSEWHERE.values())):
-            chown_tree(path, self.uid)
+        self._populate()
+        owned = [self.workspace, self.root / "tmp", self.root / "home", self.root / "extra",
+                 *(self.root / sub for sub in WRITABLE_ELSEWHERE.values())]
         for m in self.spec.mounts:
             if m.writable:
                 m.source.mkdir(parents=True, exist_ok=True)
-                chown_tree(m.source, self.uid)
+                owned.append(m.source)
+        try:
+            chown_tree(owned, self.uid)
+        except OSError as exc:
+            raise SandboxError(str(exc)) from exc
         for path in [self.workspace, self.root] + [m.source for m in self.spec.mounts]:
             _check_reachable(path, self.uid)
         lim = self.spec.limits
         self.cgroups = CgroupSet.create(self.name, memory_mb=lim.memory_mb, pids=lim.pids, cpus=lim.cpus)
-        self.started = True
+
+    def _populate(self) -> None:
+        """Copy the pristine repository into the workspace, once (see :func:`local_files.populate`)."""
+        if not self._populated and self.deferred.pristine is not None:
+            try:
+                populate(self.deferred.pristine, self.workspace, written=self._written)
+            except OSError as exc:
+                raise SandboxError(f"could not copy the repository into the sandbox: {exc}") from exc
+        self._populated = True
+
+    @property
+    def provisioned(self) -> bool:
+        """True once the first command's set-up ran (:meth:`provision`): from then on, sandboxed
+        code may have written the sandbox's folders."""
+        return self._provisioned
+
+    async def populated(self) -> Path:
+        """The workspace's host folder, holding the repository (copied first if it was deferred)."""
+        if not self._populated:
+            await asyncio.to_thread(self._populate)
+        return self.workspace
 
     async def stop(self) -> None:
         """Kill every process of the sandbox, remove its cgroups and (if it made it) its root."""
         for proc in list(self._procs):
             _killpg(proc.pid)
         if self.cgroups:
-            self.cgroups.remove()
+            await asyncio.to_thread(self.cgroups.remove)
             self.cgroups = None
         for proc in list(self._procs):
             try:
@@ -128,7 +188,7 @@ class LocalSandbox:
                 pass
         self._procs.clear()
         if self._own_root:
-            remove_tree(self.root)
+            await asyncio.to_thread(remove_tree, self.root)
         self.started = False
 
     def _write_etc(self) -> None:
@@ -265,6 +325,7 @@ class LocalSandbox:
         """:meth:`exec`, with ``app`` started beside the command once its sandbox exists."""
         if not self.started:
             raise SandboxError("LocalSandbox.exec called before start()")
+        await self.provision()
         argv_cmd = ["bash", "-c", command] if isinstance(command, str) else list(command)
         full_env = self.base_env()
         full_env.update(env or {})
@@ -412,18 +473,26 @@ class LocalSandbox:
         top = PurePosixPath("/", p.parts[1])
         src = self.root / "extra" / p.parts[1]
         src.mkdir(parents=True, exist_ok=True)
-        chown_tree(src, self.uid)
+        if self._provisioned:
+            chown_tree(src, self.uid)
         self.extra[str(top)] = src
         return _safe_join(src, p.relative_to(top))
 
     async def put(self, src: Path, dest: str) -> None:
-        """Copy host ``src`` (file or folder) to ``dest`` inside; owned by the sandbox user."""
+        """Copy host ``src`` (file or folder) to ``dest`` inside; owned by the sandbox user (given
+        at once after the first command, else by that command's set-up)."""
+        await asyncio.to_thread(self._put, Path(src), dest)
+
+    def _put(self, src: Path, dest: str) -> None:
+        self._written = True
         target = self.host_path(dest, for_write=True)
         target.parent.mkdir(parents=True, exist_ok=True)
-        if Path(src).is_dir():
+        if src.is_dir():
             shutil.copytree(src, target, symlinks=True, dirs_exist_ok=True)
         else:
             shutil.copy2(src, target)
+        if not self._provisioned:
+            return
         chown_tree(target, self.uid)
         parent = target.parent
         while self.uid is not None and parent != self.root and self.root in parent.parents:
@@ -437,7 +506,13 @@ class LocalSandbox:
         what is past them is left out and listed in ``<dest>.copy-notes.txt``). Raises
         :class:`SandboxError` when ``src`` is missing, a symlink or a special file, or is a file
         larger than ``max_bytes``."""
+        await asyncio.to_thread(self._get, src, dest, max_bytes)
+
+    def _get(self, src: str, dest: Path, max_bytes: int | None) -> None:
         source = self.host_path(src)
+        if not self._populated and (source.is_symlink() or not source.is_file()):
+            self._populate()  # a file put before the copy is the copy's too; anything else needs it
+            source = self.host_path(src)
         if source.is_symlink() or not (source.is_dir() or source.is_file()):
             raise SandboxError(f"{src} is missing, a symlink or not a regular file in the sandbox")
         dest.parent.mkdir(parents=True, exist_ok=True)

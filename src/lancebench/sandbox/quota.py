@@ -61,8 +61,10 @@ def unmount_below(path: Path) -> None:
     """Lazily unmount every mount at or below ``path``, deepest first. Never raises."""
     try:
         root = os.path.realpath(path)
+        # mountinfo escapes these four characters as octal; compare escaped, unescape only matches
+        escaped = "".join({"\\": "\\134", " ": "\\040", "\t": "\\011", "\n": "\\012"}.get(c, c) for c in root)
         with open("/proc/self/mountinfo") as fh:
-            points = [_unescape(line.split()[4]) for line in fh]
+            points = [_unescape(field) for field in (line.split()[4] for line in fh) if field.startswith(escaped)]
         inside = sorted({p for p in points if p == root or p.startswith(root.rstrip("/") + "/")},
                         key=len, reverse=True)
         for point in inside:

@@ -1,0 +1,87 @@
+"""Cheap trials against concurrency (issue 29): choice trials whose sandbox runs no command (the
+``pick`` fixture, the ``random`` agent: it puts its answer file), ``-k TRIALS`` at ``-n 1`` and
+``-n N``, through the real command line, interleaved repetitions, on the local backend.
+
+    .venv/bin/python benchmarks/cheap_trials.py [--trials 200] [-n 4] [--repeat 2] [--src OTHER/src]
+
+``--src`` (repeatable; default this checkout's ``src``) runs each source tree's lancebench in
+turn within every repetition: a before/after comparison in one run.
+
+Prints, per repetition and as medians: the whole command's seconds, and the trials' span (first
+``started_at`` to last ``finished_at`` in the results: the command's start-up left out), and the
+speed-up ``-n 1`` / ``-n N`` of each. Target (issue 29): the span's speed-up is at least 1.5 at
+``-n 4`` on 2 cores; the script prints FAIL and exits 1 when it is missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+TASK = ROOT / "tests" / "fixtures" / "tasks" / "pick"
+TARGET = 1.5
+
+
+def run_once(src: str, n: int, trials: int, jobs: Path) -> tuple[float, float]:
+    """(whole command seconds, trials' span seconds) of one ``lancebench run`` of source tree ``src``."""
+    name = f"n{n}-{time.monotonic_ns()}"
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "lancebench.cli", "run", "-p", str(TASK), "-a", "random", "-k", str(trials),
+                    "-n", str(n), "-o", str(jobs), "--job-name", name], check=True, capture_output=True,
+                   env={**os.environ, "PYTHONPATH": src})
+    whole = time.perf_counter() - t0
+    starts, ends = [], []
+    for result in (jobs / name / "trials").glob("*/result.json"):
+        data = json.loads(result.read_text())
+        starts.append(datetime.fromisoformat(data["started_at"]))
+        ends.append(datetime.fromisoformat(data["finished_at"]))
+    if len(starts) != trials:
+        raise SystemExit(f"FAIL: {len(starts)} results of {trials} trials in {jobs / name}")
+    return whole, (max(ends) - min(starts)).total_seconds()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--trials", type=int, default=200)
+    parser.add_argument("-n", type=int, default=4)
+    parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--src", action="append", default=None)
+    args = parser.parse_args()
+    sources = args.src or [str(ROOT / "src")]
+    jobs = Path(tempfile.mkdtemp(prefix="lb-cheap-"))
+    got: dict[tuple[str, int], list[tuple[float, float]]] = {(s, n): [] for s in sources for n in (1, args.n)}
+    for rep in range(args.repeat):  # interleaved: each source at -n 1 and -n N, then again
+        for src in sources:
+            for n in (1, args.n):
+                whole, span = run_once(src, n, args.trials, jobs)
+                got[(src, n)].append((whole, span))
+                print(f"rep {rep} {src} -n {n}: command {whole:.1f} s, trials' span {span:.1f} s", flush=True)
+    subprocess.run(["rm", "-rf", str(jobs)], check=False)
+    failed = False
+    for src in sources:
+        one, many = (tuple(statistics.median(x[i] for x in got[(src, n)]) for i in (0, 1)) for n in (1, args.n))
+        whole_x, span_x = one[0] / many[0], one[1] / many[1]
+        print(f"{src}: {args.trials} cheap trials, median: -n 1 command {one[0]:.1f} s span {one[1]:.1f} s; "
+              f"-n {args.n} command {many[0]:.1f} s span {many[1]:.1f} s; speed-up command x{whole_x:.2f}, "
+              f"span x{span_x:.2f} (target >= x{TARGET} on the span)")
+        if src == sources[0] and span_x < TARGET:
+            print(f"FAIL: {src}: speed-up x{span_x:.2f} < x{TARGET}")
+            failed = True
+    print(f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the end")
+    if failed:
+        raise SystemExit(1)
+    print("ok")
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("LANCEBENCH_HOME", "/var/tmp/lancebench-bench")
+    main()
