@@ -336,10 +336,9 @@ REPLACED_FIFO = ("the JUnit report's FIFO (grading.witness) was removed or repla
 async def apply_in_sandbox(backend: Backend, task: Task, env: PreparedEnvironment, sandbox: Sandbox, patch: str,
                            scratch: Path) -> tuple[bool, str]:
     """Apply ``patch`` in a started sandbox: the backend's own way when it has one
-    (``apply_patch``: an image without git), else ``git apply`` inside. Returns ``(applied, log)``;
+    (:meth:`Backend.apply_patch`: an image without git), else ``git apply`` inside. Returns ``(applied, log)``;
     raises :class:`SandboxError` when the backend fails. (Senior grading applies patches with it too.)"""
-    own = getattr(backend, "apply_patch", None)
-    done = await own(task, env, sandbox, patch, scratch) if own else None
+    done = await backend.apply_patch(task, env, sandbox, patch, scratch)
     if done is None:
         patch_file = scratch / "patch.diff"
         patch_file.write_text(patch, encoding="utf-8", errors="surrogateescape")
@@ -382,13 +381,14 @@ async def _run_tests(sandbox: Sandbox, task: Task, env: PreparedEnvironment, out
 async def _guard_python(backend: Backend, task: Task, env: PreparedEnvironment, sandbox: Sandbox,
                         out_dir: Path, user: str | None) -> None:
     """Put the verifier's Python guard into every site folder of the fresh grading ``sandbox``
-    that ``user`` (who runs ``tests/test.sh``) sees (the backend's ``guard_python``, see
+    that ``user`` (who runs ``tests/test.sh``) sees (:meth:`Backend.guard_python`, see
     :mod:`lancebench.grading.pyguard`), unless the task opts out (``scan_patch = false``); the
     folders written are listed in ``out_dir/pyguard.txt``."""
-    own = getattr(backend, "guard_python", None)
-    if own is None or not task.lb.scan_patch:
+    if not task.lb.scan_patch:
         return
-    folders = await own(task, env, sandbox, user=user)
+    folders = await backend.guard_python(task, env, sandbox, user=user)
+    if folders is None:  # the backend has no guard
+        return
     (out_dir / "pyguard.txt").write_text("".join(f"{f}\n" for f in folders) or "no site folder found\n")
 
 

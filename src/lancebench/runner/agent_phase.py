@@ -22,6 +22,7 @@ from lancebench.results.paths import TrialPaths
 from lancebench.runner import spend
 from lancebench.runner.control import HARNESS, MODEL_PROVIDER, Checkpoint, TrialInvalid, raised_by_model_client
 from lancebench.runner.healthcheck import run_healthcheck
+from lancebench.sandbox.backend import Backend
 from lancebench.sandbox.base import Mount, Sandbox
 from lancebench.task.model import Task
 from lancebench.task.settings import phase_env
@@ -156,9 +157,8 @@ def usage_from_trajectory(path: Path) -> Usage:
         return Usage()
 
 
-async def resume_sandbox(backend: object, sandbox: Sandbox) -> None:
-    """Make the agent's sandbox usable again after a capture ended its processes (docker: the
-    container is started again, its files stay; local: nothing to do)."""
-    resume = getattr(backend, "resume", None)
-    if resume is not None:
-        await resume(sandbox)
+async def resume_sandbox(backend: Backend, sandbox: Sandbox) -> None:
+    """Make the agent's sandbox usable again after a capture ended its processes
+    (:meth:`Backend.resume`; docker: the container is started again, its files stay; local:
+    nothing to do)."""
+    await backend.resume(sandbox)
