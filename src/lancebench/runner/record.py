@@ -66,10 +66,15 @@ class PhaseClock:
         self.spans: dict[str, PhaseTime] = {}
         self.where = "environment"
 
+    def at(self, name: str, step: str | None = None) -> None:
+        """Note that the ``name`` phase (of ``step`` of a multi-step task) has begun, before what
+        it times (the agent sandbox's start and health checks come before the agent's clock)."""
+        self.where = f"steps.{step}.{name}" if step else name
+
     @contextlib.contextmanager
     def phase(self, name: str, step: str | None = None) -> Iterator[None]:
         """Time the ``name`` phase (of ``step`` of a multi-step task) while the block runs."""
-        self.where = f"steps.{step}.{name}" if step else name
+        self.at(name, step)
         begun, t0 = utcnow(), time.monotonic()
         try:
             yield

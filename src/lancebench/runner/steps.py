@@ -157,6 +157,7 @@ async def run_steps(spec: TrialSpec, agent: Agent, backend: Backend, env: Prepar
     work, is the agent's unless a pristine sandbox fails too); a failed start is ignored when no
     step follows (a ``min_reward`` gate)."""
     task, plans = spec.task, plan_steps(spec)
+    clock.at("agent")
     networks = [p.network for p in plans]
     point.network = networks[0] if len(set(networks)) == 1 else NetworkPolicy("allowlist")
     user_tool = None  # a single-step browser task's user tool (lancebench.grading.user_tool)
@@ -220,6 +221,7 @@ async def _agent_step(spec: TrialSpec, agent: Agent, backend: Backend, env: Prep
     :class:`TrialInvalid` when a bundled agent reports a failure that is not its own (a model
     outage; see :func:`lancebench.runner.agent_phase.run_agent`)."""
     task = spec.task
+    clock.at("agent", plan.name)
     agent_box = as_user(sandbox, plan.user)  # the step's agent user (docker)
     if plan.step is not None:
         await check_health(task, agent_box, plan.step, point)
