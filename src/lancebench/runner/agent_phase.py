@@ -1,8 +1,7 @@
-"""The pieces of a trial's agent phase that single-step trials (:mod:`lancebench.runner.trial`) and
-multi-step trials (:mod:`lancebench.runner.steps`) share: what to run (:class:`TrialSpec`), the
-agent run under its deadline and how its failures count (:func:`run_agent`), health checks,
-sandbox labels; the internal "not the agent's fault" signal (:class:`TrialInvalid`) and its
-controls live in :mod:`lancebench.runner.control`."""
+"""The pieces of a trial's agent phase that the one step loop (:mod:`lancebench.runner.steps`) and
+the controls use: what to run (:class:`TrialSpec`), the agent run under its deadline and how its
+failures count (:func:`run_agent`), health checks, sandbox labels; the internal "not the agent's
+fault" signal (:class:`TrialInvalid`) and its controls live in :mod:`lancebench.runner.control`."""
 
 from __future__ import annotations
 
