@@ -141,7 +141,7 @@ def test_tables_are_not_cut_to_80_columns_off_a_terminal():
 
 def test_a_repeated_format_error_is_named_in_the_reason():
     # before: "the agent stopped with an error" where the trajectory said RepeatedFormatError
-    from lancebench.runner.trial import agent_stop
+    from lancebench.runner.record import agent_stop
     reason = agent_stop("error", "RepeatedFormatError: the model's last replies came back empty (no choices)")
     assert reason.startswith("the agent stopped with RepeatedFormatError (the model kept replying in a format")
     assert agent_stop("error", "ValueError: boom") == "the agent stopped with an error"

@@ -62,6 +62,11 @@ def test_an_unresolved_trial_says_the_agent_ran_out_of_time(jobs):
     r = run_one(TALLY, agent("idle.sh"), jobs, "--agent-timeout", "2")
     assert (r["status"], r["agent_exit"]) == ("unresolved", "timeout"), r
     assert r["reason"].startswith("tests not passing") and r["reason"].endswith("; the agent ran out of time")
+    # each phase's start and end (issue 27), in the order the trial ran them; no error: it ran to the end
+    phases = r["phases"]
+    assert list(phases) == ["environment", "agent", "capture", "grading"] and r["error"] is None, phases
+    order = [t for p in phases.values() for t in (p["started_at"], p["finished_at"])]
+    assert order == sorted(order) and r["started_at"] <= order[0] and order[-1] <= r["finished_at"], phases
 
 
 def test_future_history_is_not_in_the_agent_sandbox(jobs):

@@ -83,6 +83,9 @@ def test_failing_health_check_makes_the_trial_invalid_with_the_reason(shared, tm
     (r,) = run_lancebench(task, "oracle", tmp_path / "jobs")
     assert r["status"] == "invalid", r
     assert f"health check [{table}] failed 2 times in a row" in r["reason"] and "/app/missing" in r["reason"]
+    where = "agent" if table == "environment.healthcheck" else "steps.two.agent"  # the structured error (issue 27)
+    assert (r["error"]["kind"], r["error"]["where"]) == ("TrialInvalid", where), r["error"]
+    assert r["error"]["message"] in r["reason"] or r["reason"] in r["error"]["message"]
 
 
 def test_check_grades_the_base_with_each_steps_verifier(tmp_path):

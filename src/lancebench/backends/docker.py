@@ -48,7 +48,7 @@ from lancebench.errors import EnvironmentBuildError, SandboxError, WorkspaceErro
 from lancebench.grading.pyguard import FIND_SITE_FOLDERS, PTH_NAME, PTH_TEXT
 from lancebench.results.store import atomic_write
 from lancebench.sandbox import docker_engine as engine
-from lancebench.sandbox.backend import PreparedEnvironment, network_fields, task_limits
+from lancebench.sandbox.backend import Backend, PreparedEnvironment, network_fields, task_limits
 from lancebench.sandbox.base import CapturedPatch, Mount, SandboxSpec
 from lancebench.sandbox.docker import BASE_ENV, KEEPER, DockerSandbox
 from lancebench.sandbox.docker_engine import LABEL_MANAGED
@@ -89,7 +89,7 @@ def _image_path(image: str) -> str | None:
     return None
 
 
-class DockerBackend:
+class DockerBackend(Backend):
     """The ``docker`` backend (see the module docstring). ``options``: the CA bundle builds trust
     (``ca_bundle``, when given, replaces ``options.ca_bundle``: a path, or False for none).
     Raises :class:`SandboxError` when no engine answers, :class:`EnvironmentBuildError` when an
@@ -188,6 +188,11 @@ class DockerBackend:
         except engine._import_docker().errors.APIError as exc:
             raise SandboxError(f"could not start the agent container again for the next step: {exc}") from exc
         await asyncio.to_thread(sandbox.apply_network)  # a fresh network namespace: its allowlist again
+
+    async def set_network(self, sandbox, policy: NetworkPolicy) -> None:
+        """Give the running agent container ``policy``'s network (a step's): its allowlist
+        (:mod:`lancebench.sandbox.docker_network`), or the whole network for ``public``."""
+        await sandbox.set_allow_hosts(None if policy.mode == "public" else tuple(policy.hosts))
 
     async def guard_python(self, task: Task, env: PreparedEnvironment, sandbox, *,
                            user: str | None = None) -> list[str]:

@@ -15,7 +15,7 @@ from lancebench.backends.local_environment import LocalEnvironment, build_local_
 from lancebench.backends.options import BackendOptions
 from lancebench.errors import SandboxError
 from lancebench.grading.pyguard import find_site_folders, write_pth
-from lancebench.sandbox.backend import PreparedEnvironment, network_fields, task_limits
+from lancebench.sandbox.backend import Backend, PreparedEnvironment, network_fields, task_limits
 from lancebench.sandbox.base import CapturedPatch, Mount, Sandbox, SandboxSpec
 from lancebench.sandbox.cgroups import CgroupSet
 from lancebench.sandbox.cover import cover, coverable
@@ -45,7 +45,7 @@ def _prune_once() -> int:
     return CgroupSet.prune_stale()
 
 
-class LocalBackend:
+class LocalBackend(Backend):
     """The ``local`` backend (a :class:`lancebench.sandbox.backend.Backend`). ``options``: the CA
     bundle environment builds trust, the host repositories a checkout may snapshot."""
 

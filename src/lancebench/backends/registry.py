@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import types
+
 from lancebench.backends.options import BackendOptions
 from lancebench.errors import ConfigError, TaskError
 from lancebench.plugins import load_object
@@ -18,11 +20,14 @@ def make_backend(name: str, options: BackendOptions | None = None) -> Backend:
     """A backend by name (``local``, ``docker``) or ``module:Class``, built as
     ``Class(options=options)`` (a plug-in's constructor takes that one keyword argument; see
     :class:`BackendOptions`). Raises :class:`ConfigError` for an unknown name or a class that
-    cannot be imported."""
+    cannot be imported. A plug-in class that does not subclass :class:`Backend` gets the
+    protocol's hooks it lacks (their defaults) mixed in."""
     spec = BACKENDS.get(name, name)
     if ":" not in spec:
         raise ConfigError(f"unknown backend '{name}'; choose one of {', '.join(BACKENDS)} or module:Class")
     cls = load_object(spec, "backend")
+    if isinstance(cls, type) and Backend not in cls.__mro__:  # a plug-in: the protocol's hooks' defaults
+        cls = types.new_class(cls.__name__, (cls, Backend))
     return cls(options=options or BackendOptions())
 
 

@@ -47,7 +47,7 @@ from lancebench.sandbox.backend import Backend, PreparedEnvironment
 from lancebench.sandbox.base import ExecResult, Mount, Sandbox
 from lancebench.sandbox.fstree import notes_path, remove_tree
 from lancebench.task.model import Task
-from lancebench.task.settings import network_policy, phase_env, phase_user, secret_values
+from lancebench.task.settings import NetworkPolicy, network_policy, phase_env, phase_user, secret_values
 
 PATCH_IN_SANDBOX = "/tmp/lancebench/patch.diff"
 APPLY_TIMEOUT_SEC = 300
@@ -78,6 +78,47 @@ class Verdict:
     runs: tuple[RunOutcome, ...] = ()
     choice: int | None = None
     scan_notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class VerifierSettings:
+    """The verifier phase's settings for one task (and step of a multi-step task), resolved once
+    from ``task.toml`` (:mod:`lancebench.task.settings`): the ``env`` of ``tests/test.sh``
+    (:func:`verifier_env`), the ``user`` it runs as (None: the image's), the ``network``, the
+    ``timeout_sec`` (the step's ``[steps.verifier] timeout_sec``, else ``[verifier]``), the
+    ``secrets`` (host values redacted from what the verifier leaves) and the pytest ``plugins``."""
+
+    env: dict[str, str]
+    user: str | None
+    network: NetworkPolicy
+    timeout_sec: float | None
+    secrets: frozenset[str]
+    plugins: tuple[str, ...]
+
+    @classmethod
+    def of(cls, task: Task, step: str | None = None) -> VerifierSettings:
+        """The settings of ``task``'s verifier (of ``step``'s, for a multi-step task)."""
+        step_cfg = next((s for s in task.config.steps or [] if s.name == step), None)
+        timeout = (step_cfg.verifier.timeout_sec if step_cfg else None) or task.config.verifier.timeout_sec
+        return cls(env=verifier_env(task, step), user=phase_user(task, "verifier", step=step),
+                   network=network_policy(task, "verifier", step=step), timeout_sec=timeout,
+                   secrets=frozenset(secret_values(task, step=step)), plugins=tuple(pytest_plugins(task, step)))
+
+
+@dataclass(frozen=True)
+class Grading:
+    """What every verifier run of one graded work shares: the ``task`` (and ``step``), the
+    ``backend`` and prepared ``env``, the sandboxes' ``labels``, the host ``scratch`` folder, the
+    trial's ``paths`` (verifier files under ``paths.verifier``) and the resolved ``settings``."""
+
+    task: Task
+    backend: Backend
+    env: PreparedEnvironment
+    scratch: Path
+    paths: TrialPaths
+    labels: dict[str, str] | None
+    step: str | None
+    settings: VerifierSettings
 
 
 def patch_not_applied(reason: str | None) -> Verdict:
@@ -113,18 +154,18 @@ async def verify_patch(task: Task, backend: Backend, env: PreparedEnvironment, p
     if deciding(findings):
         return Verdict(status="unresolved", reason=scan_reason(deciding(findings)), rewards={"reward": 0.0},
                        dropped_paths=tuple(dropped), scan_notes=notes)
-    verdict = await _grade_runs(task, backend, env, kept, tuple(dropped), scratch, paths, labels, step)
+    g = Grading(task, backend, env, scratch, paths, labels, step, VerifierSettings.of(task, step))
+    verdict = await _grade_runs(g, kept, tuple(dropped))
     return replace(verdict, scan_notes=notes + verdict.scan_notes)
 
 
-async def _grade_runs(task: Task, backend: Backend, env: PreparedEnvironment, kept: str, dropped: tuple[str, ...],
-                      scratch: Path, paths: TrialPaths, labels: dict[str, str] | None, step: str | None) -> Verdict:
+async def _grade_runs(g: Grading, kept: str, dropped: tuple[str, ...]) -> Verdict:
     """Grade the filtered patch ``kept`` over the task's ``test_runs`` (the rules of the module docstring)."""
+    task = g.task
     runs: list[RunOutcome] = []
     applied: bool | None = None
     for i in range(task.lb.test_runs):
-        ok, run = await grade_once(task, backend, env, kept, scratch / f"grade-{i}", paths.verifier / f"run-{i}",
-                                   labels=labels, step=step)
+        ok, run = await _grade_once(g, kept, g.scratch / f"grade-{i}", g.paths.verifier / f"run-{i}")
         applied = ok  # None: an empty patch
         if ok is False:
             return Verdict(status="unresolved", reason="the patch did not apply", dropped_paths=tuple(dropped),
@@ -132,13 +173,13 @@ async def _grade_runs(task: Task, backend: Backend, env: PreparedEnvironment, ke
         runs.append(run)
     combined = combine_runs(runs, task.lb.pass_if)
     if combined.excluded:
-        if await _exclusion_stands(task, backend, env, kept, scratch, paths, labels, step):
+        if await _exclusion_stands(g, kept):
             return Verdict(status="invalid", reason=f"excluded by the task's verifier: {combined.reason}",
                            dropped_paths=tuple(dropped), patch_applied=applied, runs=tuple(runs))
         return Verdict(status="unresolved", reason=f"{EXCLUDED_BY_PATCH}: {combined.reason}", rewards={"reward": 0.0},
                        dropped_paths=tuple(dropped), patch_applied=applied, runs=tuple(runs))
     if combined.broken:
-        problem = await _blame_broken_grader(task, backend, env, kept, combined, scratch, paths, labels, step)
+        problem = await _blame_broken_grader(g, kept, combined)
         if problem:
             return Verdict(status="invalid", reason=problem, dropped_paths=tuple(dropped), patch_applied=applied,
                            runs=tuple(runs))
@@ -148,7 +189,7 @@ async def _grade_runs(task: Task, backend: Backend, env: PreparedEnvironment, ke
     canary_notes: tuple[str, ...] = ()
     if combined.passed and kept.strip():
         graded = next((r.report for r in runs if r.passed and not r.broken), None)
-        forged, note = await _canary_check(task, backend, env, kept, scratch, paths, labels, step, graded)
+        forged, note = await _canary_check(g, kept, graded)
         canary_notes = (note,) if note else ()
         if forged:
             return Verdict(status="unresolved", reason=forged, rewards={**combined.rewards, "reward": 0.0},
@@ -159,9 +200,7 @@ async def _grade_runs(task: Task, backend: Backend, env: PreparedEnvironment, ke
                    patch_applied=applied, runs=tuple(runs), scan_notes=canary_notes)
 
 
-async def _canary_check(task: Task, backend: Backend, env: PreparedEnvironment, patch: str, scratch: Path,
-                        paths: TrialPaths, labels: dict[str, str] | None, step: str | None,
-                        graded: JUnitReport | None) -> tuple[str | None, str | None]:
+async def _canary_check(g: Grading, patch: str, graded: JUnitReport | None) -> tuple[str | None, str | None]:
     """Grade ``patch`` once more with a canary among the hidden tests (:mod:`lancebench.grading.canary`),
     files in ``paths.verifier/canary`` (``canary-2`` for a second try). Returns (a finding when the
     run is forged, a note when no canary could be made or read). ``graded``: the graded run's
@@ -169,24 +208,24 @@ async def _canary_check(task: Task, backend: Backend, env: PreparedEnvironment, 
     once more with a new canary; broken again, it is forged unless the untouched base breaks too. A
     run whose report lost every test case the graded run's held counts as broken
     (:func:`_lost_cases`)."""
+    task = g.task
     for attempt in (1, 2):
-        probe = scratch / "canary-tests"
+        probe = g.scratch / "canary-tests"
         remove_tree(probe)
-        copy_tests(task, step, probe)
+        copy_tests(task, g.step, probe)
         canary = make_canary(probe, task.lb.f2p, task.lb.p2p, graded)
         if canary is None:
             return None, "canary: none made (no module-level pytest test function with an assert in the hidden tests)"
         test_sh = (probe / "test.sh").read_text(errors="replace") if (probe / "test.sh").is_file() else ""
-        _, run = await grade_once(task, backend, env, patch, scratch / "grade-canary",
-                                  paths.verifier / ("canary" if attempt == 1 else "canary-2"), labels=labels,
-                                  step=step, tests_from=probe)
+        _, run = await _grade_once(g, patch, g.scratch / "grade-canary",
+                                   g.paths.verifier / ("canary" if attempt == 1 else "canary-2"), tests_from=probe)
         if not (run.broken or run.excluded or _lost_cases(graded, run)):
             forged, note = judge_canary(canary, run.report, passed=run.passed,
                                         listed=bool(task.lb.f2p or task.lb.p2p), test_sh=test_sh)
             forged = forged or divergence(canary, graded, run.report, task.lb.f2p, task.lb.p2p)
             return forged, (f"canary: {note}" if note else None)
     assert canary is not None
-    if await _blame_broken_grader(task, backend, env, patch, run, scratch, paths, labels, step):
+    if await _blame_broken_grader(g, patch, run):
         return None, f"canary: the canary run broke with and without the patch ({run.reason}); not read"
     return (f"{CANARY_MARK}: the canary run (the hidden tests with {canary.test_id}, a copy of "
             f"{canary.original_id} that must fail) broke twice while the graded run passed: {run.reason}"), None
@@ -205,8 +244,7 @@ EXCLUDED_BY_PATCH = ("the verifier excluded the trial only with the patch applie
                      "is not excluded): the code under test may have written the exclusion")
 
 
-async def _exclusion_stands(task: Task, backend: Backend, env: PreparedEnvironment, patch: str, scratch: Path,
-                            paths: TrialPaths, labels: dict[str, str] | None, step: str | None) -> bool:
+async def _exclusion_stands(g: Grading, patch: str) -> bool:
     """Is an exclusion (an empty ``reward.txt``) the task's verdict, or may the code under test
     have written it (it runs with write access to the verifier's folder)? True for an empty
     patch, or when the untouched base, graded in ``paths.verifier/base``, is excluded (or broken)
@@ -214,20 +252,16 @@ async def _exclusion_stands(task: Task, backend: Backend, env: PreparedEnvironme
     the agent caused is never ``invalid``."""
     if not patch.strip():
         return True
-    _, base = await grade_once(task, backend, env, "", scratch / "grade-base", paths.verifier / "base", labels=labels,
-                               step=step)
+    _, base = await _grade_once(g, "", g.scratch / "grade-base", g.paths.verifier / "base")
     return base.excluded or base.broken
 
 
-async def _blame_broken_grader(task: Task, backend: Backend, env: PreparedEnvironment, patch: str,
-                               combined: RunOutcome, scratch: Path, paths: TrialPaths,
-                               labels: dict[str, str] | None, step: str | None) -> str | None:
+async def _blame_broken_grader(g: Grading, patch: str, combined: RunOutcome) -> str | None:
     """Did the grader break, or did the patch break it? The reason the trial is invalid when the
     grader is broken (graded the untouched base to tell), None when the patch broke it."""
     if not patch.strip():
         return f"grader failed on the untouched repository: {combined.reason}"
-    _, base = await grade_once(task, backend, env, "", scratch / "grade-base", paths.verifier / "base", labels=labels,
-                               step=step)
+    _, base = await _grade_once(g, "", g.scratch / "grade-base", g.paths.verifier / "base")
     if base.broken:
         return f"grader failed with and without the patch: {combined.reason}"
     return None
@@ -246,10 +280,19 @@ async def grade_once(task: Task, backend: Backend, env: PreparedEnvironment, pat
     copied to ``out_dir`` (``apply.log``, ``test.log``, ``logs/``). Raises :class:`SandboxError`
     when the backend fails.
     """
+    g = Grading(task, backend, env, scratch, TrialPaths(root=out_dir), labels, step, VerifierSettings.of(task, step))
+    return await _grade_once(g, patch, scratch, out_dir, tests_from=tests_from)
+
+
+async def _grade_once(g: Grading, patch: str, scratch: Path, out_dir: Path,
+                      tests_from: Path | None = None) -> tuple[bool | None, RunOutcome]:
+    """:func:`grade_once` in the context ``g``, its sandbox's host folder ``scratch``, the run's
+    files in ``out_dir``."""
+    task, backend, env, step, settings = g.task, g.backend, g.env, g.step, g.settings
     remove_tree(scratch)
     logs = scratch / "logs"
     logs.mkdir(parents=True)
-    if phase_user(task, "verifier", step=step) is not None:
+    if settings.user is not None:
         os.chmod(logs, 0o777)  # a [verifier] user other than the image's writes its rewards there (docker)
     out_dir.mkdir(parents=True, exist_ok=True)
     tests = scratch / "tests"  # a copy: the task folder may sit where the sandbox user cannot read
@@ -258,27 +301,27 @@ async def grade_once(task: Task, backend: Backend, env: PreparedEnvironment, pat
         shutil.rmtree(tests)
         shutil.copytree(tests_from, tests)
     pyboot = scratch / "pyboot"  # a copy: the harness's install may sit where the sandbox user cannot read
-    write_pyboot(pyboot, on=task.lb.scan_patch, workdir=env.workdir, plugins=pytest_plugins(task, step))
+    write_pyboot(pyboot, on=task.lb.scan_patch, workdir=env.workdir, plugins=list(settings.plugins))
     sandbox = backend.open(task, env, scratch / "sandbox",
                            mounts=(Mount(tests, "/tests", False), Mount(logs, "/logs/verifier", True),
                                    Mount(pyboot, PYBOOT_INSIDE, False)),
-                           network=network_policy(task, "verifier", step=step), labels=labels)
+                           network=settings.network, labels=g.labels)
     witness = ReportWitness(logs)  # junit.xml as written, held outside the sandbox (grading.witness)
     witness.start()
     await sandbox.start()
     try:
-        await _guard_python(backend, task, env, sandbox, out_dir, phase_user(task, "verifier", step=step))
+        await _guard_python(backend, task, env, sandbox, out_dir, settings.user)
         applied = await _apply(backend, task, env, sandbox, patch, scratch, out_dir) if patch.strip() else None
         if applied is False:
             return False, RunOutcome(reason="the patch did not apply")
-        res = await _run_tests(sandbox, task, env, out_dir, step, sealed=(tests, logs))
+        res = await _run_tests(sandbox, g, out_dir, sealed=(tests, logs))
         held = await asyncio.to_thread(witness.runner_ended)
     finally:
         await sandbox.stop()
         writes = witness.stop()
-        redact_files(out_dir, secret_values(task, step=step))  # host values of ${VAR} never stay in the job
+        redact_files(out_dir, set(settings.secrets))  # host values of ${VAR} never stay in the job
     junit, rewritten = _witnessed_junit(writes, out_dir)
-    redact_files(out_dir, secret_values(task, step=step))  # the witnessed writes too
+    redact_files(out_dir, set(settings.secrets))  # the witnessed writes too
     run = judge_output(task, out_dir / "logs", junit=junit, exit_code=res.exit_code, timed_out=res.timed_out)
     run.report = junit
     if rewritten:
@@ -336,10 +379,9 @@ REPLACED_FIFO = ("the JUnit report's FIFO (grading.witness) was removed or repla
 async def apply_in_sandbox(backend: Backend, task: Task, env: PreparedEnvironment, sandbox: Sandbox, patch: str,
                            scratch: Path) -> tuple[bool, str]:
     """Apply ``patch`` in a started sandbox: the backend's own way when it has one
-    (``apply_patch``: an image without git), else ``git apply`` inside. Returns ``(applied, log)``;
+    (:meth:`Backend.apply_patch`: an image without git), else ``git apply`` inside. Returns ``(applied, log)``;
     raises :class:`SandboxError` when the backend fails. (Senior grading applies patches with it too.)"""
-    own = getattr(backend, "apply_patch", None)
-    done = await own(task, env, sandbox, patch, scratch) if own else None
+    done = await backend.apply_patch(task, env, sandbox, patch, scratch)
     if done is None:
         patch_file = scratch / "patch.diff"
         patch_file.write_text(patch, encoding="utf-8", errors="surrogateescape")
@@ -359,17 +401,15 @@ async def _apply(backend: Backend, task: Task, env: PreparedEnvironment, sandbox
     return applied
 
 
-async def _run_tests(sandbox: Sandbox, task: Task, env: PreparedEnvironment, out_dir: Path,
-                     step: str | None, sealed: tuple[Path, ...]) -> ExecResult:
-    """Run ``tests/test.sh`` (under ``step``'s verifier timeout when it sets one), with the task's
+async def _run_tests(sandbox: Sandbox, g: Grading, out_dir: Path, sealed: tuple[Path, ...]) -> ExecResult:
+    """Run ``tests/test.sh`` with the settings of ``g`` (env, user, timeout), with the task's
     app server beside it under another uid when it names one (``grading.app_server``: the host
     folders ``sealed`` become the runner's alone; its output goes to ``out_dir/app.log``); log to
     ``out_dir/test.log`` and copy ``/logs/verifier`` to ``out_dir/logs``."""
-    step_cfg = next((s for s in task.config.steps or [] if s.name == step), None)
-    timeout = (step_cfg.verifier.timeout_sec if step_cfg else None) or task.config.verifier.timeout_sec
-    res, app_log = await run_verifier(sandbox, task, ["bash", "/tests/test.sh"], cwd=env.workdir,
-                                      env=verifier_env(task, step), timeout=timeout, sealed=sealed,
-                                      hidden=RUNNER_ONLY, user=phase_user(task, "verifier", step=step), step=step)
+    s = g.settings
+    res, app_log = await run_verifier(sandbox, g.task, ["bash", "/tests/test.sh"], cwd=g.env.workdir, env=s.env,
+                                      timeout=s.timeout_sec, sealed=sealed, hidden=RUNNER_ONLY, user=s.user,
+                                      step=g.step)
     if app_log is not None:
         (out_dir / "app.log").write_text(app_log)
     (out_dir / "test.log").write_text(f"exit code: {res.exit_code} timed out: {res.timed_out} "
@@ -382,13 +422,14 @@ async def _run_tests(sandbox: Sandbox, task: Task, env: PreparedEnvironment, out
 async def _guard_python(backend: Backend, task: Task, env: PreparedEnvironment, sandbox: Sandbox,
                         out_dir: Path, user: str | None) -> None:
     """Put the verifier's Python guard into every site folder of the fresh grading ``sandbox``
-    that ``user`` (who runs ``tests/test.sh``) sees (the backend's ``guard_python``, see
+    that ``user`` (who runs ``tests/test.sh``) sees (:meth:`Backend.guard_python`, see
     :mod:`lancebench.grading.pyguard`), unless the task opts out (``scan_patch = false``); the
     folders written are listed in ``out_dir/pyguard.txt``."""
-    own = getattr(backend, "guard_python", None)
-    if own is None or not task.lb.scan_patch:
+    if not task.lb.scan_patch:
         return
-    folders = await own(task, env, sandbox, user=user)
+    folders = await backend.guard_python(task, env, sandbox, user=user)
+    if folders is None:  # the backend has no guard
+        return
     (out_dir / "pyguard.txt").write_text("".join(f"{f}\n" for f in folders) or "no site folder found\n")
 
 

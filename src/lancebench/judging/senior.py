@@ -1,8 +1,8 @@
 """Senior grading of one graded trial: validation agent, rubric and taste judges, patch bloat and
 the verdict, stored in ``TrialResult.judges`` and ``TrialResult.quality``.
 
-Called by the trial runner after the verifiers, for code tasks whose patch applied. What it does
-to the result:
+Called by the trial runner after the verifiers, for code tasks whose patch applied; returns a
+:class:`SeniorReview`, which the runner records in the trial's result:
 
 - ``judges``: ``validation`` (when the task has ``validation_spec.toml``), ``rubric`` (when it has
   ``rubric.json``), ``taste`` (always): each ``ok``, ``skipped`` or ``failed:<why>``;
@@ -35,7 +35,7 @@ from lancebench.judging.validation_spec import find_spec, load_spec
 from lancebench.judging.verdict import Thresholds, quality_verdict, resolved_with_validation
 from lancebench.judging.workspace import reference_patch, snapshot
 from lancebench.llm.client import LLMClient
-from lancebench.results.models import JudgeRecord, TrialResult
+from lancebench.results.models import JudgeRecord, QualityVerdict, Status
 from lancebench.sandbox.backend import Backend, PreparedEnvironment
 from lancebench.sandbox.fstree import remove_tree
 from lancebench.task.model import Task
@@ -146,47 +146,60 @@ def _check_rubric(task: Task) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class SeniorReview:
+    """What senior grading concluded about one graded trial (see the module docstring): the
+    ``judges`` records, the ``quality`` verdict (None when the validation ended the trial), and
+    when it changes the trial's verdict, the new ``status`` with its ``reason`` and ``control``
+    (``status`` None: the verifier's verdict stands)."""
+
+    judges: dict[str, JudgeRecord]
+    quality: QualityVerdict | None = None
+    status: Status | None = None
+    reason: str | None = None
+    control: str | None = None
+
+
 async def senior_grade(s: JudgeSettings, task: Task, backend: Backend, env: PreparedEnvironment, patch: str,
-                       result: TrialResult, scratch: Path, labels: dict[str, str] | None = None) -> None:
-    """Senior-grade ``result`` in place (see the module docstring). ``patch``: the captured patch
-    (protected paths are dropped here as for grading). Never raises for a judge's failure; raises
-    :class:`~lancebench.errors.ModelAuthError` (the job must stop)."""
-    if task.kind != "code" or result.status == "invalid" or result.patch_applied is False:
-        return
+                       status: Status, scratch: Path, labels: dict[str, str] | None = None) -> SeniorReview | None:
+    """Senior-grade a trial whose verifier's verdict is ``status`` (see the module docstring);
+    None for a task or verdict it does not grade (a choice task, an ``invalid`` trial).
+    ``patch``: the captured patch (protected paths are dropped here as for grading). Never raises
+    for a judge's failure; raises :class:`~lancebench.errors.ModelAuthError` (the job must stop)."""
+    if task.kind != "code" or status == "invalid":
+        return None
     kept, _ = filter_patch(patch, task.protected_globs(), task.lb.unprotect)
     try:
         snap_dir = await snapshot(task, backend, env, kept, scratch / "snapshot", labels)
         reference = await reference_patch(task, backend, env, scratch / "reference", labels)
     except SandboxError as exc:
-        result.judges = {j: _failed("snapshot", str(exc), s.model) for j in s.judges}
-        result.quality = quality_verdict(result.status == "resolved", result.judges, s.thresholds)
-        return
+        failed = {j: _failed("snapshot", str(exc), s.model) for j in s.judges}
+        return SeniorReview(failed, quality_verdict(status == "resolved", failed, s.thresholds))
     started = time.monotonic()
     try:
         validation = await _validation(s, task, backend, env, kept, snap_dir, scratch / "validation", labels)
     except TaskError as exc:  # the task's spec is broken: not the agent's fault
-        result.judges = {"validation": _failed("bad-spec", str(exc), s.model)}
-        result.status, result.reason = "invalid", f"validation spec: {exc}"[:4000]
-        result.control = "the task's validation spec is broken (no agent code read)"
-        return
+        return SeniorReview({"validation": _failed("bad-spec", str(exc), s.model)}, status="invalid",
+                            reason=f"validation spec: {exc}"[:4000],
+                            control="the task's validation spec is broken (no agent code read)")
     except (ValidationInvalid, ValidationByAgent) as exc:  # (issue 20: a control decides which)
-        result.judges = {"validation": exc.record.model_copy(update={"model": s.model,
-                                                                     "duration_sec": time.monotonic() - started})}
-        result.status = "unresolved" if isinstance(exc, ValidationByAgent) else "invalid"
-        result.reason, result.control = str(exc)[:4000], exc.control
-        return
+        record = exc.record.model_copy(update={"model": s.model, "duration_sec": time.monotonic() - started})
+        return SeniorReview({"validation": record}, status="unresolved" if isinstance(exc, ValidationByAgent)
+                            else "invalid", reason=str(exc)[:4000], control=exc.control)
     validation_sec = time.monotonic() - started
     judges = await asyncio.to_thread(_run_judges, s, task, kept, reference, RepoSnapshot(snap_dir), _check_rubric(task))
     if validation is not None:
         timed = validation.model_copy(update={"model": s.model, "duration_sec": validation_sec})
         judges = {"validation": timed, **judges}
-    result.judges = judges
-    if result.status == "resolved" and not resolved_with_validation(True, validation):
-        failed = [st["name"] for st in (validation.details.get("stories", []) if validation else [])
-                  if st["outcome"] != "pass"]
-        result.status = "unresolved"
-        result.reason = (f"validation: stories not passed: {', '.join(failed)}" if failed
-                         else f"validation {validation.status if validation else 'missing'}")
+    new_status: Status | None = None
+    reason = None
+    if status == "resolved" and not resolved_with_validation(True, validation):
+        failed_stories = [st["name"] for st in (validation.details.get("stories", []) if validation else [])
+                          if st["outcome"] != "pass"]
+        new_status = "unresolved"
+        reason = (f"validation: stories not passed: {', '.join(failed_stories)}" if failed_stories
+                  else f"validation {validation.status if validation else 'missing'}")
     bloat = await asyncio.to_thread(_bloat, s, kept, reference)
-    result.quality = quality_verdict(result.status == "resolved", judges, s.thresholds, bloat)
+    quality = quality_verdict((new_status or status) == "resolved", judges, s.thresholds, bloat)
     remove_tree(scratch / "snapshot")
+    return SeniorReview(judges, quality, status=new_status, reason=reason)

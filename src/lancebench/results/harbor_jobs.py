@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from lancebench.errors import ResultsError
-from lancebench.results.models import Timings, TrialResult, Usage
+from lancebench.results.models import StepResult, Timings, TrialResult, Usage
 
 
 def is_harbor_job(path: Path) -> bool:
@@ -54,6 +54,10 @@ def _status(rewards: dict[str, float] | None, exception: dict | None) -> tuple[s
     return ("resolved", None) if main >= 1.0 else ("unresolved", f"reward {main:g} < 1")
 
 
+def _floats(rewards: dict | None) -> dict[str, float]:
+    return {k: float(v) for k, v in (rewards or {}).items()}
+
+
 def harbor_trial(data: dict[str, Any], job: str, attempt: int) -> TrialResult:
     """One Harbor ``result.json`` (parsed) as a :class:`TrialResult` (see the module docstring)."""
     verifier = data.get("verifier_result") or {}
@@ -64,7 +68,8 @@ def harbor_trial(data: dict[str, Any], job: str, attempt: int) -> TrialResult:
     used = data.get("agent_result") or {}
     usage = Usage(input_tokens=used.get("n_input_tokens") or 0, output_tokens=used.get("n_output_tokens") or 0,
                   cached_tokens=used.get("n_cache_tokens") or 0, cost_usd=used.get("cost_usd"))
-    steps = [{"name": s.get("step_name") or s.get("name"), "rewards": (s.get("verifier_result") or {}).get("rewards")}
+    steps = [StepResult(name=str(s.get("step_name") or s.get("name")),
+                        rewards=_floats((s.get("verifier_result") or {}).get("rewards")))
              for s in data.get("step_results") or []]
     return TrialResult(trial_id=str(data.get("trial_name") or data.get("id")), job=job, task=str(data["task_name"]),
                        task_digest=str(data.get("task_checksum") or ""), dataset=data.get("source"),

@@ -77,6 +77,45 @@ class Timings(_Strict):
     total_sec: float = 0.0
 
 
+class PhaseTime(_Strict):
+    """When one phase of a trial ran (``TrialResult.phases[name]``): ``started_at`` and
+    ``finished_at`` as UTC ISO-8601 strings (milliseconds). A phase a multi-step trial repeats
+    (agent, capture, grading) spans from its first start to its last end."""
+
+    started_at: str
+    finished_at: str
+
+
+class TrialError(_Strict):
+    """Why a trial ended early (``TrialResult.error``; None when every phase ran to the end).
+
+    - ``kind``: the class of what was raised (``TrialInvalid``, ``AgentFault``, ``WorkspaceError``,
+      ``ModelError``, another lancebench error's class, or ``internal`` for a bug of the harness,
+      whose traceback is in ``error.log``);
+    - ``message``: its text, whole (``TrialResult.reason`` keeps at most 4,000 characters);
+    - ``where``: the phase it ended in (``environment``, ``agent``, ``capture``, ``grading``,
+      ``judging``), as ``steps.<name>.<phase>`` inside a step of a multi-step task.
+    """
+
+    kind: str
+    message: str
+    where: str
+
+
+class StepResult(_Strict):
+    """One step of a multi-step task (``TrialResult.steps``, in order): its ``name``, the
+    ``status`` and ``reason`` of its verifier's verdict, its ``rewards``, the ``agent_exit`` of
+    the step's agent run, and ``stopped``: why the later steps did not run (a ``min_reward`` gate;
+    None when they did). Results imported from Harbor carry only ``name`` and ``rewards``."""
+
+    name: str
+    status: Status | None = None
+    rewards: dict[str, float] = Field(default_factory=dict)
+    reason: str | None = None
+    agent_exit: str | None = None
+    stopped: str | None = None
+
+
 class JudgeRecord(_Strict):
     """One judge's outcome on one trial (``TrialResult.judges[name]``; names ``rubric``, ``taste``,
     ``validation``).
@@ -242,8 +281,8 @@ class TrialResult(_Strict):
       agent code had run yet); for an ``unresolved`` one, the control that cleared the harness
       (the pristine environment works). None when no control was needed.
     - ``rewards``: flat map of floats read from the verifier (``reward`` is the main one).
-    - ``steps``: a multi-step task's per-step results in order (``name``, ``status``,
-      ``rewards``, ``reason``, ``agent_exit``); empty for a single-step task.
+    - ``steps``: a multi-step task's per-step results in order (:class:`StepResult`); empty for a
+      single-step task.
     - ``patch_applied``: whether the captured patch applied in the grading sandbox (None: no patch).
     - ``dropped_paths``: protected files whose changes were removed from the patch before grading.
     - ``scan_notes``: the static scan's findings that did not decide the verdict (harmless uses of
@@ -254,6 +293,11 @@ class TrialResult(_Strict):
     - ``judges``: senior grading, judge name -> :class:`JudgeRecord` (empty without
       ``--judge-model``); ``quality``: the :class:`QualityVerdict` (None without judges).
     - ``config``: the configuration that produced it (None in results of older versions).
+    - ``error``: the :class:`TrialError` that ended the trial early (None when it ran to the end,
+      and in results of older versions); ``phases``: phase name -> :class:`PhaseTime` (empty in
+      results of older versions).
+
+    Built once, by :func:`lancebench.runner.record.build_result`.
     """
 
     schema_version: int = 1
@@ -273,7 +317,7 @@ class TrialResult(_Strict):
     reason: str | None = None
     control: str | None = None
     rewards: dict[str, float] = Field(default_factory=dict)
-    steps: list[dict] = Field(default_factory=list)
+    steps: list[StepResult] = Field(default_factory=list)
     patch_applied: bool | None = None
     dropped_paths: list[str] = Field(default_factory=list)
     scan_notes: list[str] = Field(default_factory=list)
@@ -288,6 +332,8 @@ class TrialResult(_Strict):
     judges: dict[str, JudgeRecord] = Field(default_factory=dict)
     quality: QualityVerdict | None = None
     config: TrialConfig | None = None
+    error: TrialError | None = None
+    phases: dict[str, PhaseTime] = Field(default_factory=dict)
 
     def configuration(self) -> tuple[str, str | None, str | None, str]:
         """The configuration this trial counts under wherever results are grouped (report rows, the

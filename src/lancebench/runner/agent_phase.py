@@ -1,8 +1,7 @@
-"""The pieces of a trial's agent phase that single-step trials (:mod:`lancebench.runner.trial`) and
-multi-step trials (:mod:`lancebench.runner.steps`) share: what to run (:class:`TrialSpec`), the
-agent run under its deadline and how its failures count (:func:`run_agent`), health checks,
-sandbox labels; the internal "not the agent's fault" signal (:class:`TrialInvalid`) and its
-controls live in :mod:`lancebench.runner.control`."""
+"""The pieces of a trial's agent phase that the one step loop (:mod:`lancebench.runner.steps`) and
+the controls use: what to run (:class:`TrialSpec`), the agent run under its deadline and how its
+failures count (:func:`run_agent`), health checks, sandbox labels; the internal "not the agent's
+fault" signal (:class:`TrialInvalid`) and its controls live in :mod:`lancebench.runner.control`."""
 
 from __future__ import annotations
 
@@ -22,6 +21,7 @@ from lancebench.results.paths import TrialPaths
 from lancebench.runner import spend
 from lancebench.runner.control import HARNESS, MODEL_PROVIDER, Checkpoint, TrialInvalid, raised_by_model_client
 from lancebench.runner.healthcheck import run_healthcheck
+from lancebench.sandbox.backend import Backend
 from lancebench.sandbox.base import Mount, Sandbox
 from lancebench.task.model import Task
 from lancebench.task.settings import phase_env
@@ -156,9 +156,8 @@ def usage_from_trajectory(path: Path) -> Usage:
         return Usage()
 
 
-async def resume_sandbox(backend: object, sandbox: Sandbox) -> None:
-    """Make the agent's sandbox usable again after a capture ended its processes (docker: the
-    container is started again, its files stay; local: nothing to do)."""
-    resume = getattr(backend, "resume", None)
-    if resume is not None:
-        await resume(sandbox)
+async def resume_sandbox(backend: Backend, sandbox: Sandbox) -> None:
+    """Make the agent's sandbox usable again after a capture ended its processes
+    (:meth:`Backend.resume`; docker: the container is started again, its files stay; local:
+    nothing to do)."""
+    await backend.resume(sandbox)

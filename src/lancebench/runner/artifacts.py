@@ -32,6 +32,7 @@ from lancebench.errors import SandboxError
 from lancebench.results.models import readable
 from lancebench.results.store import atomic_write
 from lancebench.runner.agent_phase import resume_sandbox
+from lancebench.sandbox.backend import Backend
 from lancebench.sandbox.base import Sandbox
 from lancebench.sandbox.fstree import CopyBounds, copy_file, copy_tree, notes_path, remove_tree, walk
 from lancebench.task.artifacts import CONVENTION_SOURCE, collection_set, hooks_for, host_relpath, is_main, overlaps
@@ -44,7 +45,7 @@ _MAX_NOTES = 50
 _HOOK_OUTPUT = 2000  # characters of a hook's output kept in collect-hooks.json (the tail)
 
 
-async def collect(task: Task, step: StepConfig | None, sandbox: Sandbox, backend: object, root: Path,
+async def collect(task: Task, step: StepConfig | None, sandbox: Sandbox, backend: Backend, root: Path,
                   scratch: Path) -> list[dict]:
     """One collection pass of a trial (``step`` None) or of a step, into ``root`` (the trial's or
     the step's folder): the collect hooks (:func:`run_hooks`, their outcomes in

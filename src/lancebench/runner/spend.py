@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextvars
 
 from lancebench.llm.meter import UsageMeter, read_usage
-from lancebench.results.models import TrialResult, Usage
+from lancebench.results.models import Usage
 from lancebench.results.paths import TrialPaths
 
 _TRIAL: contextvars.ContextVar[UsageMeter | None] = contextvars.ContextVar("lancebench_trial_meter", default=None)
@@ -48,17 +48,16 @@ def current() -> UsageMeter | None:
     return _TRIAL.get()
 
 
-def settle(result: TrialResult, meter: UsageMeter) -> None:
-    """Set the usage ``result`` records: what the meter saw of the model calls made through
-    :class:`~lancebench.llm.LLMClient`, or what the agent reported (``result.usage``) when that
-    counts more calls (an agent with its own client), plus the earlier runs' spend (also stated
-    in ``result.extra["earlier_runs_usage"]``). Written to ``usage.json`` when there is any (a
-    trial without model calls leaves no such file)."""
-    reported = result.usage
+def settle(reported: Usage, meter: UsageMeter) -> tuple[Usage, dict]:
+    """``(usage, extra)``: the usage the result records, what the meter saw of the model calls made
+    through :class:`~lancebench.llm.LLMClient`, or what the agent reported (``reported``) when that
+    counts more calls (an agent with its own client), plus the earlier runs' spend; ``extra`` is
+    ``{"earlier_runs_usage": ...}`` when there was earlier spend (else empty), for the result's
+    ``extra``. Written to ``usage.json`` when there is any (a trial without model calls leaves no
+    such file)."""
     seen = meter.usage if meter.usage.calls + meter.usage.retries >= reported.calls + reported.retries else reported
     total = meter.earlier + seen
     if total.calls or total.retries or (meter.path is not None and meter.path.exists()):
         meter.write(total)
-    result.usage = total
-    if meter.earlier.calls or meter.earlier.retries:
-        result.extra["earlier_runs_usage"] = meter.earlier.model_dump()
+    extra = {"earlier_runs_usage": meter.earlier.model_dump()} if meter.earlier.calls or meter.earlier.retries else {}
+    return total, extra

@@ -1,15 +1,22 @@
-"""Multi-step tasks (Harbor's ``[[steps]]``): the steps run in order in one agent sandbox; after
-each, the work so far is captured and graded in a fresh sandbox with the step's tests laid over
-the shared ones; ``min_reward`` stops the later steps; the trial's rewards follow
-``multi_step_reward_strategy`` as Harbor 0.25 computes them; the artifacts of the task and of
-the step are collected after each step's capture into ``steps/<name>/artifacts/`` (``harbor.trial.trial``):
+"""The trial's one agent loop: a task's steps run in order in one agent sandbox; a single-step task
+is a list of one step (:func:`plan_steps`), so both take the same path. Each step's settings
+(instruction, budget, user, network, folders) are resolved once into a :class:`StepPlan`.
+
+Per step: the step's network (when the steps' differ), its health check, the agent, the capture
+of its work and the task's (and step's) artifacts. A step that is not the last one is graded
+while the agent's sandbox starts again for the next one; the last one is graded after that
+sandbox stopped. Multi-step tasks (Harbor's ``[[steps]]``): each step's work is graded in a fresh
+sandbox with the step's tests laid over the shared ones, ``min_reward`` stops the later steps,
+and the trial's rewards follow ``multi_step_reward_strategy`` as Harbor 0.25 computes them; the
+artifacts of the task and of the step go to ``steps/<name>/artifacts/`` (``harbor.trial.trial``):
 
 - ``mean`` (the default): each key's mean over the steps that were graded, a key a step lacks
   counting 0 (steps stopped by a ``min_reward`` gate are not in the denominator);
 - ``final``: the last graded step's rewards as they are.
 
-The trial is ``resolved`` when the main reward of those rewards is >= 1
-(:func:`lancebench.grading.outcome.main_reward`). Per-step results land in ``result.steps``.
+A multi-step trial is ``resolved`` when the main reward of those rewards is >= 1
+(:func:`lancebench.grading.outcome.main_reward`); per-step results land in ``result.steps``.
+A single-step trial's verdict is its step's.
 """
 
 from __future__ import annotations
@@ -18,22 +25,88 @@ import asyncio
 import dataclasses
 import math
 import time
-from typing import cast
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
-from lancebench.agents.base import Agent, AgentContext
+from lancebench.agents.base import Agent, AgentContext, AgentOutcome
+from lancebench.errors import SandboxError
+from lancebench.grading.choice import read_answer_file
 from lancebench.grading.outcome import main_reward
-from lancebench.grading.verifier import verify_patch
-from lancebench.results.models import Timings, TrialResult, Usage
+from lancebench.grading.verifier import Verdict, judge_choice, patch_not_applied, verify_patch
+from lancebench.results.models import Status, StepResult
 from lancebench.results.paths import TrialPaths
-from lancebench.runner.agent_phase import agent_mounts, check_health, resume_sandbox, run_agent, trial_labels
+from lancebench.results.store import atomic_write
+from lancebench.runner import progress
+from lancebench.runner.agent_phase import TrialSpec, agent_mounts, check_health, resume_sandbox, run_agent, trial_labels
 from lancebench.runner.artifacts import collect
 from lancebench.runner.control import MODEL_PROVIDER, Checkpoint, TrialInvalid, verdict_control
+from lancebench.runner.record import PhaseClock, Trace, merged_steps
 from lancebench.sandbox.as_user import as_user
 from lancebench.sandbox.backend import Backend, PreparedEnvironment, task_limits
+from lancebench.sandbox.base import Sandbox
 from lancebench.task.artifacts import declares_artifacts
 from lancebench.task.harbor import StepConfig
-from lancebench.task.settings import NetworkPolicy, phase_env, phase_user, step_agent_networks
+from lancebench.task.model import Task
+from lancebench.task.settings import NetworkPolicy, network_policy, phase_env, phase_user, step_agent_networks
 from lancebench.task.steps import step_instruction, step_solution_dir
+
+
+@dataclass(frozen=True)
+class Work:
+    """What the capture took from the agent's sandbox after a step: the agent's ``outcome``, and
+    the ``patch`` (code tasks) or the raw ``answer`` and the ``problem`` reading it (choice tasks)."""
+
+    outcome: AgentOutcome
+    patch: str | None = None
+    answer: Any = None
+    problem: str | None = None
+
+
+@dataclass(frozen=True)
+class StepPlan:
+    """One step of the agent loop, resolved once from the task and the trial's options.
+
+    - ``step``: the task's ``[[steps]]`` entry (None: a single-step task's one step);
+    - ``instruction``: what the agent is asked; ``budget``: its time in seconds (a step's own
+      ``[steps.agent] timeout_sec``, else ``--agent-timeout``, else ``[agent] timeout_sec``);
+    - ``user``: the user the agent's commands run as (docker); ``network``: the agent's network;
+    - ``logs``: the agent's logs folder; ``out``: the folder of the step's ``patch.diff``,
+      ``verifier/`` and ``artifacts/`` (the trial's own folder for a single step);
+    - ``solution_dir``: the reference solution an oracle applies (None: none).
+    """
+
+    step: StepConfig | None
+    instruction: str
+    budget: float
+    user: str | None
+    network: NetworkPolicy
+    logs: Path
+    out: Path
+    solution_dir: Path | None
+
+    @property
+    def name(self) -> str | None:
+        return self.step.name if self.step is not None else None
+
+    @property
+    def tag(self) -> str:
+        """The suffix of the step's scratch folders (``""`` for a single step)."""
+        return f"-{self.step.name}" if self.step is not None else ""
+
+
+def plan_steps(spec: TrialSpec) -> list[StepPlan]:
+    """The steps of ``spec``'s trial in order: a code task's ``[[steps]]``, else the task as one step."""
+    task, paths = spec.task, spec.paths
+    if not (task.config.steps and task.kind == "code"):
+        solution = task.paths.solution if task.paths.solution.is_dir() else None
+        return [StepPlan(None, task.instruction, spec.agent_timeout_sec or task.config.agent.timeout_sec,
+                         phase_user(task, "agent"), network_policy(task, "agent"), paths.agent, paths.root, solution)]
+    return [StepPlan(step, step_instruction(task, step),
+                     step.agent.timeout_sec or spec.agent_timeout_sec or task.config.agent.timeout_sec,
+                     phase_user(task, "agent", step=step.name), network, paths.agent / "steps" / step.name,
+                     paths.root / "steps" / step.name, step_solution_dir(task, step))
+            for step, network in zip(task.config.steps, step_agent_networks(task), strict=True)]
 
 
 def gate_failure(rewards: dict[str, float] | None, min_reward: float | dict[str, float] | None) -> str | None:
@@ -59,122 +132,192 @@ def combine_steps(graded: list[dict[str, float]], strategy: str) -> dict[str, fl
     return {k: sum(rewards.get(k, 0.0) for rewards in graded) / len(graded) for k in keys}
 
 
-async def run_steps(spec, agent: Agent, backend: Backend, env: PreparedEnvironment, result: TrialResult,
-                    timings: Timings, point: Checkpoint) -> str:
-    """Run every step of ``spec.task`` (see the module docstring) and fill ``result``; returns the
-    last captured patch (the work after the last step that ran). Raises what
-    :func:`lancebench.runner.trial.run_trial` turns into ``invalid`` for harness faults, or blames
-    with a control (``point``: what has run; a failed start of the container for the next step,
-    or a failed step health check, after the agent's work, is the agent's unless a pristine
-    sandbox fails too); a failed start is ignored when no step follows (a ``min_reward`` gate)."""
-    task, paths = spec.task, spec.paths
+def steps_verdict(task: Task, steps: list[tuple[StepResult, Verdict]]) -> Verdict:
+    """A multi-step trial's verdict from its graded steps (see the module docstring)."""
+    strategy = task.config.multi_step_reward_strategy or "mean"
+    rewards = combine_steps([record.rewards for record, _ in steps], strategy)
+    value = main_reward(rewards, task.lb.reward_key)
+    status: Status = "resolved" if value >= 1.0 else "unresolved"
+    not_run = [st.name for st in (task.config.steps or [])[len(steps):]]
+    summary = "; ".join([f"step {r.name} {r.status}" for r, _ in steps]
+                        + ([f"not run: {', '.join(not_run)}"] if not_run else []))
+    dropped, notes, applied = merged_steps([v for _, v in steps])
+    reason = None if status == "resolved" else f"{strategy} reward {value:g} < 1 ({summary})"
+    return Verdict(status=status, reason=reason, rewards=rewards, dropped_paths=tuple(dropped),
+                   scan_notes=tuple(notes), patch_applied=applied)
+
+
+async def run_steps(spec: TrialSpec, agent: Agent, backend: Backend, env: PreparedEnvironment, point: Checkpoint,
+                    trace: Trace, clock: PhaseClock) -> Work:
+    """Run the trial's steps (:func:`plan_steps`; see the module docstring), adding what each phase
+    returns to ``trace`` (the agent's outcomes, each graded step, the trial's verdict); returns the
+    work after the last step that ran. Raises what :func:`lancebench.runner.trial.run_trial` turns
+    into ``invalid`` for harness faults, or blames with a control (``point``: what has run; a failed
+    start of the container for the next step, or a failed step health check, after the agent's
+    work, is the agent's unless a pristine sandbox fails too); a failed start is ignored when no
+    step follows (a ``min_reward`` gate)."""
+    task, plans = spec.task, plan_steps(spec)
+    clock.at("agent")
+    networks = [p.network for p in plans]
+    point.network = networks[0] if len(set(networks)) == 1 else NetworkPolicy("allowlist")
+    user_tool = None  # a single-step browser task's user tool (lancebench.grading.user_tool)
+    if task.lb.browser and task.kind == "code" and plans[0].step is None:
+        from lancebench.grading.user_tool import UserToolService
+        user_tool = UserToolService(task, backend, env, spec.scratch / "user-tool", spec.paths.agent)
     agent_env = dataclasses.replace(env, variables={**env.variables, **phase_env(task, "agent")})
-    per_step = step_agent_networks(task)
-    point.network = per_step[0] if len(set(per_step)) == 1 else NetworkPolicy("allowlist")
-    sandbox = backend.open(task, agent_env, spec.scratch / "agent", labels=trial_labels(spec),
-                           mounts=await agent_mounts(agent), network=point.network)
+    mounts = (*(user_tool.mounts() if user_tool else ()), *await agent_mounts(agent))
+    sandbox = backend.open(task, agent_env, spec.scratch / "agent", mounts=mounts, network=point.network,
+                           labels=trial_labels(spec))
+    if user_tool:
+        user_tool.attach(sandbox)  # before start: a container backend reads PATH when it starts
     await sandbox.start()
-    graded: list[dict[str, float]] = []
-    usage = Usage()
-    patch = ""
     try:
         await check_health(task, sandbox, point=point)
-        for i, step in enumerate(task.config.steps or []):
-            agent_box = as_user(sandbox, phase_user(task, "agent", step=step.name))  # the step's agent user (docker)
-            if len(set(per_step)) > 1:  # the steps' agent networks differ: this step's, before anything of it runs
-                point.network = per_step[i]
-                await _set_network(sandbox, per_step[i])
-            await check_health(task, agent_box, step, point)
-            budget = step.agent.timeout_sec or spec.agent_timeout_sec or task.config.agent.timeout_sec
-            logs = paths.agent / "steps" / step.name
-            logs.mkdir(parents=True, exist_ok=True)
-            t0 = time.monotonic()
-            ctx = AgentContext(task_name=task.name, instruction=step_instruction(task, step), sandbox=agent_box,
-                               workdir=env.workdir, timeout_sec=budget, deadline=time.monotonic() + budget,
-                               limits=task_limits(task), logs_dir=logs, model=spec.model, options=dict(spec.options),
-                               solution_dir=step_solution_dir(task, step), price_usd=task.price_usd,
-                               solution_env=phase_env(task, "solution"))
-            outcome = await run_agent(agent, ctx, budget, point)
-            timings.agent_sec = (timings.agent_sec or 0.0) + time.monotonic() - t0
-            usage = usage + outcome.usage if isinstance(outcome.usage, Usage) else usage
-            result.agent_exit = outcome.exit
-            if outcome.invalid_reason:
-                raise TrialInvalid(f"step {step.name}: {outcome.invalid_reason}", MODEL_PROVIDER)
-            last = i == len(task.config.steps) - 1
-            point.capturing = True
-            patch = await backend.capture(task, env, sandbox, spec.scratch / f"capture-{step.name}")
-            point.capturing = False
-            if declares_artifacts(task):
-                await collect(task, step, sandbox, backend, paths.root / "steps" / step.name,
-                              spec.scratch / f"artifacts-{step.name}")
-            record, not_resumed = await _grade_and_resume(spec, backend, env, patch, step, result,
-                                                          None if last else sandbox)
-            record["agent_exit"] = outcome.exit
-            result.steps.append(record)
-            graded.append(record["rewards"])
-            stop = gate_failure(record["rewards"], step.min_reward)
-            if stop:
-                record["stopped"] = f"later steps not run: {stop}"
+        for i, plan in enumerate(plans):
+            if len(set(networks)) > 1:  # the steps' agent networks differ: this step's, before anything of it runs
+                point.network = plan.network
+                await backend.set_network(sandbox, plan.network)  # refused at plan time where it cannot
+            work = await _agent_step(spec, agent, backend, env, sandbox, plan, point, trace, clock, user_tool)
+            if i == len(plans) - 1:
                 break
+            with clock.phase("grading", plan.name):
+                verdict, not_resumed = await _grade_and_resume(spec, backend, env, work, plan, sandbox)
+            if _note_step(trace, plan, verdict, work):  # a min_reward gate stopped the later steps
+                trace.verdict = steps_verdict(task, trace.steps)
+                return work
             if not_resumed is not None:  # blamed by the trial (lancebench.runner.control.blame)
                 raise not_resumed
     finally:
+        if user_tool:
+            await user_tool.close()
         await sandbox.stop()
-    result.usage = usage
-    strategy = task.config.multi_step_reward_strategy or "mean"
-    result.rewards = combine_steps(graded, strategy)
-    value = main_reward(result.rewards, task.lb.reward_key)
-    result.status = "resolved" if value >= 1.0 else "unresolved"
-    not_run = [st.name for st in (task.config.steps or [])[len(result.steps):]]
-    summary = "; ".join([f"step {r['name']} {r['status']}" for r in result.steps]
-                        + ([f"not run: {', '.join(not_run)}"] if not_run else []))
-    result.reason = None if result.status == "resolved" else f"{strategy} reward {value:g} < 1 ({summary})"
-    return patch
+    with clock.phase("grading", plans[-1].name):
+        progress.set_phase(spec.trial_id, "grading")
+        verdict = await _grade(spec, backend, env, work, plans[-1])
+    if plans[-1].step is not None:
+        _note_step(trace, plans[-1], verdict, work)
+        verdict = steps_verdict(task, trace.steps)
+    elif verdict.status == "invalid":
+        trace.control = verdict_control(spec.paths.verifier)
+    trace.verdict = verdict
+    return work
 
 
-async def _grade_and_resume(spec, backend: Backend, env: PreparedEnvironment, patch: str, step: StepConfig,
-                            result: TrialResult, sandbox) -> tuple[dict, BaseException | None]:
-    """Grade the work after ``step`` (:func:`_grade_step`) while the agent's ``sandbox`` (None
-    after the last step) starts again for the next one: the grading runs in its own fresh
-    sandbox from the captured patch, so the two are independent, and the agent runs nothing
-    until the next step begins. Returns the step's record and the start's failure (None when it
-    started; the caller raises it only when a step follows); raises the grading's error."""
-    resumed = resume_sandbox(backend, sandbox) if sandbox is not None else asyncio.sleep(0)
-    record, started = await asyncio.gather(_grade_step(spec, backend, env, patch, step, result), resumed,
-                                           return_exceptions=True)
-    if isinstance(record, BaseException):
-        raise record
+def _note_step(trace: Trace, plan: StepPlan, verdict: Verdict, work: Work) -> bool:
+    """Add a multi-step task's graded step to ``trace``; whether its ``min_reward`` gate stops the
+    later steps (then the trial's verdict is set from the steps graded)."""
+    assert plan.step is not None
+    stop = gate_failure(verdict.rewards, plan.step.min_reward)
+    record = StepResult(name=plan.step.name, status=verdict.status, rewards=dict(verdict.rewards),
+                        reason=verdict.reason, agent_exit=work.outcome.exit,
+                        stopped=f"later steps not run: {stop}" if stop else None)
+    trace.steps.append((record, verdict))
+    return stop is not None
+
+
+async def _agent_step(spec: TrialSpec, agent: Agent, backend: Backend, env: PreparedEnvironment, sandbox: Sandbox,
+                      plan: StepPlan, point: Checkpoint, trace: Trace, clock: PhaseClock, user_tool) -> Work:
+    """One step's health check, agent run and capture (with the artifacts). Raises
+    :class:`TrialInvalid` when a bundled agent reports a failure that is not its own (a model
+    outage; see :func:`lancebench.runner.agent_phase.run_agent`)."""
+    task = spec.task
+    clock.at("agent", plan.name)
+    agent_box = as_user(sandbox, plan.user)  # the step's agent user (docker)
+    if plan.step is not None:
+        await check_health(task, agent_box, plan.step, point)
+    with clock.phase("agent", plan.name):
+        progress.set_phase(spec.trial_id, "agent")
+        plan.logs.mkdir(parents=True, exist_ok=True)
+        outcome = await run_agent(agent, _context(spec, env, agent_box, plan), plan.budget, point)
+        if user_tool:
+            await user_tool.close()  # before the capture: user_tool/ never enters the patch
+    trace.outcomes.append(outcome)
+    if outcome.invalid_reason:  # a bundled agent's (run_agent dropped any other's)
+        prefix = f"step {plan.name}: " if plan.step is not None else ""
+        raise TrialInvalid(prefix + outcome.invalid_reason, MODEL_PROVIDER)
+    with clock.phase("capture", plan.name):
+        progress.set_phase(spec.trial_id, "capture")
+        point.capturing = True
+        work = await _capture(spec, backend, env, sandbox, outcome, plan)
+        point.capturing = False
+        if task.kind == "code" and declares_artifacts(task):
+            await collect(task, plan.step, sandbox, backend, plan.out, spec.scratch / f"artifacts{plan.tag}")
+    return work
+
+
+def _context(spec: TrialSpec, env: PreparedEnvironment, sandbox: Sandbox, plan: StepPlan) -> AgentContext:
+    """What the agent is given for ``plan``: instruction, sandbox, budget (seconds), limits, options."""
+    task = spec.task
+    choice = task.lb.choice
+    return AgentContext(task_name=task.name, instruction=plan.instruction, sandbox=sandbox, workdir=env.workdir,
+                        timeout_sec=plan.budget, deadline=time.monotonic() + plan.budget, limits=task_limits(task),
+                        logs_dir=plan.logs, model=spec.model, options=dict(spec.options), kind=task.kind,
+                        proposal_ids=choice.proposal_ids if choice else None,
+                        answer_file=choice.answer_file if choice else None, solution_dir=plan.solution_dir,
+                        browser=task.lb.browser, price_usd=task.price_usd,
+                        solution_env=phase_env(task, "solution"), attempt=spec.attempt)
+
+
+async def _capture(spec: TrialSpec, backend: Backend, env: PreparedEnvironment, sandbox: Sandbox,
+                   outcome: AgentOutcome, plan: StepPlan) -> Work:
+    """The agent's work: the answer file (choice tasks; else the answer the agent returned), or the
+    patch against the pristine base, written to ``patch.diff`` (code tasks; a step's also to
+    ``steps/<name>/patch.diff``)."""
+    task = spec.task
+    if task.kind == "choice":
+        raw, problem = await _read_answer(sandbox, env, task, spec.scratch)
+        if raw is None and problem == "no answer" and outcome.choice is not None:
+            raw, problem = outcome.choice, None
+        return Work(outcome, answer=raw, problem=problem)
+    patch = await backend.capture(task, env, sandbox, spec.scratch / f"capture{plan.tag}")
+    if plan.step is not None:
+        plan.out.mkdir(parents=True, exist_ok=True)
+        atomic_write(plan.out / "patch.diff", patch, errors="surrogateescape")
+    atomic_write(spec.paths.patch, patch, errors="surrogateescape")  # the trial's patch: the work after the last step
+    return Work(outcome, patch=patch)
+
+
+async def _grade(spec: TrialSpec, backend: Backend, env: PreparedEnvironment, work: Work, plan: StepPlan) -> Verdict:
+    """The verdict on the work captured after ``plan`` (see :mod:`lancebench.grading.verifier`); a
+    step's own verifier for a multi-step task, whose ``invalid`` verdict raises the runner's
+    :class:`TrialInvalid` (a broken grader ends the trial)."""
+    if spec.task.kind == "choice":
+        return judge_choice(spec.task, work.answer, work.problem)
+    if work.outcome.patch_applied is False:  # a given patch (predictions) that did not apply
+        return patch_not_applied(work.outcome.message)
+    assert work.patch is not None
+    if plan.step is None:
+        return await verify_patch(spec.task, backend, env, work.patch, scratch=spec.scratch, paths=spec.paths,
+                                  labels=trial_labels(spec))
+    verdict = await verify_patch(spec.task, backend, env, work.patch, scratch=spec.scratch / f"step{plan.tag}",
+                                 paths=TrialPaths(root=plan.out), labels=trial_labels(spec), step=plan.step.name)
+    if verdict.status == "invalid":
+        raise TrialInvalid(f"step {plan.step.name}: {verdict.reason}", verdict_control(plan.out / "verifier"))
+    return verdict
+
+
+async def _grade_and_resume(spec: TrialSpec, backend: Backend, env: PreparedEnvironment, work: Work,
+                            plan: StepPlan, sandbox: Sandbox) -> tuple[Verdict, BaseException | None]:
+    """Grade the work after a step that is not the last (:func:`_grade`) while the agent's
+    ``sandbox`` starts again for the next one: the grading runs in its own fresh sandbox from the
+    captured patch, so the two are independent, and the agent runs nothing until the next step
+    begins. Returns the step's verdict and the start's failure (None when it started; the caller
+    raises it only when a step follows); raises the grading's error."""
+    verdict, started = await asyncio.gather(_grade(spec, backend, env, work, plan), resume_sandbox(backend, sandbox),
+                                            return_exceptions=True)
+    if isinstance(verdict, BaseException):
+        raise verdict
     if isinstance(started, BaseException) and not isinstance(started, Exception):
         raise started  # a cancellation
-    return cast(dict, record), started if isinstance(started, BaseException) else None
+    return verdict, started if isinstance(started, BaseException) else None
 
 
-async def _grade_step(spec, backend: Backend, env: PreparedEnvironment, patch: str, step: StepConfig,
-                      result: TrialResult) -> dict:
-    """Grade the work after ``step`` with the step's verifier; returns the step's record. Raises
-    the runner's ``TrialInvalid`` when the verdict is ``invalid`` (a broken grader ends the trial)."""
-    from lancebench.results.store import atomic_write
-    root = spec.paths.root / "steps" / step.name
-    root.mkdir(parents=True, exist_ok=True)
-    atomic_write(root / "patch.diff", patch, errors="surrogateescape")
-    atomic_write(spec.paths.patch, patch, errors="surrogateescape")  # the trial's patch: the work after the last step
-    verdict = await verify_patch(spec.task, backend, env, patch, scratch=spec.scratch / f"step-{step.name}",
-                                 paths=TrialPaths(root=root), labels=trial_labels(spec), step=step.name)
-    if verdict.status == "invalid":
-        raise TrialInvalid(f"step {step.name}: {verdict.reason}", verdict_control(root / "verifier"))
-    result.dropped_paths = sorted(set(result.dropped_paths) | set(verdict.dropped_paths))
-    result.scan_notes = sorted(set(result.scan_notes) | set(verdict.scan_notes))
-    result.patch_applied = verdict.patch_applied
-    return {"name": step.name, "status": verdict.status, "rewards": dict(verdict.rewards), "reason": verdict.reason}
-
-
-async def _set_network(sandbox, policy: NetworkPolicy) -> None:
-    """Give the running agent sandbox ``policy`` (a step's network). Raises :class:`SandboxError`
-    for a backend that cannot change it (checked when the job is planned, see
-    :func:`lancebench.backends.registry.cannot_run`)."""
-    from lancebench.errors import SandboxError
-    setter = getattr(sandbox, "set_allow_hosts", None)
-    if setter is None:
-        raise SandboxError(f"this backend cannot change the network between steps (to {policy.mode})")
-    await setter(None if policy.mode == "public" else tuple(policy.hosts))
-
+async def _read_answer(sandbox: Sandbox, env: PreparedEnvironment, task: Task, scratch: Path) -> tuple[Any, str | None]:
+    """(raw answer, problem) from the choice task's answer file in the sandbox; "no answer" when absent."""
+    assert task.lb.choice is not None, "a choice task has [lancebench.choice]"
+    dest = scratch / "answer" / "answer.json"
+    try:
+        await sandbox.get(f"{env.workdir}/{task.lb.choice.answer_file}", dest)
+    except SandboxError:
+        return None, "no answer"
+    return read_answer_file(dest)

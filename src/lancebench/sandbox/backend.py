@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
+from lancebench.errors import SandboxError
 from lancebench.sandbox.base import CapturedPatch, Limits, Mount, Sandbox
 from lancebench.task.model import Task
 from lancebench.task.settings import NetworkPolicy
@@ -28,8 +29,11 @@ class PreparedEnvironment:
 
 @runtime_checkable
 class Backend(Protocol):
-    """Plug point for sandbox backends. A backend class is built as ``Class(options=...)`` with a
-    :class:`lancebench.backends.options.BackendOptions` (see :func:`lancebench.backends.make_backend`).
+    """Plug point for sandbox backends: every method the runner and grading call on a backend, the
+    optional hooks with their defaults. A backend class is built as ``Class(options=...)`` with a
+    :class:`lancebench.backends.options.BackendOptions` (see :func:`lancebench.backends.make_backend`);
+    the built-in ones subclass this protocol, and a plug-in that does not gets its defaults mixed in
+    when it is built (a plug-in need only define ``prepare``, ``open`` and ``capture``).
 
     - ``prepare(task)``: build or fetch the environment (cached by digest).
     - ``open(task, env, scratch, ...)``: a *fresh*, not yet started sandbox holding the
@@ -42,6 +46,8 @@ class Backend(Protocol):
       the work as a patch (``git diff --binary`` against the base commit, new files included,
       with its changed paths: a :class:`CapturedPatch`), computed so that the agent cannot falsify
       it (its own ``.git`` is not trusted).
+    - hooks with defaults: :meth:`resume`, :meth:`set_network`, :meth:`apply_patch`,
+      :meth:`guard_python`.
     """
 
     name: str
@@ -53,6 +59,32 @@ class Backend(Protocol):
 
     async def capture(self, task: Task, env: PreparedEnvironment, sandbox: Sandbox,
                       scratch: Path) -> CapturedPatch: ...
+
+    async def resume(self, sandbox: Sandbox) -> None:
+        """Make the agent's ``sandbox`` usable again after a capture ended its processes (a
+        multi-step task's next step runs in it). Default: nothing to do (its processes were ended,
+        the sandbox itself still runs). Raises :class:`SandboxError` when it cannot."""
+        return None
+
+    async def set_network(self, sandbox: Sandbox, policy: NetworkPolicy) -> None:
+        """Give the running agent ``sandbox`` the network ``policy`` (a multi-step task whose steps'
+        agent networks differ). Default: raises :class:`SandboxError` (the backend cannot; such
+        tasks are refused when the job is planned, :func:`lancebench.backends.registry.cannot_run`)."""
+        raise SandboxError(f"this backend cannot change the network between steps (to {policy.mode})")
+
+    async def apply_patch(self, task: Task, env: PreparedEnvironment, sandbox: Sandbox, patch: str,
+                          scratch: Path) -> tuple[bool, str] | None:
+        """Apply ``patch`` in a started grading sandbox the backend's own way (an image without
+        git), returning ``(applied, log)``. Default: None, and the verifier runs ``git apply``
+        inside (:func:`lancebench.grading.verifier.apply_in_sandbox`)."""
+        return None
+
+    async def guard_python(self, task: Task, env: PreparedEnvironment, sandbox: Sandbox, *,
+                           user: str | None = None) -> list[str] | None:
+        """Write the verifier's Python guard (:mod:`lancebench.grading.pyguard`) into every site
+        folder ``user`` sees in the fresh grading ``sandbox``; returns the folders written.
+        Default: None (the backend has no guard; nothing is written)."""
+        return None
 
 
 def task_limits(task: Task) -> Limits:

@@ -1,0 +1,74 @@
+"""The trial's record (issue 27): results of older versions still load into the typed model, and a
+user's backend that does not subclass the ``Backend`` protocol gets its hooks' defaults."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import textwrap
+
+import pytest
+
+from lancebench.backends.registry import make_backend
+from lancebench.errors import SandboxError
+from lancebench.results.models import StepResult, TrialResult
+from lancebench.sandbox.backend import Backend
+from lancebench.task.settings import NetworkPolicy
+
+OLD_RESULT = {  # a multi-step trial's result.json as versions before issue 27 wrote it
+    "schema_version": 1, "trial_id": "t__0__abc", "job": "j", "task": "t", "task_digest": "d", "agent": "oracle",
+    "attempt": 0, "status": "unresolved", "reason": "mean reward 0.5 < 1 (step one resolved; step two unresolved)",
+    "rewards": {"reward": 0.5},
+    "steps": [{"name": "one", "status": "resolved", "rewards": {"reward": 1.0}, "reason": None, "agent_exit": "ok"},
+              {"name": "two", "status": "unresolved", "rewards": {"reward": 0.0}, "reason": "tests not passing",
+               "agent_exit": "ok", "stopped": "later steps not run: reward=0 below min_reward 1"}],
+}
+
+
+def test_a_result_of_an_older_version_loads_with_typed_steps_and_no_error():
+    r = TrialResult.model_validate(OLD_RESULT)
+    assert r.steps == [StepResult(name="one", status="resolved", rewards={"reward": 1.0}, agent_exit="ok"),
+                       StepResult(name="two", status="unresolved", rewards={"reward": 0.0}, reason="tests not passing",
+                                  agent_exit="ok", stopped="later steps not run: reward=0 below min_reward 1")]
+    assert (r.error, r.phases) == (None, {})
+    again = TrialResult.model_validate_json(r.model_dump_json())
+    assert again == r
+
+
+def test_a_step_record_keeps_refusing_unknown_keys():
+    with pytest.raises(ValueError, match="surprise"):
+        TrialResult.model_validate({**OLD_RESULT, "steps": [{"name": "one", "surprise": 1}]})
+
+
+def test_a_plugin_backend_without_the_protocol_gets_its_hooks_defaults(tmp_path, monkeypatch):
+    (tmp_path / "bare_backend_r27.py").write_text(textwrap.dedent('''
+        class Bare:
+            name = "bare"
+
+            def __init__(self, options=None):
+                self.options = options
+
+            async def prepare(self, task):
+                return "prepared"
+
+            def open(self, task, env, scratch, *, mounts=(), network=False, labels=None):
+                return None
+
+            async def capture(self, task, env, sandbox, scratch):
+                return ""
+
+            async def resume(self, sandbox):
+                return "its own"
+    '''))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    backend = make_backend("bare_backend_r27:Bare")
+    assert isinstance(backend, Backend) and backend.name == "bare" and type(backend).__name__ == "Bare"
+
+    async def hooks():
+        return (await backend.prepare(None), await backend.resume(None),
+                await backend.apply_patch(None, None, None, "", tmp_path), await backend.guard_python(None, None, None))
+
+    assert asyncio.run(hooks()) == ("prepared", "its own", None, None)  # its own methods first, then the defaults
+    with pytest.raises(SandboxError, match="cannot change the network between steps"):
+        asyncio.run(backend.set_network(None, NetworkPolicy("allowlist", ("example.com",))))
+    sys.modules.pop("bare_backend_r27", None)
