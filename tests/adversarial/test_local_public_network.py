@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import http.server
 import secrets
-import socket
 import threading
 from pathlib import Path
 
 import pytest
-from lbtest import TASKS, derive_task, lb, one_result, patch_text
+from lbtest import TASKS, derive_task, host_address, lb, one_result, patch_text
 
 AGENTS = Path(__file__).resolve().parent / "agents"
 PUBLIC_AGENT = '[agent]\nnetwork_mode = "public"'
@@ -37,24 +36,10 @@ def _serve(host: str, body: str) -> http.server.ThreadingHTTPServer:
     return server
 
 
-def _host_address() -> str:
-    """One of the host's addresses other than loopback: the source of its default route (a UDP
-    connect sends nothing)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        try:
-            s.connect(("192.0.2.1", 9))
-        except OSError:
-            pytest.skip("the host has no route beside loopback")
-        address = s.getsockname()[0]
-    if address.startswith("127."):
-        pytest.skip("the host has no address beside loopback")
-    return address
-
-
 @pytest.mark.slow
 def test_a_public_trial_on_the_local_backend_cannot_reach_the_hosts_loopback(jobs, shared):
     secret, control = f"host-only-{secrets.token_hex(8)}", f"outbound-{secrets.token_hex(8)}"
-    local, other = _serve("127.0.0.1", secret), _serve(_host_address(), control)
+    local, other = _serve("127.0.0.1", secret), _serve(host_address(), control)
     try:
         url = f"http://{other.server_address[0]}:{other.server_address[1]}/"
         task = derive_task(TASKS / "calc", shared / "calc-public", toml={r"^\[agent\]$": PUBLIC_AGENT},
