@@ -7,6 +7,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -138,3 +139,20 @@ CALC_FIX = """diff --git a/calc.py b/calc.py
  
  def mul(a, b):
 """  # noqa: W293 (the blank context lines of a diff are one space)
+
+
+def host_address() -> str:
+    """One of this host's addresses other than loopback (the source of its default route; a UDP
+    connect sends nothing), for a server that a public phase on the local backend must reach:
+    such a phase cannot reach the host's 127.0.0.1 (lancebench.sandbox.local_net). Skips the
+    test on a host with loopback only."""
+    import pytest
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        try:
+            s.connect(("192.0.2.1", 9))
+        except OSError:
+            pytest.skip("the host has no route beside loopback")
+        address = s.getsockname()[0]
+    if address.startswith("127."):
+        pytest.skip("the host has no address beside loopback")
+    return address

@@ -401,3 +401,38 @@ def test_memory_limit_is_enforced_without_cgroups(shared):
     assert line is not None, proc.stderr[-2000:]
     _, code, out = line.split()
     assert out != "allocated" and code != "0", line
+
+
+def _our_slirps() -> list[str]:
+    """The slirp4netns processes this test process started that are still alive."""
+    found = []
+    for d in Path("/proc").iterdir():
+        try:
+            comm, ppid = (d / "comm").read_text().strip(), int((d / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        if comm == "slirp4netns" and ppid == os.getpid():
+            found.append(d.name)
+    return found
+
+
+def test_a_public_command_gets_its_own_network_and_slirp4netns_ends_with_it(shared):
+    # issue 20: a command with the network has a namespace of its own (tap0 from slirp4netns,
+    # slirp's DNS), never the host's; slirp4netns is gone once the command ends, timed out or not
+    async def go():
+        sb = LocalSandbox(SandboxSpec(workdir="/app", workspace=shared / "ws", network=True), root=shared / "root")
+        await sb.start()
+        try:
+            res = await sb.exec("tail -n +3 /proc/net/dev | cut -d: -f1 | sort; cat /etc/resolv.conf")
+            left = _our_slirps()
+            slow = await sb.exec("sleep 30", timeout=1)
+            return res, left, slow, _our_slirps()
+        finally:
+            await sb.stop()
+
+    res, left, slow, left_after_timeout = run(go())
+    assert res.ok, res.stderr
+    assert res.stdout.split() == ["lo", "tap0", "nameserver", "10.0.2.3"]  # the host's interfaces are absent
+    assert "tap0" not in Path("/proc/net/dev").read_text()
+    assert slow.timed_out
+    assert left == [] and left_after_timeout == []

@@ -20,7 +20,7 @@ from lancebench.task.harbor import check_hosts
 from lancebench.task.settings import needs_network_filter
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
-from lbtest import lb  # noqa: E402
+from lbtest import TASKS, derive_task, lb  # noqa: E402
 
 
 def _allowlist_task(tmp_path) -> Path:
@@ -188,20 +188,32 @@ def test_validate_and_show_name_each_phases_network_and_harbors_verifier_default
     assert "can reach the network while it is graded" not in text
 
 
-def test_a_local_run_and_show_say_that_public_phases_share_the_hosts_network():
-    # the local backend has no network namespace of its own for a public phase (docs/security.md,
-    # known limits): tasks show and the run's warnings say so, per phase
-    from lancebench.commands.preflight import local_network_warnings
-    harbor_default = load_task(FIXTURES / "tb-install-runner")  # declares no network: Harbor's public verifier
-    closed = load_task(Path(__file__).resolve().parents[1] / "fixtures" / "tasks" / "calc")
-    (line,) = local_network_warnings([harbor_default, closed], "local")
-    assert line.startswith(f"{harbor_default.paths.task_toml}: verifier public: ") and "127.0.0.1" in line
-    assert local_network_warnings([harbor_default], "docker") == []
-    shown = json.loads(lb("tasks", "show", FIXTURES / "tb-install-runner", "--json", check=True).stdout)["local"]
-    assert shown["public_phases"] == ["verifier"] and "shares the harness's own network namespace" in shown[
-        "network_note"]
-    assert json.loads(lb("tasks", "show", closed.paths.root, "--json", check=True).stdout)["local"] == {
-        "public_phases": []}
+def test_tasks_show_says_how_the_local_backend_networks_a_public_phase():
+    # issue 20: a public phase on the local backend gets a namespace of its own with outbound
+    # access only (slirp4netns); tasks show lists such phases, per phase, and says so
+    harbor_default = FIXTURES / "tb-install-runner"  # declares no network: Harbor's public verifier
+    closed = TASKS / "calc"
+    shown = json.loads(lb("tasks", "show", harbor_default, "--json", check=True).stdout)["local"]
+    assert shown["public_phases"] == ["verifier"] and shown["slirp4netns_installed"] is True
+    assert "outbound access only" in shown["network_note"] and "127.0.0.1" in shown["network_note"]
+    assert json.loads(lb("tasks", "show", closed, "--json", check=True).stdout)["local"] == {"public_phases": []}
+
+
+def test_a_local_run_without_slirp4netns_refuses_a_public_phase(tmp_path):
+    # never the host's own network instead: the run stops before any trial, naming the package
+    fake_path = tmp_path / "bin"
+    fake_path.mkdir()
+    for tool in ("bwrap", "git", "bash", "python3"):  # what a run checks for before the network
+        if found := shutil.which(tool):
+            (fake_path / tool).symlink_to(found)
+    env = {"PATH": str(fake_path)}
+    closed = TASKS / "calc"
+    public = derive_task(closed, tmp_path / "calc-public", toml={r"^\[agent\]$": '[agent]\nnetwork_mode = "public"'})
+    r = lb("run", "-p", public, "-a", "oracle", "-o", tmp_path / "jobs", "--backend", "local", "--dry-run", env=env)
+    text = " ".join((r.stdout + r.stderr).split())
+    assert r.returncode != 0 and "apt-get install slirp4netns" in text and "agent public" in text, text
+    r = lb("run", "-p", closed, "-a", "oracle", "-o", tmp_path / "jobs2", "--backend", "local", "--dry-run", env=env)
+    assert r.returncode == 0 and "slirp4netns" not in r.stdout + r.stderr, r.stdout + r.stderr
 
 
 def test_verifier_network_none_closes_harbors_default_only():

@@ -240,10 +240,9 @@ def cpu_warnings(tasks: list, backend: str) -> list[str]:
 
 
 
-LOCAL_PUBLIC = ("on the local backend a phase with the whole network shares the harness's own network namespace: "
-                "code run there (the agent's, or the code under test while graded) reaches what the host and other "
-                "trials serve on any address, 127.0.0.1 included (the model gateway, local model servers); use "
-                "--backend docker to keep it apart (docs/security.md, known limits)")
+LOCAL_PUBLIC = ("on the local backend each command of a phase with the whole network gets a network namespace of "
+                "its own with outbound access only (slirp4netns, host loopback disabled): it reaches the internet "
+                "and the host's other addresses, never what the host serves on 127.0.0.1 (docs/security.md)")
 
 
 def public_phases(task) -> list[str]:
@@ -256,11 +255,15 @@ def public_phases(task) -> list[str]:
     return [label for label, step, phase in pairs if network_policy(task, phase, step=step).mode == "public"]
 
 
-def local_network_warnings(tasks: list, backend: str) -> list[str]:
-    """One line per task with a phase that gets the whole network, on the local backend
-    (:data:`LOCAL_PUBLIC`: such a phase is not isolated from the host's loopback). Empty for
-    another backend."""
-    if backend != "local":
-        return []
-    return [f"{t.paths.task_toml}: {', '.join(phases)} public: {LOCAL_PUBLIC}"
-            for t in tasks if (phases := public_phases(t))]
+def check_local_network(tasks: list, backend: str) -> None:
+    """On the local backend, a task with a phase that gets the whole network needs slirp4netns
+    (:mod:`lancebench.sandbox.local_net`; never the host's own network instead). Raises
+    :class:`MissingComponentError` naming the first such task and the package to install."""
+    from lancebench.sandbox.local_net import slirp_missing
+    if backend != "local" or not slirp_missing():
+        return
+    for t in tasks:
+        if phases := public_phases(t):
+            raise MissingComponentError(f"{t.paths.task_toml}: {', '.join(phases)} public needs slirp4netns on "
+                                        "--backend local (its own network namespace with outbound access only): "
+                                        "apt-get install slirp4netns, or use --backend docker")

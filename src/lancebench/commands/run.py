@@ -29,11 +29,11 @@ from lancebench.commands.preflight import (
     check_executor,
     check_input_file,
     check_job_name,
+    check_local_network,
     check_model,
     check_output_folder,
     cpu_warnings,
     load_env_file,
-    local_network_warnings,
 )
 from lancebench.commands.progress_lines import Display
 from lancebench.commands.settings import RunSettings, read_job_file, recorded_settings
@@ -353,7 +353,8 @@ def _run_settings(settings: RunSettings) -> tuple[bool, Path]:
                                         excludes=settings.exclude)
     tasks, errors = runnable(tasks, errors, settings.backend)
     print_task_errors(errors)
-    for warning in cpu_warnings(tasks, settings.backend) + local_network_warnings(tasks, settings.backend):
+    check_local_network(tasks, settings.backend)
+    for warning in cpu_warnings(tasks, settings.backend):
         console.print(f"[yellow]warning:[/yellow] {escape(warning)}", highlight=False)
     if not tasks:
         raise ConfigError("no tasks selected" + (" (every task had errors)" if errors else ""))

@@ -140,10 +140,13 @@ def show(path: Path = typer.Argument(..., help="One task folder."),
 
 def local_view(task) -> dict:
     """What a local run of ``task`` gives its phases that get the whole network: ``public_phases``
-    and, when there are some, ``network_note`` (they share the host's network namespace,
-    :data:`lancebench.commands.preflight.LOCAL_PUBLIC`)."""
+    and, when there are some, ``network_note`` (a namespace of their own with outbound access
+    only, :data:`lancebench.commands.preflight.LOCAL_PUBLIC`) and ``slirp4netns_installed``
+    (a local run refuses such a task without it)."""
+    from lancebench.sandbox.local_net import slirp_missing
     phases = public_phases(task)
-    return {"public_phases": phases, **({"network_note": LOCAL_PUBLIC} if phases else {})}
+    return {"public_phases": phases,
+            **({"network_note": LOCAL_PUBLIC, "slirp4netns_installed": not slirp_missing()} if phases else {})}
 
 
 def network_summary(task) -> str:

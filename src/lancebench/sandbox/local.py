@@ -1,7 +1,8 @@
 """The ``local`` backend: every command runs in a fresh bubblewrap sandbox over the same host
 folders, so files persist between commands while processes do not.
 
-Isolation (per command): new user (no nested ones), pid, network, ipc, uts and cgroup namespaces; the host's
+Isolation (per command): new user (no nested ones), pid, network, ipc, uts and cgroup namespaces (a
+command with the network gets outbound access only, through slirp4netns: :mod:`.local_net`); the host's
 ``/usr`` read-only and a minimal ``/etc``; a writable workspace at the workdir; a private ``/tmp``
 and ``$HOME``; a cleared environment; all capabilities dropped; ``--die-with-parent``. When the
 harness runs as root, commands also run as an unprivileged host uid (``LANCEBENCH_SANDBOX_UID``,
@@ -30,6 +31,7 @@ from lancebench.sandbox.base import AppProcess, ExecResult, Mount, SandboxSpec
 from lancebench.sandbox.cgroups import CgroupSet
 from lancebench.sandbox.fstree import CopyBounds, chown_tree, copy_file, copy_tree, remove_tree, write_notes
 from lancebench.sandbox.local_files import Deferred, move_onto_quota, populate
+from lancebench.sandbox.local_net import MISSING, RESOLV_CONF, OutboundNet, slirp_missing
 from lancebench.sandbox.output import CappedBuffer, drain
 
 INSIDE_UID = 1000
@@ -41,7 +43,6 @@ DEFAULT_PATH = "/env/venv/bin:/env/bin:/usr/local/bin:/usr/bin:/bin"
 # Parts of the host's /etc that programs need to work (read-only); nothing else of /etc is visible.
 ETC_BINDS = ("alternatives", "fonts", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "mime.types",
              "ssl", "ca-certificates", "chromium", "chromium.d", "gai.conf")
-ETC_NET_BINDS = ("resolv.conf",)
 CLONE_NEWNET = 0x40000000
 _LIBC = ctypes.CDLL(None, use_errno=True)  # setns (os.setns needs Python 3.12), loaded before any fork
 
@@ -116,6 +117,8 @@ class LocalSandbox:
         bubblewrap is missing."""
         if _bwrap_missing():
             raise SandboxError("bubblewrap (bwrap) is not installed: run `apt-get install bubblewrap`")
+        if self.spec.network and slirp_missing():
+            raise SandboxError(MISSING)
         await asyncio.to_thread(self.workspace.mkdir, parents=True, exist_ok=True)
         self.started = True
 
@@ -200,6 +203,7 @@ class LocalSandbox:
         (etc / "hosts").write_text("127.0.0.1 localhost lancebench\n::1 localhost\n")
         (etc / "hostname").write_text("lancebench\n")
         (etc / "nsswitch.conf").write_text("passwd: files\ngroup: files\nhosts: files dns\n")
+        (etc / "resolv.conf").write_text(RESOLV_CONF)  # slirp4netns's DNS; unreachable without the network
 
     # bubblewrap ------------------------------------------------------------------------------
     def _mounts(self) -> list[Mount]:
@@ -224,15 +228,19 @@ class LocalSandbox:
         return mounts
 
     def _bwrap_argv(self, cwd: str, env: dict[str, str], info_fd: int | None = None,
-                    mounts: list[Mount] | None = None, share_net: bool | None = None) -> list[str]:
+                    mounts: list[Mount] | None = None, share_net: bool = False,
+                    net: OutboundNet | None = None) -> list[str]:
         """bubblewrap's command line for one command: ``mounts`` (default :meth:`_mounts`), the
-        network namespace shared with the caller's when ``share_net`` (default ``spec.network``)."""
+        network namespace shared with the caller's when ``share_net`` (an app server, which joins
+        its command's), else a new one; ``net`` makes bubblewrap wait until its network is up."""
         # --disable-userns: no nested user namespace (where a process would hold capabilities again)
         argv = ["bwrap", "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session",
                 "--cap-drop", "ALL",
                 "--uid", str(INSIDE_UID), "--gid", str(INSIDE_UID), "--hostname", "lancebench"]
-        if self.spec.network if share_net is None else share_net:
+        if share_net:
             argv.append("--share-net")
+        if net is not None:
+            argv += net.bwrap_args()
         argv += ["--ro-bind", "/usr", "/usr"]
         for link, target in (("/bin", "usr/bin"), ("/sbin", "usr/sbin"), ("/lib", "usr/lib"), ("/lib64", "usr/lib64")):
             if os.path.exists(link):
@@ -241,7 +249,7 @@ class LocalSandbox:
         etc = self.root / "etc"
         for name in os.listdir(etc):
             argv += ["--ro-bind", str(etc / name), f"/etc/{name}"]
-        for name in ETC_BINDS + (ETC_NET_BINDS if self.spec.network else ()):
+        for name in ETC_BINDS:
             if os.path.exists(f"/etc/{name}"):
                 argv += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
         for m in self._mounts() if mounts is None else mounts:
@@ -331,8 +339,11 @@ class LocalSandbox:
         full_env.update(env or {})
         t0 = time.monotonic()
         out, err = CappedBuffer(self.spec.limits.output_bytes), CappedBuffer(self.spec.limits.output_bytes)
-        proc, info = await self._spawn(self._bwrap_argv, cwd or self.spec.workdir, full_env, argv_cmd, stdin,
-                                       self._preexec)
+        net = OutboundNet(self.uid) if self.spec.network else None
+        proc, info = await self._spawn(functools.partial(self._bwrap_argv, net=net), cwd or self.spec.workdir,
+                                       full_env, argv_cmd, stdin, self._preexec, net)
+        if net is not None:
+            await self._connect(proc, info, net)
         timed_out = False
         readers = asyncio.gather(drain(proc.stdout, out), drain(proc.stderr, err), self._feed(proc, stdin))
         companion = asyncio.ensure_future(self._companion(app, info, cwd)) if app else None
@@ -355,6 +366,8 @@ class LocalSandbox:
         finally:
             self._procs.discard(proc)
             app_output = await self._end_companion(companion)
+            if net is not None:
+                await net.close()
         await self._reap_leftovers()
         code = proc.returncode
         stderr_text = err.text()
@@ -365,24 +378,44 @@ class LocalSandbox:
                           truncated_bytes=out.cut + err.cut), app_output
 
     async def _spawn(self, make_argv, cwd: str, env: dict[str, str], argv_cmd: list[str], stdin: bytes | None,
-                     preexec) -> tuple[asyncio.subprocess.Process, asyncio.Future[bytes]]:
-        """Start bubblewrap (``make_argv(cwd, env, info_fd=...)`` + ``argv_cmd``) with ``preexec``;
-        returns the process and a future of what bubblewrap wrote to its info fd (``{"child-pid": N}``
-        once the sandbox is set up; read to its end, which comes when bubblewrap closes it or exits)."""
+                     preexec, net: OutboundNet | None = None
+                     ) -> tuple[asyncio.subprocess.Process, asyncio.Future[bytes]]:
+        """Start bubblewrap (``make_argv(cwd, env, info_fd=...)`` + ``argv_cmd``) with ``preexec``
+        (and ``net``'s block pipe, when given); returns the process and a future of what bubblewrap
+        wrote to its info fd (``{"child-pid": N}`` once the sandbox is set up; read to its end, which
+        comes when bubblewrap closes it or exits)."""
         info_r, info_w = os.pipe()
         argv = make_argv(cwd, env, info_fd=info_w) + argv_cmd
         try:
             proc = await asyncio.create_subprocess_exec(
                 *argv, stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-                start_new_session=True, preexec_fn=preexec, env={"PATH": "/usr/bin:/bin"}, pass_fds=(info_w,))
+                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True,
+                preexec_fn=preexec, env={"PATH": "/usr/bin:/bin"},
+                pass_fds=(info_w,) if net is None else (info_w, net.block_r))
         except (OSError, ValueError) as exc:
             os.close(info_r)
+            if net is not None:
+                await net.close()
             raise SandboxError(f"could not start bubblewrap: {exc}") from exc
         finally:
             os.close(info_w)
+            if net is not None:
+                net.after_spawn()
         self._procs.add(proc)
         return proc, asyncio.ensure_future(asyncio.to_thread(_read_all, info_r))
+
+    async def _connect(self, proc: asyncio.subprocess.Process, info: asyncio.Future[bytes], net: OutboundNet) -> None:
+        """Give the command of ``proc`` (bubblewrap, waiting on ``net``'s block pipe) its network
+        (:meth:`OutboundNet.attach`); when that fails, kill the command and raise
+        :class:`SandboxError` (or re-raise a cancellation)."""
+        try:
+            await net.attach(await info)
+        except BaseException:
+            self._kill_tree(proc)
+            self._procs.discard(proc)
+            await proc.wait()
+            await net.close()
+            raise
 
     async def _companion(self, app: AppProcess, info: asyncio.Future[bytes], cwd: str | None) -> str:
         """Run ``app`` (see :meth:`exec_with_app`) once the command's sandbox exists, until cancelled;

@@ -1,0 +1,162 @@
+"""The network of a local sandbox's command that has the whole network (``spec.network``): a
+namespace of its own with outbound access only, served by slirp4netns (Debian package
+``slirp4netns``), never the harness's own namespace.
+
+bubblewrap unshares the network, reports its child's pid on ``--info-fd`` and waits on
+``--block-fd``; :class:`OutboundNet` then starts ``slirp4netns --configure --mtu 65520
+--disable-host-loopback PID tap0`` (as the sandbox's host uid) against that pid, waits for its
+``--ready-fd``, and lets bubblewrap go on. Inside: ``tap0`` at 10.0.2.100, the gateway 10.0.2.2
+leads nowhere (``--disable-host-loopback``: the host's 127.0.0.1 is out of reach, so are the
+model gateway, local model servers and other trials' servers), DNS at 10.0.2.3 (the
+``resolv.conf`` bound in the sandbox, :data:`RESOLV_CONF`). slirp4netns is stopped by pid when
+the command ends, and exits by itself when the harness does (``--exit-fd``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fcntl
+import functools
+import os
+import re
+import shutil
+import signal
+import time
+
+from lancebench.errors import SandboxError
+
+RESOLV_CONF = "nameserver 10.0.2.3\n"  # slirp4netns's built-in DNS forwarder
+READY_TIMEOUT_SEC = 10.0
+NS_GET_USERNS = 0xB701  # ioctl: the user namespace owning a namespace (linux/nsfs.h, _IO(0xb7, 0x1))
+MISSING = "slirp4netns is not installed (a public phase's network on the local backend): apt-get install slirp4netns"
+
+
+@functools.cache
+def slirp_missing() -> bool:
+    """True when ``slirp4netns`` is not on PATH."""
+    return shutil.which("slirp4netns") is None
+
+
+class OutboundNet:
+    """One command's outbound-only network (see the module docstring). Use: pass
+    :meth:`bwrap_args` to bubblewrap and :attr:`block_r` to its ``pass_fds``, call
+    :meth:`after_spawn` once bubblewrap started, then :meth:`attach` with bubblewrap's info,
+    and always :meth:`close`."""
+
+    def __init__(self, uid: int | None):
+        self.uid = uid  # the host uid slirp4netns runs as (None: ours)
+        self.block_r, block_w = os.pipe()
+        self.block_w: int | None = block_w
+        self.proc: asyncio.subprocess.Process | None = None
+        self._exit_w: int | None = None
+
+    def bwrap_args(self) -> list[str]:
+        """bubblewrap's options: wait on the block pipe until the network is up."""
+        return ["--block-fd", str(self.block_r)]
+
+    def after_spawn(self) -> None:
+        """Close bubblewrap's end of the block pipe in this process."""
+        os.close(self.block_r)
+
+    async def attach(self, info: bytes) -> None:
+        """Start slirp4netns against the child pid in ``info`` (bubblewrap's ``{"child-pid": N}``),
+        wait until it is ready (at most :data:`READY_TIMEOUT_SEC` seconds), then release
+        bubblewrap. Does nothing when ``info`` holds no pid (bubblewrap failed; its own error
+        says why). Raises :class:`SandboxError` when slirp4netns is missing or not ready."""
+        match = re.search(rb'"child-pid"\s*:\s*(\d+)', info)
+        if match is None:
+            return
+        if slirp_missing():
+            raise SandboxError(MISSING)
+        pid = int(match.group(1))
+        try:
+            netns = os.open(f"/proc/{pid}/ns/net", os.O_RDONLY)
+        except OSError:
+            return  # bubblewrap already failed; its own error says why
+        try:
+            userns = fcntl.ioctl(netns, NS_GET_USERNS)  # the owner of the netns, where slirp4netns needs to be
+            try:
+                if not await _set_up(pid, os.fstat(userns).st_ino):
+                    return
+                ready_r = await self._start(netns, userns)
+            finally:
+                os.close(userns)
+        finally:
+            os.close(netns)
+        try:
+            ready = await asyncio.wait_for(asyncio.to_thread(_read_byte, ready_r), READY_TIMEOUT_SEC)
+        except TimeoutError:
+            ready = b""
+        if ready != b"1":
+            await self.close()
+            assert self.proc is not None and self.proc.stderr is not None
+            detail = (await self.proc.stderr.read()).decode(errors="replace")
+            raise SandboxError(f"slirp4netns did not set up the sandbox's network: {detail.strip()[-500:]}")
+        if self.block_w is not None:
+            os.write(self.block_w, b"1")
+
+    async def _start(self, netns: int, userns: int) -> int:
+        """Start slirp4netns in the network namespace ``netns`` (an fd), joining the user
+        namespace ``userns`` (an fd) that owns it; returns the read end of its ready pipe."""
+        ready_r, ready_w = os.pipe()
+        exit_r, self._exit_w = os.pipe()
+        argv = ["slirp4netns", "--configure", "--mtu", "65520", "--disable-host-loopback", "--ready-fd",
+                str(ready_w), "--exit-fd", str(exit_r), f"--userns-path=/proc/self/fd/{userns}",
+                "--netns-type=path", f"/proc/self/fd/{netns}", "tap0"]
+        try:
+            self.proc = await asyncio.create_subprocess_exec(
+                *argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
+                stderr=asyncio.subprocess.PIPE, pass_fds=(ready_w, exit_r, netns, userns), preexec_fn=self._as_uid,
+                start_new_session=True)
+        except OSError as exc:
+            os.close(ready_r)
+            raise SandboxError(f"could not start slirp4netns: {exc}") from exc
+        finally:
+            os.close(ready_w)
+            os.close(exit_r)
+        return ready_r
+
+    def _as_uid(self) -> None:
+        if self.uid is not None:
+            os.setgroups([])
+            os.setgid(self.uid)
+            os.setuid(self.uid)
+
+    async def close(self) -> None:
+        """Stop slirp4netns (by its pid) and close the pipes; safe to call twice."""
+        for attr in ("block_w", "_exit_w"):
+            fd = getattr(self, attr)
+            if fd is not None:
+                setattr(self, attr, None)
+                os.close(fd)
+        if self.proc is not None and self.proc.returncode is None:
+            try:
+                os.kill(self.proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            await self.proc.wait()
+
+
+async def _set_up(pid: int, owner: int) -> bool:
+    """Wait (at most :data:`READY_TIMEOUT_SEC` seconds) until bubblewrap's child ``pid`` has set
+    its sandbox up: it then enters a user namespace nested in ``owner`` (the inode of the one
+    owning its network namespace) and waits on its block fd. slirp4netns configuring the
+    namespace earlier races bubblewrap setting up ``lo`` (``bwrap: loopback: Failed
+    RTM_NEWADDR``, seen within 40 commands). False when the child is gone (bubblewrap failed)."""
+    deadline = time.monotonic() + READY_TIMEOUT_SEC
+    while time.monotonic() < deadline:
+        try:
+            if os.stat(f"/proc/{pid}/ns/user").st_ino != owner:
+                return True
+        except OSError:
+            return False
+        await asyncio.sleep(0.001)
+    return True  # let slirp4netns try; a failure is reported by bubblewrap or the ready pipe
+
+
+def _read_byte(fd: int) -> bytes:
+    """One byte of ``fd`` (b"" at its end); closes it."""
+    try:
+        return os.read(fd, 1)
+    finally:
+        os.close(fd)
