@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 from lancebench.analysis.trial import TrialAnalysis, read_patch
@@ -65,7 +66,7 @@ def verifier_runs(paths: TrialPaths) -> list[dict]:
     return runs
 
 
-def _without_commands(text: str, commands: list[str]) -> str:
+def _without_commands(text: str, commands: Sequence[str]) -> str:
     """An agent message without the fenced code blocks that only repeat one of the step's
     ``commands`` (each command is shown once, under the message, with its output)."""
     wanted = {c.strip() for c in commands}
