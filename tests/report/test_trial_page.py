@@ -43,7 +43,7 @@ def test_each_command_is_shown_once_and_every_report(tmp_path):
     assert html.count(COMMAND) == 1
     assert html.count(OTHER) == 1
     for n in range(2):
-        assert "logs/junit-%02d.xml" % n in html and "suite%02d" % n in html
+        assert f"logs/junit-{n:02d}.xml" in html and f"suite{n:02d}" in html
     assert "test.log" in html
 
 
