@@ -105,7 +105,7 @@ def test_check_names_the_ids_the_report_holds_when_one_matches_nothing():
     the report holds, so the author could not see how to spell it."""
     from lancebench.grading.junit import JUnitReport, id_key
     from lancebench.grading.outcome import judge_run
-    from lancebench.validation.check import missing_ids_problems
+    from lancebench.taskcheck.check import missing_ids_problems
     report = JUnitReport(cases={id_key("tests/test_x.py::TestA::test_b"): "failed",
                                 id_key("tests/test_x.py::test_c"): "passed"})
     run = judge_run(exit_code=1, timed_out=False, rewards=None, junit=report,

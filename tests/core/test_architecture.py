@@ -13,10 +13,10 @@ SRC = Path(lancebench.__file__).parent
 # docs/architecture.md, "Layers": a package may import its own layer and the layers below.
 LAYERS = {
     "errors": 0, "plugins": 0, "fetch": 0, "results": 0,
-    "task": 1, "sandbox": 1, "environment": 1, "llm": 1,
+    "task": 1, "sandbox": 1, "caches": 1, "llm": 1,
     "grading": 2, "agents": 2, "datasets": 2,
     "backends": 3, "judging": 3, "metrics": 3, "analysis": 3,
-    "runner": 4, "validation": 4,
+    "runner": 4, "taskcheck": 4,
     "report": 5,
     "commands": 6, "cli": 6,
 }

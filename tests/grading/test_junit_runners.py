@@ -10,7 +10,7 @@ import pytest
 
 from lancebench.grading.junit import outcome_of, parse_junit, select
 from lancebench.grading.outcome import judge_run
-from lancebench.validation.check import missing_ids_problems
+from lancebench.taskcheck.check import missing_ids_problems
 
 SAMPLES = Path(__file__).parent / "junit_samples"
 

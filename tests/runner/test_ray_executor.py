@@ -18,7 +18,7 @@ import pytest
 ray = pytest.importorskip("ray")
 
 from lancebench.backends.options import CHECKOUT_REPOS_ENV, BackendOptions  # noqa: E402
-from lancebench.environment.cache import sub  # noqa: E402
+from lancebench.caches.cache import sub  # noqa: E402
 from lancebench.errors import ModelAuthError  # noqa: E402
 from lancebench.results.paths import JobPaths  # noqa: E402
 from lancebench.results.store import read_results  # noqa: E402

@@ -43,7 +43,7 @@ from typing import cast
 from lancebench.backends.capture import run_capture
 from lancebench.backends.docker_hosttools import apply_on_host, capture_on_host, pristine_of
 from lancebench.backends.options import BackendOptions
-from lancebench.environment.cache import sub
+from lancebench.caches.cache import sub
 from lancebench.errors import EnvironmentBuildError, SandboxError, WorkspaceError
 from lancebench.grading.pyguard import FIND_SITE_FOLDERS, PTH_NAME, PTH_TEXT
 from lancebench.results.store import atomic_write
@@ -334,7 +334,7 @@ def _base_of(task: Task, tag: str) -> tuple[str, str, str, Path | None]:
             try:
                 head, foreign = _probe(cli, tag, workdir, fix=None)
             except _NoGit:
-                from lancebench.environment.cache import sub
+                from lancebench.caches.cache import sub
                 folder, commit = pristine_of(tag, workdir, sub("docker-pristine"))
                 result = (tag, workdir, commit, folder)
             else:
@@ -433,7 +433,7 @@ def _probe(cli, image: str, workdir: str, *, fix: str | None, init: bool = False
                                             f"{stderr[-1500:]}")
             api.stop(cid, timeout=1)
             conf = dict(config)  # the image's own config, not the probe's
-            conf["Labels"] = {"lancebench.environment": f"derived from {image}", **(conf.get("Labels") or {}),
+            conf["Labels"] = {"lancebench.caches": f"derived from {image}", **(conf.get("Labels") or {}),
                               LABEL_MANAGED: "true"}
             repo, _, tag = fix.rpartition(":")
             api.commit(cid, repository=repo, tag=tag, conf=conf)

@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lancebench.backends.options import BackendOptions
-from lancebench.environment.cache import sub
-from lancebench.environment.checkout import check_allowed, export_tree
+from lancebench.caches.cache import sub
+from lancebench.caches.checkout import check_allowed, export_tree
 from lancebench.errors import EnvironmentBuildError
 from lancebench.sandbox.base import Limits, Mount, SandboxSpec
 from lancebench.sandbox.local import DEFAULT_PATH, LocalSandbox

@@ -14,7 +14,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from lancebench.environment.checkout import ALLOWED_ENV as CHECKOUT_REPOS_ENV  # os.pathsep-separated repositories
+from lancebench.caches.checkout import ALLOWED_ENV as CHECKOUT_REPOS_ENV  # os.pathsep-separated repositories
 
 CA_BUNDLE_ENV = "LANCEBENCH_CA_BUNDLE"  # a CA bundle file for environment builds, when no option gives one
 

@@ -54,8 +54,8 @@ def calibrate(
     Example: lancebench calibrate -p src/lancebench/datasets/mini/tasks/texttable-bool-dtype -k 3 --judge-model local
     """
     from lancebench.backends import make_backend
+    from lancebench.caches.cache import sub
     from lancebench.commands.run import judge_settings
-    from lancebench.environment.cache import sub
     from lancebench.judging.calibrate import calibrate as run_calibration
     from lancebench.llm import serving
     try:

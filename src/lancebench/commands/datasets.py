@@ -92,7 +92,7 @@ def check(
       lancebench check -p tests/fixtures/tasks/calc -k 5
     """
     from lancebench.commands.common import backend_options, runnable, slug
-    from lancebench.validation.check import as_json, check_tasks
+    from lancebench.taskcheck.check import as_json, check_tasks
     settings = backend_options(ca_bundle)
     try:
         closed = verifier_network_choice(verifier_network)

@@ -40,7 +40,7 @@ SMOLLM2_GGUF_SIZE = 98_362_432  # bytes
 
 
 def _models_dir() -> Path:
-    from lancebench.environment.cache import sub
+    from lancebench.caches.cache import sub
 
     return sub("models")
 

@@ -1,7 +1,7 @@
 """Executors run a job's trials: ``local`` (:class:`LocalExecutor`, asyncio tasks in this process,
 bounded by the job's concurrency) or ``ray`` (each trial a Ray task; see
 :mod:`lancebench.runner.ray_executor`, which imports this module). The choice by name is
-:func:`lancebench.runner.executors.make_executor`.
+:func:`lancebench.runner.job.make_executor`.
 
 An executor receives :class:`TrialSpec` objects plus the *names* of the agent and backend and the
 backend's :class:`~lancebench.backends.options.BackendOptions` (values, pickled to Ray workers), so

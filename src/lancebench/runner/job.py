@@ -24,7 +24,7 @@ import filelock
 
 from lancebench import __version__
 from lancebench.backends.options import BackendOptions
-from lancebench.environment.cache import sub
+from lancebench.caches.cache import sub
 from lancebench.errors import ConfigError, LancebenchError, RunStopped, TaskError
 from lancebench.judging.senior import JudgeSettings
 from lancebench.results.index import IndexedTrials
@@ -34,8 +34,7 @@ from lancebench.results.paths import JobPaths
 from lancebench.results.store import atomic_write, trial_id, write_json
 from lancebench.runner.agent_phase import TrialSpec
 from lancebench.runner.controls import RunControls, RunWatch
-from lancebench.runner.executor import AgentRecipe
-from lancebench.runner.executors import make_executor
+from lancebench.runner.executor import AgentRecipe, Executor, LocalExecutor
 from lancebench.task.model import Task, VerifierNetwork
 from lancebench.task.settings import with_verifier_network
 
@@ -104,6 +103,20 @@ class JobOptions:
             if script.is_file():
                 return f"{self.agent_label}@{hashlib.sha256(script.read_bytes()).hexdigest()[:12]}"
         return self.agent_label
+
+
+def make_executor(name: str, **options) -> Executor:
+    """The executor that runs a job's trials, by name: ``local`` (:class:`LocalExecutor`) or ``ray``
+    (:class:`~lancebench.runner.ray_executor.RayExecutor`, options: ``address``, ``num_cpus``,
+    ``runtime_env``, ``cpus_per_trial``, ``max_retries``). Raises :class:`ConfigError` for other
+    names (and, from ``RayExecutor``, for bad options)."""
+    if name == "local":
+        return LocalExecutor()
+    if name == "ray":
+        # Ray is optional: imported only when chosen
+        from lancebench.runner.ray_executor import RayExecutor
+        return RayExecutor(**options)
+    raise ConfigError(f"unknown executor '{name}'; choose local or ray")
 
 
 def plan(tasks: list[Task], opts: JobOptions) -> tuple[list[TrialSpec], list[TrialResult]]:

@@ -51,7 +51,7 @@ import ray
 import ray.exceptions
 
 from lancebench.backends.options import BackendOptions
-from lancebench.environment.cache import sub
+from lancebench.caches.cache import sub
 from lancebench.errors import ConfigError, LancebenchError, ModelAuthError
 from lancebench.results.models import TrialResult
 from lancebench.results.paths import TrialPaths

@@ -20,7 +20,7 @@ from lancebench.errors import SandboxError
 LABEL_MANAGED = "lancebench.managed"
 LABEL_JOB = "lancebench.job"
 LABEL_TRIAL = "lancebench.trial"
-LABEL_ENVIRONMENT = "lancebench.environment"
+LABEL_ENVIRONMENT = "lancebench.caches"
 LABEL_TASK = "lancebench.task"
 #: ``HOST:PID:START`` of the harness process that created a container (see :func:`managed_labels`).
 LABEL_OWNER = "lancebench.owner"

@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lancebench.environment.cache import sub
+from lancebench.caches.cache import sub
 from lancebench.sandbox import docker_engine as engine
 from lancebench.sandbox.base import Mount
 from lancebench.sandbox.cover import cover, coverable, run_tool

@@ -18,7 +18,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from lancebench.environment.cache import sub
+from lancebench.caches.cache import sub
 from lancebench.errors import AgentError
 
 INSIDE = "/opt/lancebench-agent"

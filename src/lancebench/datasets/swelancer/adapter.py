@@ -29,12 +29,12 @@ from pathlib import Path
 
 import tomli_w
 
+from lancebench.caches.cache import sub
 from lancebench.datasets.swelancer.prompt import ANSWER_FILE, manager_instruction
 from lancebench.datasets.swelancer.repo import parents
 from lancebench.datasets.swelancer.source import locate_table
 from lancebench.datasets.swelancer.table import IC, KIND, MANAGER, SwelancerRow, read_table, split_of
 from lancebench.datasets.task_folder import write_task
-from lancebench.environment.cache import sub
 from lancebench.errors import DatasetError
 
 FILTERS = ("manager", "ic")

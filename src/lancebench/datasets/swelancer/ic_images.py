@@ -19,7 +19,7 @@ import tempfile
 import uuid
 from pathlib import Path
 
-from lancebench.environment.cache import sub
+from lancebench.caches.cache import sub
 from lancebench.errors import DatasetError, SandboxError
 from lancebench.sandbox import docker_engine as engine
 

@@ -18,7 +18,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from lancebench.environment.cache import sub
+from lancebench.caches.cache import sub
 from lancebench.errors import DatasetError
 from lancebench.fetch import FetchError, fetch_url, pip_download, read_member, sha256_file, write_atomic
 

@@ -57,17 +57,21 @@ def pareto_chart(rows: list[dict], labels: list[str]) -> dict[str, Any]:
 
 
 def passk_chart(rows: list[dict], labels: list[str]) -> dict[str, Any]:
-    """pass@k against k, one line per row (k from 1 to the row's largest k with a value)."""
-    datasets = []
+    """pass@k against k, one line per row (k from 1 to the row's largest k with a value); the k axis
+    runs over whole numbers from 1 to the largest k of any row (at least 2, so one attempt does not
+    stretch a tenth of a k across the plot)."""
+    datasets, largest = [], 1
     for i, r in enumerate(rows):
         pts = [{"x": int(k), "y": v} for k, v in sorted(r.get("pass_at_k", {}).items(), key=lambda kv: int(kv[0]))
                if v is not None]
+        largest = max([largest, *(p["x"] for p in pts)])
         datasets.append({"label": labels[i], "data": pts, "borderColor": color(i), "backgroundColor": color(i),
                          "showLine": True, "pointRadius": 4, "clip": 10, "row": i})
     return {"type": "scatter", "data": {"datasets": datasets},
             "options": {"scales": {**_axes("k (attempts)", "pass@k"),
                                    "x": {"type": "linear", "title": {"display": True, "text": "k (attempts)"},
-                                         "ticks": {"stepSize": 1}, "min": 1}}}}
+                                         "ticks": {"stepSize": 1, "precision": 0}, "min": 1,
+                                         "max": max(2, largest)}}}}
 
 
 def earnings_chart(bucket_rows: list[list[dict]], labels: list[str], buckets: list[str]) -> dict[str, Any]:

@@ -7,6 +7,8 @@ autoescape, Pygments)."""
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Sequence
 from pathlib import Path
 
 from lancebench.analysis.trial import TrialAnalysis, read_patch
@@ -14,6 +16,7 @@ from lancebench.report.html.highlight import markdown, patch_files, shell
 from lancebench.results.models import readable
 from lancebench.results.paths import TrialPaths
 
+FENCE = re.compile(r"```[\w+-]*[ \t]*\n(.*?)\n?```", re.S)  # a fenced code block of an agent message
 MAX_TEXT = 20_000  # characters of one output or log shown on a page; the rest is cut with a note
 
 
@@ -38,17 +41,36 @@ def instruction(paths: TrialPaths, analysis: TrialAnalysis) -> str | None:
     return text
 
 
+REPORT_FILES = 20  # files of one run's ``logs/`` shown (JUnit reports, reward files); the rest are named
+
+
+def _files(folder: Path, suffixes: tuple[str, ...]) -> list[Path]:
+    if not folder.is_dir() or folder.is_symlink():
+        return []
+    return [f for f in sorted(folder.iterdir()) if f.is_file() and not f.is_symlink() and f.suffix in suffixes]
+
+
 def verifier_runs(paths: TrialPaths) -> list[dict]:
-    """Each verifier run's logs: ``name`` (``run-0``...) and ``logs`` [(file name, text)] for the
-    text files at its top level (test output, apply log)."""
+    """Each verifier run's files: ``name`` (``run-0``, ``canary``...) and ``logs`` [(file name,
+    text)]: the text files at its top level (test output, apply log), then every report the
+    verifier wrote under ``logs/`` (each JUnit report, reward files; at most
+    :data:`REPORT_FILES`, the others named in ``more``)."""
     runs: list[dict] = []
     if not paths.verifier.is_dir():
         return runs
     for run in sorted(p for p in paths.verifier.iterdir() if p.is_dir() and not p.is_symlink()):
-        logs = [(f.name, _read(f) or "") for f in sorted(run.iterdir())
-                if f.is_file() and not f.is_symlink() and f.suffix in (".log", ".txt")]
-        runs.append({"name": run.name, "logs": logs})
+        reports = _files(run / "logs", (".xml", ".txt", ".json"))
+        logs = [(f.name, _read(f) or "") for f in _files(run, (".log", ".txt"))]
+        logs += [(f"logs/{f.name}", _read(f) or "") for f in reports[:REPORT_FILES]]
+        runs.append({"name": run.name, "logs": logs, "more": [f"logs/{f.name}" for f in reports[REPORT_FILES:]]})
     return runs
+
+
+def _without_commands(text: str, commands: Sequence[str]) -> str:
+    """An agent message without the fenced code blocks that only repeat one of the step's
+    ``commands`` (each command is shown once, under the message, with its output)."""
+    wanted = {c.strip() for c in commands}
+    return FENCE.sub(lambda m: "" if m.group(1).strip() in wanted else m.group(0), text).strip()
 
 
 def artifacts(paths: TrialPaths) -> list[dict]:
@@ -97,7 +119,8 @@ def trial_context(trial_dir: Path, analysis: TrialAnalysis) -> dict:
     for f in analysis.findings:
         if f.step_id is not None:
             by_step.setdefault(f.step_id, []).append(f)
-    steps = [{"id": s.step_id, "source": s.source, "text": cut(s.text), "html": markdown(cut(s.text)),
+    steps = [{"id": s.step_id, "source": s.source, "text": cut(s.text),
+              "html": markdown(cut(_without_commands(s.text, s.commands) if s.source == "agent" else s.text)),
               "phase": analysis.phases.get(s.step_id),
               "commands": [shell(cut(c, 8000)) for c in s.commands], "outputs": [cut(o) for o in s.outputs],
               "prompt_tokens": s.prompt_tokens, "completion_tokens": s.completion_tokens,

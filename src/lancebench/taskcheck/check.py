@@ -17,7 +17,7 @@ from pathlib import Path
 
 from lancebench.backends.options import BackendOptions
 from lancebench.backends.registry import make_backend
-from lancebench.environment.cache import sub
+from lancebench.caches.cache import sub
 from lancebench.errors import LancebenchError
 from lancebench.grading.outcome import KEPT, RunOutcome
 from lancebench.grading.verifier import grade_once
