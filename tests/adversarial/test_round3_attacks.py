@@ -1,0 +1,44 @@
+"""Grading integrity attacked after the canary redesign, the report witness and the validation
+controls (attack pass "round 3").
+
+1. The canary run told apart by the age of the hidden test files, and left without a report
+(open hole, ``xfail(strict=True)``): the graded run's hidden test files are copies that keep the
+task's mtime, the canary run's test file was written by ``grading.canary`` a second before pytest
+starts (measured in both sandboxes: minutes old against under 3 s). ``exit_by_test_file_age.sh``
+ends pytest at import, status 0 when the test files are old (the graded run: reward 1, no JUnit
+report) and status 1 when one is fresh (the canary run: failed, no report either). On a task
+graded by exit status (no F2P/P2P lists) nothing reads that: ``judge_canary`` finds a failed run
+without a report ("no test report to read them from", a note), ``divergence`` returns None when
+the canary run left no report, and ``_lost_cases`` counts a lost report as broken only when the
+graded run held cases. ``resolved`` with reward 1 and ``calc.add`` still broken, on both
+backends. The age is one signal among several (a second import in a fresh sandbox, a test count
+other than the file the repository ships, near-copy bodies as ``exit_unless_canary.sh`` reads
+them); the hole is that a canary run that fails without a report beside a graded run that passed
+without one decides nothing. Fix: when the graded run passed without a report and the canary run
+left none either while it failed, the canary run changed the verdict of a run whose tests it only
+added to: forged (or at least broken: tried again, then the untouched base decides); and make
+the graded run's test files fresh copies too (``copy_tests`` without the task's mtimes), so the
+age tells nothing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from lbtest import TASKS, derive_task, lb, one_result
+
+AGENTS = Path(__file__).resolve().parent / "agents"
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason="open hole: a canary run told apart by its test file's age exits 1 without a "
+                                        "report; on a task without F2P/P2P lists, beside a graded run that exited 0 "
+                                        "without a report, nothing is read: resolved with calc.add still broken")
+def test_a_canary_run_left_without_a_report_is_caught(jobs, shared, backend):
+    task = derive_task(TASKS / "calc", shared / "calc-no-lists", toml={r"^(f2p|p2p) = .*$": ""})
+    lb("run", "-p", task, "-a", f"script:{AGENTS / 'exit_by_test_file_age.sh'}", "-o", jobs, "--backend", backend,
+       check=True, timeout=600)
+    r = one_result(jobs)
+    assert (r["status"], r["rewards"].get("reward")) == ("unresolved", 0.0), (r["status"], r["reason"],
+                                                                              r.get("scan_notes"))
