@@ -19,6 +19,18 @@ left none either while it failed, the canary run changed the verdict of a run wh
 added to: forged (or at least broken: tried again, then the untouched base decides); and make
 the graded run's test files fresh copies too (``copy_tests`` without the task's mtimes), so the
 age tells nothing.
+
+2. An exit at import, status 0, in every run, on a task graded by exit status whose ``test.sh``
+runs the hidden tests' folder (``pytest /tests``) (open hole, ``xfail(strict=True)``): no
+canary detection needed. ``exit_zero_whole_folder.sh`` assembles ``os._exit``'s name at run time
+(the static scan reads ``getattr(os, "_exit")``, not ``getattr(__import__("o" + "s"), "_e" +
+"xit")``), so the graded run and the canary run both pass with no report. ``judge_canary`` calls
+a canary run that passes without a report forged only when ``test.sh`` names the canary's file
+(``Path(f).name in test_sh``); a folder names none: a note, ``resolved`` with reward 1 on both
+backends. Fix: a canary run that passes without a report is forged whenever no report can show
+that the canary was left out (the canary's file lies under a folder ``test.sh`` names, or
+always unless ``test.sh`` selects tests), and the static scan should read an attribute name
+assembled from strings the way it reads ``getattr(os, "_exit")``.
 """
 
 from __future__ import annotations
@@ -38,6 +50,21 @@ AGENTS = Path(__file__).resolve().parent / "agents"
 def test_a_canary_run_left_without_a_report_is_caught(jobs, shared, backend):
     task = derive_task(TASKS / "calc", shared / "calc-no-lists", toml={r"^(f2p|p2p) = .*$": ""})
     lb("run", "-p", task, "-a", f"script:{AGENTS / 'exit_by_test_file_age.sh'}", "-o", jobs, "--backend", backend,
+       check=True, timeout=600)
+    r = one_result(jobs)
+    assert (r["status"], r["rewards"].get("reward")) == ("unresolved", 0.0), (r["status"], r["reason"],
+                                                                              r.get("scan_notes"))
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason="open hole: an exit with status 0 at import passes both the graded and the "
+                                        "canary run without a report when test.sh runs the tests folder (it names no "
+                                        "canary file): resolved with calc.add still broken")
+def test_an_exit_at_import_under_a_folder_wide_verifier_is_caught(jobs, shared, backend):
+    task = derive_task(TASKS / "calc", shared / "calc-folder", toml={r"^(f2p|p2p) = .*$": ""},
+                       files={"tests/test.sh": (TASKS / "calc" / "tests" / "test.sh").read_text().replace(
+                           "/tests/test_calc.py", "/tests")})
+    lb("run", "-p", task, "-a", f"script:{AGENTS / 'exit_zero_whole_folder.sh'}", "-o", jobs, "--backend", backend,
        check=True, timeout=600)
     r = one_result(jobs)
     assert (r["status"], r["rewards"].get("reward")) == ("unresolved", 0.0), (r["status"], r["reason"],
