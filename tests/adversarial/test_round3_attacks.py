@@ -31,16 +31,50 @@ backends. Fix: a canary run that passes without a report is forged whenever no r
 that the canary was left out (the canary's file lies under a folder ``test.sh`` names, or
 always unless ``test.sh`` selects tests), and the static scan should read an attribute name
 assembled from strings the way it reads ``getattr(os, "_exit")``.
+
+3. A patch that outgrows the judge's context window (caught; a regular test, no existing test
+reads it): the validation agent's prompt holds the whole patch (``validation._write_prompt``), so
+an agent whose patch is large enough drives the judge model into a context-window refusal. Were
+that ``invalid`` (as every ``JudgeFailed`` reaching ``validate``'s outer handler is, "the judge
+model failed after the client's retries"), the agent's own patch would get its failure excluded.
+It is not: ``_Run.story`` re-raises only ``model-error`` and ends the story ``unsure`` for the
+limits (``context``, ``tokens``, ``turns``, ``schema``), so validation scores 0 and the trial is
+the agent's. The judge model is the scripted server answering as a model does when the prompt is
+too long (HTTP 400, "maximum context length").
 """
 
 from __future__ import annotations
 
+import asyncio
+import sys
 from pathlib import Path
 
 import pytest
 from lbtest import TASKS, derive_task, lb, one_result
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "llm"))
+from scripted_server import Fail, scripted  # noqa: E402,F401  (the fixture)
+
+from lancebench.backends import make_backend  # noqa: E402
+from lancebench.judging.validation import validate  # noqa: E402
+from lancebench.judging.validation_spec import load_spec  # noqa: E402
+from lancebench.judging.workspace import snapshot  # noqa: E402
+from lancebench.llm.client import LLMClient  # noqa: E402
+from lancebench.task.load import load_task  # noqa: E402
+
 AGENTS = Path(__file__).resolve().parent / "agents"
+SPEC = """
+[[stories]]
+name = "adds"
+description = "add returns the sum of two numbers"
+driver = "pytest"
+procedure = ["import calc", "call calc.add(a, b)", "compare with the expected sum"]
+
+[[stories.cases]]
+name = "small"
+inputs = [2, 3]
+expected = 5
+"""
 
 
 @pytest.mark.slow
@@ -69,3 +103,34 @@ def test_an_exit_at_import_under_a_folder_wide_verifier_is_caught(jobs, shared, 
     r = one_result(jobs)
     assert (r["status"], r["rewards"].get("reward")) == ("unresolved", 0.0), (r["status"], r["reason"],
                                                                               r.get("scan_notes"))
+
+
+def _big_patch(lines: int) -> str:
+    """The calc fix plus a new data file of ``lines`` lines (about 60 bytes each)."""
+    fix = ("diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1,5 +1,5 @@\n"
+           " def add(a, b):\n-    return a - b\n+    return a + b\n \n \n def mul(a, b):\n")
+    data = "".join(f"+row {i:07d} lorem ipsum dolor sit amet consectetur adipiscing\n" for i in range(lines))
+    return fix + (f"diff --git a/table.txt b/table.txt\nnew file mode 100644\n--- /dev/null\n+++ b/table.txt\n"
+                  f"@@ -0,0 +1,{lines} @@\n{data}")
+
+
+def test_a_patch_that_outgrows_the_judges_context_is_not_invalid(scripted, shared):  # noqa: F811
+    task_dir = derive_task(TASKS / "calc", shared / "calc-senior", files={"tests/validation_spec.toml": SPEC})
+    # the judge model refuses the prompt as too long, as a real one does with a 1.2 MB patch in it
+    srv = scripted([Fail(400, "This model's maximum context length is 200000 tokens. However, your messages "
+                              "resulted in 812345 tokens.")])
+
+    async def go():
+        task = load_task(task_dir)
+        backend = make_backend("local")
+        env = await backend.prepare(task)
+        patch = _big_patch(20_000)
+        snap = await snapshot(task, backend, env, patch, shared / "scratch" / "snap")
+        client = LLMClient("openai/scripted", srv.api_base, max_retries=0)
+        return await validate(client, task, backend, env, patch, load_spec(task.paths.tests / "validation_spec.toml"),
+                              snap, shared / "scratch" / "validation")
+
+    rec = asyncio.run(go())  # ValidationInvalid here would be an `invalid` trial for the agent's own patch
+    (story,) = rec.details["stories"]
+    assert (rec.status, rec.scores, story["outcome"]) == ("ok", {"score": 0.0}, "unsure"), rec
+    assert "context" in story["detail"] and len(srv.requests) == 1, story
