@@ -41,6 +41,20 @@ It is not: ``_Run.story`` re-raises only ``model-error`` and ends the story ``un
 limits (``context``, ``tokens``, ``turns``, ``schema``), so validation scores 0 and the trial is
 the agent's. The judge model is the scripted server answering as a model does when the prompt is
 too long (HTTP 400, "maximum context length").
+
+4. A patch whose text the judge's provider refuses makes validation ``invalid`` (open hole,
+``xfail(strict=True)``): a request refused for its content (HTTP 400, a content filter: Azure
+OpenAI's ``content_filter``, a provider's prompt-policy refusal) is a ``fatal`` refusal, not
+retried, raised as ``ModelError`` -> ``JudgeFailed("model-error")``, which ``_Run.story``
+re-raises and ``validate`` turns into ``ValidationInvalid`` with the control text "the judge
+model failed after the client's retries". No control ran, and the refused prompt holds the
+agent's patch: an agent that writes text the provider's filter refuses (in a comment or a data
+file) turns its own failed validation into an ``invalid`` trial (excluded from the score, retried
+by ``--retry-invalid``). The judge model is the scripted server answering as Azure OpenAI does
+(HTTP 400, code ``content_filter``). Fix: only failures no request content can cause (5xx,
+429, timeouts, connection errors after the client's retries) are the harness's; a 4xx refusal
+needs a control: the same first prompt with the reference patch (or an empty patch) accepted ->
+the agent's (``ValidationByAgent``), refused too -> ``invalid``.
 """
 
 from __future__ import annotations
@@ -56,7 +70,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "llm"))
 from scripted_server import Fail, scripted  # noqa: E402,F401  (the fixture)
 
 from lancebench.backends import make_backend  # noqa: E402
-from lancebench.judging.validation import validate  # noqa: E402
+from lancebench.judging.validation import ValidationByAgent, ValidationInvalid, validate  # noqa: E402
 from lancebench.judging.validation_spec import load_spec  # noqa: E402
 from lancebench.judging.workspace import snapshot  # noqa: E402
 from lancebench.llm.client import LLMClient  # noqa: E402
@@ -134,3 +148,30 @@ def test_a_patch_that_outgrows_the_judges_context_is_not_invalid(scripted, share
     (story,) = rec.details["stories"]
     assert (rec.status, rec.scores, story["outcome"]) == ("ok", {"score": 0.0}, "unsure"), rec
     assert "context" in story["detail"] and len(srv.requests) == 1, story
+
+
+@pytest.mark.xfail(strict=True, reason="open hole: a content-filter refusal of a prompt holding the agent's patch "
+                                        "is ValidationInvalid (the trial invalid) without any control")
+def test_a_patch_the_judges_provider_refuses_is_not_invalid(scripted, shared):  # noqa: F811
+    task_dir = derive_task(TASKS / "calc", shared / "calc-senior", files={"tests/validation_spec.toml": SPEC})
+    # the provider's content filter refuses the prompt (it holds the agent's patch), as Azure OpenAI does
+    srv = scripted([Fail(400, "The response was filtered due to the prompt triggering content management policy.",
+                         code="content_filter")])
+
+    async def go():
+        task = load_task(task_dir)
+        backend = make_backend("local")
+        env = await backend.prepare(task)
+        patch = _big_patch(10)
+        snap = await snapshot(task, backend, env, patch, shared / "scratch" / "snap")
+        client = LLMClient("openai/scripted", srv.api_base, max_retries=0)
+        return await validate(client, task, backend, env, patch, load_spec(task.paths.tests / "validation_spec.toml"),
+                              snap, shared / "scratch" / "validation")
+
+    try:
+        rec = asyncio.run(go())
+    except ValidationInvalid as exc:
+        raise AssertionError(f"invalid for the agent's own patch: {exc} / control: {exc.control}") from exc
+    except ValidationByAgent:
+        return  # the agent's doing: the trial unresolved
+    assert rec.scores == {"score": 0.0}, rec  # else the story must not pass
