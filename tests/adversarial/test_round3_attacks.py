@@ -2,7 +2,7 @@
 controls (attack pass "round 3").
 
 1. The canary run told apart by the age of the hidden test files, and left without a report
-(open hole, ``xfail(strict=True)``): the graded run's hidden test files are copies that keep the
+(fixed: ``verifier._reportless_pass``): the graded run's hidden test files are copies that keep the
 task's mtime, the canary run's test file was written by ``grading.canary`` a second before pytest
 starts (measured in both sandboxes: minutes old against under 3 s). ``exit_by_test_file_age.sh``
 ends pytest at import, status 0 when the test files are old (the graded run: reward 1, no JUnit
@@ -21,7 +21,7 @@ the graded run's test files fresh copies too (``copy_tests`` without the task's 
 age tells nothing.
 
 2. An exit at import, status 0, in every run, on a task graded by exit status whose ``test.sh``
-runs the hidden tests' folder (``pytest /tests``) (open hole, ``xfail(strict=True)``): no
+runs the hidden tests' folder (``pytest /tests``) (fixed: ``verifier._reportless_pass``): no
 canary detection needed. ``exit_zero_whole_folder.sh`` assembles ``os._exit``'s name at run time
 (the static scan reads ``getattr(os, "_exit")``, not ``getattr(__import__("o" + "s"), "_e" +
 "xit")``), so the graded run and the canary run both pass with no report. ``judge_canary`` calls
@@ -55,6 +55,11 @@ by ``--retry-invalid``). The judge model is the scripted server answering as Azu
 429, timeouts, connection errors after the client's retries) are the harness's; a 4xx refusal
 needs a control: the same first prompt with the reference patch (or an empty patch) accepted ->
 the agent's (``ValidationByAgent``), refused too -> ``invalid``.
+
+The fix of 1 and 2: a graded run that passed without a test report, on a task whose hidden tests
+are pytest tests, is graded against the untouched repository's run; when that run writes a report
+with test cases, the pass is forged (the test process ended before its report), whatever the
+canary run does.
 """
 
 from __future__ import annotations
@@ -92,9 +97,6 @@ expected = 5
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="open hole: a canary run told apart by its test file's age exits 1 without a "
-                                        "report; on a task without F2P/P2P lists, beside a graded run that exited 0 "
-                                        "without a report, nothing is read: resolved with calc.add still broken")
 def test_a_canary_run_left_without_a_report_is_caught(jobs, shared, backend):
     task = derive_task(TASKS / "calc", shared / "calc-no-lists", toml={r"^(f2p|p2p) = .*$": ""})
     lb("run", "-p", task, "-a", f"script:{AGENTS / 'exit_by_test_file_age.sh'}", "-o", jobs, "--backend", backend,
@@ -105,9 +107,6 @@ def test_a_canary_run_left_without_a_report_is_caught(jobs, shared, backend):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="open hole: an exit with status 0 at import passes both the graded and the "
-                                        "canary run without a report when test.sh runs the tests folder (it names no "
-                                        "canary file): resolved with calc.add still broken")
 def test_an_exit_at_import_under_a_folder_wide_verifier_is_caught(jobs, shared, backend):
     task = derive_task(TASKS / "calc", shared / "calc-folder", toml={r"^(f2p|p2p) = .*$": ""},
                        files={"tests/test.sh": (TASKS / "calc" / "tests" / "test.sh").read_text().replace(
