@@ -42,8 +42,8 @@ limits (``context``, ``tokens``, ``turns``, ``schema``), so validation scores 0 
 the agent's. The judge model is the scripted server answering as a model does when the prompt is
 too long (HTTP 400, "maximum context length").
 
-4. A patch whose text the judge's provider refuses makes validation ``invalid`` (open hole,
-``xfail(strict=True)``): a request refused for its content (HTTP 400, a content filter: Azure
+4. A patch whose text the judge's provider refuses made validation ``invalid`` (fixed: the control of
+``validation._Run.refused``, below): a request refused for its content (HTTP 400, a content filter: Azure
 OpenAI's ``content_filter``, a provider's prompt-policy refusal) is a ``fatal`` refusal, not
 retried, raised as ``ModelError`` -> ``JudgeFailed("model-error")``, which ``_Run.story``
 re-raises and ``validate`` turns into ``ValidationInvalid`` with the control text "the judge
@@ -51,10 +51,9 @@ model failed after the client's retries". No control ran, and the refused prompt
 agent's patch: an agent that writes text the provider's filter refuses (in a comment or a data
 file) turns its own failed validation into an ``invalid`` trial (excluded from the score, retried
 by ``--retry-invalid``). The judge model is the scripted server answering as Azure OpenAI does
-(HTTP 400, code ``content_filter``). Fix: only failures no request content can cause (5xx,
-429, timeouts, connection errors after the client's retries) are the harness's; a 4xx refusal
-needs a control: the same first prompt with the reference patch (or an empty patch) accepted ->
-the agent's (``ValidationByAgent``), refused too -> ``invalid``.
+(HTTP 400, code ``content_filter``). The fix: such a refusal (``ModelRefused``) gets a control,
+the story's first prompt without the patch: accepted -> the story is ``unsure`` (the agent's,
+score 0), refused too -> ``invalid`` with the control in its reason.
 
 The fix of 1 and 2: a graded run that passed without a test report, on a task whose hidden tests
 are pytest tests, is graded against the untouched repository's run; when that run writes a report
@@ -72,10 +71,10 @@ import pytest
 from lbtest import TASKS, derive_task, lb, one_result
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "llm"))
-from scripted_server import Fail, scripted  # noqa: E402,F401  (the fixture)
+from scripted_server import Fail, Reply, scripted  # noqa: E402,F401  (the fixture)
 
 from lancebench.backends import make_backend  # noqa: E402
-from lancebench.judging.validation import ValidationByAgent, ValidationInvalid, validate  # noqa: E402
+from lancebench.judging.validation import ValidationInvalid, validate  # noqa: E402
 from lancebench.judging.validation_spec import load_spec  # noqa: E402
 from lancebench.judging.workspace import snapshot  # noqa: E402
 from lancebench.llm.client import LLMClient  # noqa: E402
@@ -149,14 +148,11 @@ def test_a_patch_that_outgrows_the_judges_context_is_not_invalid(scripted, share
     assert "context" in story["detail"] and len(srv.requests) == 1, story
 
 
-@pytest.mark.xfail(strict=True, reason="open hole: a content-filter refusal of a prompt holding the agent's patch "
-                                        "is ValidationInvalid (the trial invalid) without any control")
-def test_a_patch_the_judges_provider_refuses_is_not_invalid(scripted, shared):  # noqa: F811
-    task_dir = derive_task(TASKS / "calc", shared / "calc-senior", files={"tests/validation_spec.toml": SPEC})
-    # the provider's content filter refuses the prompt (it holds the agent's patch), as Azure OpenAI does
-    srv = scripted([Fail(400, "The response was filtered due to the prompt triggering content management policy.",
-                         code="content_filter")])
+FILTERED = Fail(400, "The response was filtered due to the prompt triggering content management policy.",
+                code="content_filter")  # the provider's content filter refuses a prompt, as Azure OpenAI does
 
+
+def _validate_with(srv, task_dir, shared):
     async def go():
         task = load_task(task_dir)
         backend = make_backend("local")
@@ -166,11 +162,27 @@ def test_a_patch_the_judges_provider_refuses_is_not_invalid(scripted, shared):  
         client = LLMClient("openai/scripted", srv.api_base, max_retries=0)
         return await validate(client, task, backend, env, patch, load_spec(task.paths.tests / "validation_spec.toml"),
                               snap, shared / "scratch" / "validation")
+    return asyncio.run(go())
 
+
+def test_a_patch_the_judges_provider_refuses_is_not_invalid(scripted, shared):  # noqa: F811
+    task_dir = derive_task(TASKS / "calc", shared / "calc-senior", files={"tests/validation_spec.toml": SPEC})
+    # refused with the patch; the control (the same prompt without the patch) is answered
+    srv = scripted([FILTERED, Reply('{"answer": {"script": "x", "notes": ""}}')])
     try:
-        rec = asyncio.run(go())
+        rec = _validate_with(srv, task_dir, shared)
     except ValidationInvalid as exc:
         raise AssertionError(f"invalid for the agent's own patch: {exc} / control: {exc.control}") from exc
-    except ValidationByAgent:
-        return  # the agent's doing: the trial unresolved
-    assert rec.scores == {"score": 0.0}, rec  # else the story must not pass
+    (story,) = rec.details["stories"]
+    assert (rec.status, rec.scores, story["outcome"]) == ("ok", {"score": 0.0}, "unsure"), rec
+    assert "accepts it without the patch (control)" in story["detail"], story
+    refused, control = (r["body"]["messages"][-1]["content"] for r in srv.requests)
+    assert "## Patch" in control and "table.txt" not in control and "table.txt" in refused
+
+
+def test_a_judge_that_refuses_the_prompt_without_the_patch_too_is_invalid(scripted, shared):  # noqa: F811
+    task_dir = derive_task(TASKS / "calc", shared / "calc-senior2", files={"tests/validation_spec.toml": SPEC})
+    srv = scripted([FILTERED, FILTERED])
+    with pytest.raises(ValidationInvalid, match="control: the same prompt without the patch is refused too"):
+        _validate_with(srv, task_dir, shared)
+    assert len(srv.requests) == 2
