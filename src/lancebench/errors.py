@@ -64,6 +64,13 @@ class ModelError(LancebenchError):
     """A model call failed after retries (outage, server errors): the trial is invalid, not failed."""
 
 
+class ModelRefused(ModelError):
+    """The provider refused one request for what it holds (a 4xx that is neither a credential,
+    quota nor context-window refusal: a content filter, a request it cannot read), not retried.
+    Whether the harness or the request's content (which may hold an agent's patch) is at fault
+    takes a control: the same request without that content."""
+
+
 class ModelAuthError(ModelError):
     """The model provider refused the credentials. Stops the job early; never retried."""
 

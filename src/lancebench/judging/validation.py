@@ -44,7 +44,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, model_validator
 
-from lancebench.errors import LancebenchError, SandboxError
+from lancebench.errors import LancebenchError, ModelAuthError, ModelError, ModelRefused, SandboxError
 from lancebench.judging.conversation import TOOL_HELP, JudgeFailed, Limits, converse
 from lancebench.judging.drivers import CaseResults, driver_for, script_folders
 from lancebench.judging.snapshot import RepoSnapshot
@@ -179,6 +179,24 @@ class _Run:
         self.turns += got.turns
         return got.answer
 
+    async def refused(self, story: Story, exc: JudgeFailed) -> StoryOutcome:
+        """The provider refused a request of ``story`` (:class:`ModelRefused`, not retried): the
+        control sends the story's first prompt without the patch. Accepted -> the patch's content
+        caused the refusal: the story is ``unsure`` (the agent's; attack pass after issue 20: a
+        patch written to trip a content filter made validation ``invalid``). Refused too -> the
+        model is at fault: :class:`JudgeFailed` (``model-error``), the trial ``invalid``."""
+        messages = [{"role": "system", "content": system(SYSTEM)},
+                    {"role": "user", "content": _write_prompt(story, self.spec, "")}]
+        try:
+            await asyncio.to_thread(self.client.complete, messages, max_tokens=16)
+        except ModelAuthError:
+            raise
+        except ModelError as again:
+            raise JudgeFailed("model-error", f"{exc.detail} (control: the same prompt without the patch is refused "
+                                             f"too: {str(again)[:200]})", turns=exc.turns) from again
+        return StoryOutcome(story.name, "unsure", f"the judge's provider refused the prompt that holds the patch, "
+                                                  f"and accepts it without the patch (control): {exc.detail[:300]}", {})
+
     async def run_cases(self, index: int, script: str, story: Story, cases: int) -> tuple[StoryOutcome, str]:
         driver = driver_for(story)
         self.ran[index] = script
@@ -215,6 +233,8 @@ class _Run:
                                     ReviewAnswer, False)
         except JudgeFailed as exc:
             if exc.why == "model-error":
+                if isinstance(exc.__cause__, ModelRefused):
+                    return await self.refused(story, exc)
                 raise
             self.turns += exc.turns
             return StoryOutcome(story.name, "unsure", f"the model failed: {exc.why}: {exc.detail[:300]}", {})

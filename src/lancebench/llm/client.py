@@ -42,7 +42,7 @@ from typing import Any
 import tenacity
 from tenacity.stop import stop_base
 
-from lancebench.errors import ModelAuthError, ModelError, ModelQuotaError
+from lancebench.errors import ModelAuthError, ModelError, ModelQuotaError, ModelRefused
 from lancebench.llm.answers import empty_reason, unconverted_answer
 from lancebench.llm.failures import classify_error, headers_of, status_of
 from lancebench.llm.meter import record as record_usage
@@ -373,7 +373,7 @@ class LLMClient:
                                        f"({timeout:.0f} s)") from exc
             if kind == "fatal":
                 unknown = unknown_provider(r.litellm_model)  # litellm's own text suggests Huggingface
-                raise ModelError(f"model {r.name}: {unknown}" if unknown else
+                raise ModelRefused(f"model {r.name}: {unknown}" if unknown else
                                  f"model {r.name} refused the request ({status_of(exc) or type(exc).__name__}): "
                                  f"{_short(exc)}") from exc
             raise
