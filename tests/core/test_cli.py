@@ -12,8 +12,8 @@ import typer.main
 from lancebench.cli import COMMAND_MODULES, CommandImportError, build_app
 
 # the README's "Everyday commands" table, plus analyze, calibrate and view
-EXPECTED = {"run", "show", "grade", "check", "datasets", "report", "analyze", "calibrate", "view", "gc", "tasks",
-            "predictions", "export"}
+EXPECTED = {"run", "resume", "show", "grade", "check", "datasets", "report", "analyze", "calibrate", "view", "gc",
+            "tasks", "predictions", "export"}
 
 
 def command_names(app) -> set[str]:
