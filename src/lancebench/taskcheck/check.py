@@ -12,6 +12,7 @@ writes the same fix would differ from the author's).
 from __future__ import annotations
 
 import json
+import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -143,7 +144,9 @@ async def check_tasks(tasks: list[Task], *, k: int = 3, backend: str = "local", 
             c.fail("nop resolves the task")
         elif r.status == "invalid":
             c.fail(f"nop trial invalid ({r.reason})")
-    scratch = sub("scratch") / f"check-{label}"
+    # a folder of this run's own: two checks of one dataset (two backends, two -o) run side by side
+    scratch = Path(tempfile.mkdtemp(prefix=f"check-{label}-", dir=sub("scratch")))
+    scratch.chmod(0o755)  # mkdtemp's 0700 would keep the sandbox user out
     for task in tasks:
         if task.kind != "code":
             continue
