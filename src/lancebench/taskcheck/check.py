@@ -57,20 +57,20 @@ async def check_base(task: Task, backend_name: str, work: Path,
     if task.config.steps:
         return await check_steps_base(task, backend, env, work)
     _, run = await grade_once(task, backend, env, "", work / "sandbox", work / "out")
-    problems = []
     if run.broken:
         return run.tests, [f"base: the verifier is broken on the untouched repository ({run.reason})"]
-    if task.lb.f2p or task.lb.p2p:
-        for t in task.lb.f2p:
-            if run.tests.get(t) == "passed":
-                problems.append(f"base: F2P test {t} already passes")
-        for t in task.lb.p2p:
-            if run.tests.get(t) not in KEPT:
-                problems.append(f"base: P2P test {t} is {run.tests.get(t, 'missing')}")
-        problems += missing_ids_problems(run)
-    elif run.passed:
-        problems.append("base: the untouched repository is already resolved")
-    return run.tests, problems
+    return run.tests, base_problems(task, run.tests, run.passed) + missing_ids_problems(run)
+
+
+def base_problems(task: Task, tests: dict[str, str], passed: bool) -> list[str]:
+    """What is wrong with a single-step task's untouched base graded with test outcomes ``tests``
+    (test id -> outcome) and ``passed`` (the verifier's verdict): an F2P test that already passes,
+    a P2P test that does not; without listed ids, a base that is already resolved."""
+    if not (task.lb.f2p or task.lb.p2p):
+        return ["base: the untouched repository is already resolved"] if passed else []
+    problems = [f"base: F2P test {t} already passes" for t in task.lb.f2p if tests.get(t) == "passed"]
+    return problems + [f"base: P2P test {t} is {tests.get(t, 'missing')}" for t in task.lb.p2p
+                       if tests.get(t) not in KEPT]
 
 
 async def check_steps_base(task: Task, backend: Backend, env: PreparedEnvironment,
@@ -144,12 +144,25 @@ async def check_tasks(tasks: list[Task], *, k: int = 3, backend: str = "local", 
             c.fail("nop resolves the task")
         elif r.status == "invalid":
             c.fail(f"nop trial invalid ({r.reason})")
+    # nop's trial graded the untouched repository (its patch is empty) in a fresh sandbox, as the
+    # base check would: its outcomes are the base's, unless it holds too little to judge by (a
+    # multi-step task, an invalid trial, or a listed id missing, whose problem names the report's ids)
+    nop = {r.task: r for r in results["nop"]}
+    rest = []
+    for task in tasks:
+        r = nop.get(task.name)
+        if task.kind != "code":
+            continue
+        if task.config.steps or r is None or r.status == "invalid" or "missing" in r.tests.values():
+            rest.append(task)
+            continue
+        checks[task.name].base = r.tests
+        for p in base_problems(task, r.tests, r.status == "resolved"):
+            checks[task.name].fail(p)
     # a folder of this run's own: two checks of one dataset (two backends, two -o) run side by side
     scratch = Path(tempfile.mkdtemp(prefix=f"check-{label}-", dir=sub("scratch")))
     scratch.chmod(0o755)  # mkdtemp's 0700 would keep the sandbox user out
-    for task in tasks:
-        if task.kind != "code":
-            continue
+    for task in rest:
         try:
             checks[task.name].base, problems = await check_base(task, backend, scratch / task.name, backend_options)
         except LancebenchError as exc:
