@@ -21,6 +21,10 @@ MINI = Path(__file__).parents[2] / "src/lancebench/datasets/mini/tasks"
 STACKS = {
     "go-humanize-ftoa-digits": ("ftoa.go", "// a comment changes nothing"),  # Go, gotestsum
     "shlex-quote-braces": ("src/lib.rs", "// a comment changes nothing"),  # Rust, libtest's JUnit
+    "ts-dedent-escape-sequences": ("src/index.ts", "// a comment changes nothing"),  # TypeScript, tsc + mocha
+    # Java, javac + JUnit 5's console launcher
+    "commons-codec-base16-chunks": ("src/main/java/org/apache/commons/codec/binary/Base16.java",
+                                    "// a comment changes nothing"),
 }
 
 
