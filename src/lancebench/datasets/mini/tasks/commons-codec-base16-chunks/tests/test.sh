@@ -15,9 +15,11 @@ rm -f src/org/apache/commons/codec/binary/Base16ChunksTest.java
 cp /tests/Base16ChunksTest.java hidden/org/apache/commons/codec/binary/ || exit 1
 export HOME="$work"
 launcher=/usr/share/java/junit-platform-console-standalone.jar
-javac -nowarn -encoding UTF-8 -implicit:class -sourcepath src -cp "$launcher" -d classes \
+# Short runs: the client compiler alone and the serial collector take about 40 % less CPU.
+jvm=(-XX:TieredStopAtLevel=1 -XX:+UseSerialGC)
+javac "${jvm[@]/#/-J}" -nowarn -encoding UTF-8 -implicit:class -sourcepath src -cp "$launcher" -d classes \
     hidden/org/apache/commons/codec/binary/Base16ChunksTest.java || exit 1
-java -jar "$launcher" --disable-banner --details=tree --include-engine=junit-jupiter \
+java "${jvm[@]}" -jar "$launcher" --disable-banner --details=tree --include-engine=junit-jupiter \
     --class-path classes --select-class org.apache.commons.codec.binary.Base16ChunksTest --reports-dir reports
 status=$?
 cp reports/TEST-junit-jupiter.xml /logs/verifier/junit.xml || exit 1
