@@ -17,13 +17,15 @@ what=${1:-main}
 case "$what" in
   # nodejs + mocha: the JavaScript task of mini (minimist-constructor-pollution) on the local backend;
   # toolchains (below, without recommends: no llvm, no docs): golang-go + gotestsum for mini's Go
-  # task (go-humanize-ftoa-digits), cargo (with rustc) for its Rust task (shlex-quote-braces)
+  # task (go-humanize-ftoa-digits), cargo (with rustc) for its Rust task (shlex-quote-braces),
+  # node-typescript (tsc; with mocha above) for its TypeScript task (ts-dedent-escape-sequences),
+  # default-jdk-headless + junit5 (the console launcher) for its Java task (commons-codec-base16-chunks)
   main) packages="bubblewrap slirp4netns git chromium python3-venv ca-certificates nodejs mocha"; extra="local" ;;
   tests) packages="bubblewrap slirp4netns git chromium python3-venv ca-certificates nodejs mocha fonts-dejavu-core libatomic1 docker.io debootstrap"
          extra="dev" ;;
   *) echo "usage: bash scripts/setup.sh main|tests" >&2; exit 2 ;;
 esac
-toolchains="golang-go gotestsum cargo"
+toolchains="golang-go gotestsum cargo node-typescript default-jdk-headless junit5"
 SUDO=""
 [ "$(id -u)" = 0 ] || SUDO="sudo"
 export DEBIAN_FRONTEND=noninteractive

@@ -1,10 +1,11 @@
-"""mini's tasks in other stacks than Python (issue 22): SWE-bench-style predictions of them grade
-with ``lancebench grade`` by their runner's JUnit ids on the local backend: the task's reference
-patch (``solution/fix.patch``, what its oracle applies) resolves with every F2P and P2P test passed.
+"""mini's tasks in other stacks than Python (issue 22: Go, Rust, TypeScript, Java): SWE-bench-style
+predictions of them grade with ``lancebench grade`` by their runner's JUnit ids on the local
+backend: the task's reference patch (``solution/fix.patch``, what its oracle applies) resolves
+with every F2P and P2P test passed.
 That a patch leaving the behaviour as it is fails exactly the F2P tests is CI's
 ``lancebench check -d mini`` (nop, on both backends), and ``test_runner_ids_check`` grades such a
-patch by every runner's ids; a no-op prediction here repeated both at the cost of a Go and a Rust
-build."""
+patch by every runner's ids; a no-op prediction here repeated both at the cost of a build in each
+stack."""
 
 from __future__ import annotations
 
@@ -18,11 +19,13 @@ import pytest
 from lbtest import lb
 
 MINI = Path(__file__).parents[2] / "src/lancebench/datasets/mini/tasks"
-STACKS = ("go-humanize-ftoa-digits", "shlex-quote-braces")  # Go with gotestsum; Rust with libtest's JUnit
+# Go with gotestsum; Rust with libtest's JUnit; TypeScript with tsc + mocha; Java with javac + JUnit 5's
+# console launcher
+STACKS = ("go-humanize-ftoa-digits", "shlex-quote-braces", "ts-dedent-escape-sequences", "commons-codec-base16-chunks")
 
 
 def test_reference_patches_resolve_by_the_runners_ids(tmp_path):
-    """One ``grade`` job of both tasks' reference patches, two trials at once."""
+    """One ``grade`` job of the tasks' reference patches, two trials at once."""
     preds = tmp_path / "preds.jsonl"
     preds.write_text("".join(json.dumps({"instance_id": name, "model_name_or_path": "reference",
                                          "model_patch": (MINI / name / "solution/fix.patch").read_text()}) + "\n"

@@ -41,8 +41,10 @@ HOME = "/home/agent"
 WRITABLE_ELSEWHERE = {"/dev/shm": "shm", "/var/tmp": "var-tmp", "/run": "run"}
 DEFAULT_PATH = "/env/venv/bin:/env/bin:/usr/local/bin:/usr/bin:/bin"
 # Parts of the host's /etc that programs need to work (read-only); nothing else of /etc is visible.
+# Debian's JDKs read their conf/ (java.security, ...) through /etc/java-<N>-openjdk.
 ETC_BINDS = ("alternatives", "fonts", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "mime.types",
-             "ssl", "ca-certificates", "chromium", "chromium.d", "gai.conf")
+             "ssl", "ca-certificates", "chromium", "chromium.d", "gai.conf",
+             "java-11-openjdk", "java-17-openjdk", "java-21-openjdk")
 CLONE_NEWNET = 0x40000000
 _LIBC = ctypes.CDLL(None, use_errno=True)  # setns (os.setns needs Python 3.12), loaded before any fork
 
