@@ -237,6 +237,13 @@ def read_job_file(path: Path, flags: dict[str, Any]) -> list[tuple[dict, RunSett
         raise ConfigError(f"{path}: not valid YAML ({exc})") from None
     if not isinstance(doc, dict):
         raise ConfigError(f"{path}: write a mapping of settings (see docs/cli.md)")
+    return job_settings(doc, path, flags)
+
+
+def job_settings(doc: dict, path: Path, flags: dict[str, Any]) -> list[tuple[dict, RunSettings]]:
+    """The jobs of the job file mapping ``doc`` (as :func:`read_job_file` reads it; ``path`` names
+    it in messages and relative paths are relative to its folder), ``flags`` overriding it.
+    Raises :class:`ConfigError` naming ``path``, the field and the fix."""
     tasks = doc.pop("tasks", None)
     if isinstance(tasks, dict):
         doc.update(tasks)
