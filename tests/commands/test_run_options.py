@@ -245,3 +245,22 @@ def test_resume_of_an_old_job_says_what_to_run_when_job_json_cannot_rebuild_it(t
     assert dataset.exit_code == 0, dataset.output
     assert "lancebench run -d mini -a oracle -t funcy-split-keys" in " ".join(dataset.stderr.split())
     assert re.findall(r"^  (\S+) #0: run", dataset.stdout, re.M) == ["funcy-split-keys"]
+
+
+@pytest.mark.parametrize("args,refused", [
+    (["-a", "oracle", "--max-steps", "3"], "-a oracle does not read --max-steps: leave it out"),
+    (["-a", "nop", "--max-cost", "1", "--ao", "temperature=0"],
+     "-a nop does not read --max-cost, --ao temperature=...: leave them out"),
+    (["-a", "oracle", "--seed", "0"], "-a oracle does not read --seed"),
+    (["-a", "random", "--max-steps", "2"], "-a random does not read --max-steps: leave it out (--max-steps and "
+     "--max-cost limit agents that call a model, --seed seeds the random agent; -a random takes only seed)"),
+    (["-a", "script:/bin/true", "--ao", "x=1"], "-a script:/bin/true does not read --ao x=...: leave it out"),
+    (["-a", "random", "--seed", "3"], None),
+])
+def test_limits_and_options_the_agent_never_reads_are_refused(tmp_path, cli, args, refused):
+    # before: -a oracle --max-steps 3 was accepted, ignored and recorded in the job's configuration
+    proc = cli("run", "-p", CALC, *args, "-o", tmp_path / "jobs", "--dry-run")
+    if refused is None:
+        assert proc.exit_code == 0, proc.output
+        return
+    assert proc.exit_code == 2 and refused in " ".join(proc.output.split()), proc.output

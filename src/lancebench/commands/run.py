@@ -261,7 +261,9 @@ def _run_command(config: Path | None, given: dict) -> bool:
     overriding it (every job of the file is checked before the first starts). Returns whether
     some tasks had errors and were left out."""
     if config is None:
-        return _run_settings(RunSettings.from_flags(given))[0]
+        settings = RunSettings.from_flags(given)
+        settings.check_options_apply(given)
+        return _run_settings(settings)[0]
     check_input_file(config, "-c")
     return run_job_file(config, given)
 
