@@ -6,8 +6,10 @@ sandbox starts and runs in this process (CliRunner), which is cheap."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -175,9 +177,90 @@ def test_a_run_off_a_terminal_logs_phases_and_heartbeats_and_resume_reruns_its_s
     again = cli("resume", jobs / "j", "-q")
     assert again.exit_code == 0 and "1 already recorded, 0 to run" in again.stderr, again.output
     assert "calc #0:" not in again.stderr  # -q: no per-trial lines
+    # the layout before job.yaml existed: resume rebuilds the run from job.json (a configuration
+    # that differed would be refused, exit 2) and the run records job.yaml again, the same settings
+    (jobs / "j" / "job.yaml").unlink()
+    old = cli("resume", jobs / "j", "-q")
+    assert old.exit_code == 0 and "1 already recorded, 0 to run" in old.stderr, old.output
+    assert f"--agent-timeout 2 --timeout-multiplier 3 -o {jobs} --job-name j" in " ".join(old.stderr.split())
+    assert yaml.safe_load((jobs / "j" / "job.yaml").read_text()) == recorded
     result_file.unlink()
     plan = cli("resume", jobs / "j", "--dry-run")
     assert plan.exit_code == 0, plan.output
     assert f"  calc #0: run [{result['trial_id']}]" in plan.stdout  # the same trial: same task, agent, settings
-    old = cli("resume", tmp_path)
-    assert old.exit_code == 2 and "is not a job folder (no job.json)" in old.output
+    none = cli("resume", tmp_path)
+    assert none.exit_code == 2 and "is not a job folder (no job.json)" in none.output
+
+
+def _old_job(jobs: Path, name: str, **fields) -> Path:
+    """A job folder as lancebench wrote it before issue 13: job.json without config or controls,
+    no job.yaml, no trial yet (the fields of its first version, commit e9cf427)."""
+    job = jobs / name
+    (job / "trials").mkdir(parents=True)
+    (job / "job.json").write_text(json.dumps({"name": name, "attempts": 1, "concurrency": 1, "backend": "local",
+                                              "task_filters": [], "limit": None, "created_at": "2026-11-30T12:00:00Z",
+                                              "lancebench_version": "0.1.0", **fields}))
+    return job
+
+
+def test_resume_of_a_job_without_job_yaml_runs_what_its_job_json_records(tmp_path, cli):
+    # before: "has no job.yaml ... run its original command again" for every job of an older lancebench
+    shutil.copytree(CALC, tmp_path / "tasks" / "calc")
+    jobs = tmp_path / "jobs"
+    job = _old_job(jobs, "old", agent="random", agent_options={"seed": 3}, attempts=2, sources=["tasks/calc"],
+                   task_filters=["ca*"])
+    proc = cli("resume", job, "--dry-run")
+    assert proc.exit_code == 0, proc.output
+    note = " ".join(proc.stderr.split())
+    command = (f"lancebench run -p {tmp_path / 'tasks' / 'calc'} -a random --seed 3 -k 2 -t 'ca*' -o {jobs} "
+               "--job-name old")
+    assert command in note and "job.json does not record -x, --executor" in note
+    assert "--api-base, --agent-timeout, --timeout-multiplier" in note  # not in a job.json without config
+    # the plan is the one `run` makes of that command (its trial ids: task, agent, seed, attempt)
+    same = cli("run", "-p", tmp_path / "tasks" / "calc", "-a", "random", "--seed", "3", "-k", "2", "-t", "ca*",
+               "-o", jobs, "--job-name", "old", "--dry-run")
+    assert same.exit_code == 0, same.output
+    planned = re.findall(r"^  calc #\d: run \[\S+\]$", proc.stdout, re.M)
+    assert len(planned) == 2 and planned == re.findall(r"^  calc #\d: run \[\S+\]$", same.stdout, re.M)
+    assert not (job / "job.yaml").exists()  # a dry run writes nothing
+    other_seed = cli("run", "-p", tmp_path / "tasks" / "calc", "-a", "random", "--seed", "4", "-o", jobs,
+                     "--job-name", "old", "--dry-run")
+    assert other_seed.exit_code == 2  # the seed is the job's: a rebuilt run with another would be refused
+
+
+def test_resume_of_an_old_job_says_what_to_run_when_job_json_cannot_rebuild_it(tmp_path, cli):
+    jobs = tmp_path / "jobs"
+    graded = cli("resume", _old_job(jobs, "graded", agent="predictions", model="m", sources=["preds.jsonl"]))
+    assert graded.exit_code == 2, graded.output
+    message = " ".join(graded.output.split())
+    assert "`lancebench grade` made this job" in message
+    assert f"lancebench grade -p TASKS --predictions preds.jsonl -o {jobs} --job-name graded" in message
+    lost = cli("resume", _old_job(jobs, "moved", agent="oracle", sources=["gone/tasks"]))
+    assert lost.exit_code == 2, lost.output
+    message = " ".join(lost.output.split())
+    assert "sources: 'gone/tasks' is neither a dataset nor a folder" in message and "Traceback" not in message
+    assert f"lancebench run -p TASKS -a oracle -o {jobs} --job-name moved" in message
+    dataset = cli("resume", _old_job(jobs, "mini", agent="oracle", sources=["mini"], task_filters=["funcy-split-keys"]),
+                  "--dry-run")
+    assert dataset.exit_code == 0, dataset.output
+    assert "lancebench run -d mini -a oracle -t funcy-split-keys" in " ".join(dataset.stderr.split())
+    assert re.findall(r"^  (\S+) #0: run", dataset.stdout, re.M) == ["funcy-split-keys"]
+
+
+@pytest.mark.parametrize("args,refused", [
+    (["-a", "oracle", "--max-steps", "3"], "-a oracle does not read --max-steps: leave it out"),
+    (["-a", "nop", "--max-cost", "1", "--ao", "temperature=0"],
+     "-a nop does not read --max-cost, --ao temperature=...: leave them out"),
+    (["-a", "oracle", "--seed", "0"], "-a oracle does not read --seed"),
+    (["-a", "random", "--max-steps", "2"], "-a random does not read --max-steps: leave it out (--max-steps and "
+     "--max-cost limit agents that call a model, --seed seeds the random agent; -a random takes only seed)"),
+    (["-a", "script:/bin/true", "--ao", "x=1"], "-a script:/bin/true does not read --ao x=...: leave it out"),
+    (["-a", "random", "--seed", "3"], None),
+])
+def test_limits_and_options_the_agent_never_reads_are_refused(tmp_path, cli, args, refused):
+    # before: -a oracle --max-steps 3 was accepted, ignored and recorded in the job's configuration
+    proc = cli("run", "-p", CALC, *args, "-o", tmp_path / "jobs", "--dry-run")
+    if refused is None:
+        assert proc.exit_code == 0, proc.output
+        return
+    assert proc.exit_code == 2 and refused in " ".join(proc.output.split()), proc.output

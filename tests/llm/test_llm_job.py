@@ -112,6 +112,14 @@ def test_real_local_model_on_a_mini_task(tmp_path):
     assert result["usage"]["cost_usd"] == 0.0
     traj = read_trajectory(trial / "agent" / "trajectory.json")
     assert any(s.source == "agent" and s.metrics.prompt_tokens for s in traj.steps)
+    # before: the same command again started and probed the local server with nothing to run (28 s,
+    # issue 28); in an empty LANCEBENCH_HOME a server start would first have to fetch the model
+    home = tmp_path / "empty-home"
+    again = lancebench("run", "-d", "mini", "-m", "local", "-t", "funcy-split-keys", "--max-steps", "2",
+                       "-o", str(tmp_path), "--job-name", "j", env={"LANCEBENCH_HOME": str(home)})
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "1 trial(s), 1 already recorded, 0 to run" in again.stderr
+    assert not (home / "models").exists()  # no model looked up, no server started
 
 
 def test_a_rerun_with_nothing_to_run_calls_no_model(scripted, tmp_path):

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import io
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -17,8 +19,12 @@ import pytest
 
 ray = pytest.importorskip("ray")
 
+from rich.console import Console  # noqa: E402
+
 from lancebench.backends.options import CHECKOUT_REPOS_ENV, BackendOptions  # noqa: E402
 from lancebench.caches.cache import sub  # noqa: E402
+from lancebench.commands.progress_lines import Display  # noqa: E402
+from lancebench.commands.status import JobStatus  # noqa: E402
 from lancebench.errors import ModelAuthError  # noqa: E402
 from lancebench.results.paths import JobPaths  # noqa: E402
 from lancebench.results.store import read_results  # noqa: E402
@@ -58,18 +64,37 @@ def _statuses(results) -> dict:
     return {(r.task, r.attempt): r.status for r in results}
 
 
-def test_same_statuses_as_local_executor(ray_cluster, tasks, tmp_path):
+def _logged_run(tasks, opts) -> tuple[list, list[str]]:
+    """Run the job as `lancebench run` off a terminal shows it: (results, the plain progress lines
+    with their seconds left out, sorted: trials run side by side)."""
+    console = Console(file=io.StringIO(), force_terminal=False, width=200)
+    with Display(heartbeat_sec=3600).show(JobStatus(len(tasks) * opts.attempts, [], opts.concurrency),
+                                          console) as on_result:
+        results = asyncio.run(run_job(tasks, opts, on_result=on_result))
+    return results, sorted(re.sub(r"after \d+s in", "after", line) for line in console.file.getvalue().splitlines())
+
+
+def test_same_statuses_and_progress_lines_as_local_executor(ray_cluster, tasks, tmp_path):
+    # before: off a terminal a Ray run printed no phase line (its workers' phases stayed there)
     for agent in ("oracle", "nop"):
-        by_executor = {}
+        by_executor, lines = {}, {}
         for executor in ("local", "ray"):
             opts = JobOptions(name=f"{agent}-{executor}", jobs_dir=tmp_path, agent=AgentRecipe(agent), attempts=2,
                               concurrency=2, executor=executor)
-            results = asyncio.run(run_job(tasks, opts))
+            results, lines[executor] = _logged_run(tasks, opts)
             assert len(results) == 4
             assert _statuses(read_results(tmp_path / opts.name)) == _statuses(results)  # all on the driver's disk
             by_executor[executor] = _statuses(results)
         assert by_executor["ray"] == by_executor["local"]
         assert set(by_executor["ray"].values()) == {"resolved" if agent == "oracle" else "unresolved"}
+        assert lines["ray"] == lines["local"], (lines["ray"], lines["local"])
+        for (task, attempt), status in by_executor["local"].items():
+            mine = [line.removeprefix(f"  {task} #{attempt}: ") for line in lines["ray"]
+                    if line.startswith(f"  {task} #{attempt}: ")]
+            assert [line for line in mine if not line.startswith(status)] == sorted(
+                ["starting", "environment (after starting)", "agent (after environment)", "capture (after agent)",
+                 "grading (after capture)"]), mine
+            assert len([line for line in mine if line.startswith(status)]) == 1, mine  # its result line
     # the trial's files came back with its result: the patch, the agent's and the verifier's logs
     calc = next((tmp_path / "oracle-ray" / "trials").glob("calc__0__*"))
     assert "def add" in (calc / "patch.diff").read_text()

@@ -11,24 +11,38 @@ from pathlib import Path
 import typer
 
 from lancebench.commands.aliases import aliased
-from lancebench.commands.common import EXIT_SKIPPED, fail
+from lancebench.commands.common import EXIT_SKIPPED, console, fail
+from lancebench.commands.old_job import command_line, settings_from_job_json
 from lancebench.commands.run import HELP, run_job_file
 from lancebench.errors import ConfigError, LancebenchError
 
 
-def job_file(job_dir: Path) -> Path:
-    """``JOB/job.yaml``. Raises :class:`ConfigError` naming the folder and the fix when ``job_dir`` is
-    not a job folder, or one an older lancebench wrote without the settings."""
+def job_file(job_dir: Path) -> Path | None:
+    """``JOB/job.yaml``, or None for a job folder without one (an older lancebench's, or one
+    ``lancebench grade`` made: :mod:`lancebench.commands.old_job` reads its ``job.json``). Raises
+    :class:`ConfigError` naming the folder and the fix when ``job_dir`` is not a job folder."""
     if not job_dir.is_dir():
         raise ConfigError(f"{job_dir}: no such job folder; name a folder made by `lancebench run` (e.g. jobs/NAME)")
     spec = job_dir / "job.yaml"
     if spec.is_file():
         return spec
     if (job_dir / "job.json").is_file():
-        raise ConfigError(f"{job_dir}: has no job.yaml (the settings resume reads): `lancebench grade` or an older "
-                          "lancebench made it; run its original command again, which resumes it as well "
-                          "(job.json names its agent, model and tasks)")
+        return None
     raise ConfigError(f"{job_dir}: is not a job folder (no job.json); name a folder made by `lancebench run`")
+
+
+def resume_old_job(job_dir: Path, given: dict) -> bool:
+    """Resume a job folder without ``job.yaml`` with the settings its ``job.json`` records, after
+    saying so on standard error with the equivalent ``lancebench run`` command and the flags
+    ``job.json`` does not record (their defaults apply). The run records ``job.yaml`` as any run
+    does. Returns whether some tasks had errors and were left out; raises what ``run`` raises."""
+    doc, missing = settings_from_job_json(job_dir)
+    console.print(f"note: {job_dir} has no job.yaml (an older lancebench made it): resuming with the settings its "
+                  f"job.json records, as\n  {command_line(doc)}\njob.json does not record {', '.join(missing)}: "
+                  "if the job's first run gave any of them, run the command above with them added instead (it "
+                  "resumes the job as well; --dry-run shows the plan first)", highlight=False, soft_wrap=True,
+                  markup=False)
+    return run_job_file(job_dir / "job.json", given, doc=doc)
 
 
 def resume(
@@ -41,8 +55,9 @@ def resume(
     quiet: bool = typer.Option(False, "-q", "--quiet", help=HELP["quiet"]),
     heartbeat: float | None = typer.Option(None, "--heartbeat", help=HELP["heartbeat"]),
 ) -> None:
-    """Resume a job with the settings it was run with (JOB/job.yaml): recorded trials are kept, the
-    rest run. Exit codes as for run (docs/cli.md).
+    """Resume a job with the settings it was run with (JOB/job.yaml; for a job of an older
+    lancebench, those JOB/job.json records): recorded trials are kept, the rest run. Exit codes as
+    for run (docs/cli.md).
 
     Examples:
       lancebench resume jobs/calc__oracle
@@ -52,7 +67,8 @@ def resume(
     try:
         spec = job_file(job_dir)
         root = job_dir.resolve()
-        skipped = run_job_file(spec, {**given, "jobs_dir": root.parent, "job_name": root.name})
+        given = {**given, "jobs_dir": root.parent, "job_name": root.name}
+        skipped = run_job_file(spec, given) if spec is not None else resume_old_job(job_dir, given)
     except LancebenchError as exc:
         raise fail(exc) from None
     if skipped:

@@ -36,7 +36,7 @@ from lancebench.commands.preflight import (
     load_env_file,
 )
 from lancebench.commands.progress_lines import Display
-from lancebench.commands.settings import RunSettings, read_job_file, recorded_settings
+from lancebench.commands.settings import RunSettings, job_settings, read_job_file, recorded_settings
 from lancebench.commands.show import Selection, indexed_summary, print_indexed
 from lancebench.commands.status import JobStatus
 from lancebench.errors import ConfigError, LancebenchError, RunStopped
@@ -261,16 +261,19 @@ def _run_command(config: Path | None, given: dict) -> bool:
     overriding it (every job of the file is checked before the first starts). Returns whether
     some tasks had errors and were left out."""
     if config is None:
-        return _run_settings(RunSettings.from_flags(given))[0]
+        settings = RunSettings.from_flags(given)
+        settings.check_options_apply(given)
+        return _run_settings(settings)[0]
     check_input_file(config, "-c")
     return run_job_file(config, given)
 
 
-def run_job_file(config: Path, given: dict) -> bool:
-    """Every job of job file ``config`` (``-c``, or a job's ``job.yaml`` for ``resume``) with the
-    flags ``given`` overriding it; each is checked before the first starts. Returns whether some
-    tasks had errors and were left out. Raises :class:`LancebenchError` subclasses."""
-    jobs = read_job_file(config, given)
+def run_job_file(config: Path, given: dict, doc: dict | None = None) -> bool:
+    """Every job of job file ``config`` (``-c``, or a job's ``job.yaml`` for ``resume``; or the
+    mapping ``doc`` read elsewhere, ``config`` naming where) with the flags ``given`` overriding it;
+    each is checked before the first starts. Returns whether some tasks had errors and were left
+    out. Raises :class:`LancebenchError` subclasses."""
+    jobs = read_job_file(config, given) if doc is None else job_settings(doc, config, given)
     if len(jobs) > 1 and any(s.job_name for _, s in jobs):
         raise ConfigError(f"{config}: job_name with {len(jobs)} agent x model pairs: leave it out "
                           "(each pair gets its own job folder)")

@@ -11,6 +11,8 @@ crossed with every agent that takes a model and names none itself);
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -119,6 +121,30 @@ class RunSettings(BaseModel):
         if given and _takes_no_model(agent):
             raise ConfigError(f"-a {agent} calls no model: leave out {' and '.join(given)} (they would only "
                               "check a key or start a model server for nothing)")
+
+    def check_options_apply(self, given: Iterable[str]) -> None:
+        """Limits and options given on the command line (``given``: the flags' parameter names)
+        that the chosen agent never reads are refused with the reason: ``--max-steps`` and
+        ``--max-cost`` (limits of agents that call a model), ``--seed`` (the random agent's) and
+        ``--ao KEY=...`` for an agent without the option ``KEY``, for ``oracle``, ``nop``,
+        ``random`` and ``script:`` agents (issue 28: ``-a oracle --max-steps 3`` was recorded in the
+        job's configuration and ignored). A job file's top-level limits apply to the agents that
+        take them (a sweep mixes such agents). Raises :class:`ConfigError`."""
+        agent = self.agent_name()
+        if not _takes_no_model(agent):
+            return
+        from lancebench.agents.registry import BUILTIN
+        takes = set(inspect.signature(BUILTIN[agent]).parameters) if agent in BUILTIN else set()
+        wrong = [flag for flag, name in (("--max-steps", "max_steps"), ("--max-cost", "max_cost"), ("--seed", "seed"))
+                 if name in given and name not in takes]
+        keys = [item.partition("=")[0].strip() for item in self.agent_option] + list(self.agent_options)
+        wrong += [f"--ao {key}=..." for key in dict.fromkeys(keys) if key not in takes]
+        if wrong:
+            own = f"takes only {', '.join(sorted(takes))}" if takes else "takes no options"
+            them = "it" if len(wrong) == 1 else "them"
+            raise ConfigError(f"-a {agent} does not read {', '.join(wrong)}: leave {them} out (--max-steps and "
+                              "--max-cost limit agents that call a model, --seed seeds the random agent; "
+                              f"-a {agent} {own})")
 
     @field_validator("max_total_cost", mode="before")
     @classmethod
@@ -237,6 +263,13 @@ def read_job_file(path: Path, flags: dict[str, Any]) -> list[tuple[dict, RunSett
         raise ConfigError(f"{path}: not valid YAML ({exc})") from None
     if not isinstance(doc, dict):
         raise ConfigError(f"{path}: write a mapping of settings (see docs/cli.md)")
+    return job_settings(doc, path, flags)
+
+
+def job_settings(doc: dict, path: Path, flags: dict[str, Any]) -> list[tuple[dict, RunSettings]]:
+    """The jobs of the job file mapping ``doc`` (as :func:`read_job_file` reads it; ``path`` names
+    it in messages and relative paths are relative to its folder), ``flags`` overriding it.
+    Raises :class:`ConfigError` naming ``path``, the field and the fix."""
     tasks = doc.pop("tasks", None)
     if isinstance(tasks, dict):
         doc.update(tasks)

@@ -3,8 +3,8 @@
 Trials report their phase (``queued`` → ``environment`` → ``agent`` → ``capture`` →
 ``grading``) with :func:`set_phase`; the status display reads :func:`running`. A plain dict
 guarded by a lock: trials run as asyncio tasks (and worker threads) of one process. Trials run
-by Ray workers report nothing here (they show as ``running``). :func:`listen` adds a callback
-told of every phase change (the plain progress lines of a run outside a terminal).
+on Ray workers are reported here by the driver (``runner/ray_executor.py`` relays their phases).
+:func:`listen` adds a callback told of every phase change (the plain progress lines of a run outside a terminal).
 """
 
 from __future__ import annotations

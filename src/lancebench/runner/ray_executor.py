@@ -17,6 +17,11 @@ Flow of one trial:
 3. The driver replaces the trial folder with the unpacked files and writes ``result.json`` last
    (:func:`lancebench.results.store.atomic_write`), then calls ``on_result``.
 
+While it runs, the worker sends each phase change of its trial (``environment``, ``agent``, ...)
+to a small actor of the job (:class:`PhaseRelay`), which the driver reads every
+:data:`PHASE_POLL_SEC` seconds into :mod:`lancebench.runner.progress`: the live status and the
+plain progress lines show Ray trials as they show local ones.
+
 Failures:
 
 - :class:`ModelAuthError` on a worker stops the job: the driver cancels the trials in flight and
@@ -43,6 +48,7 @@ import sys
 import tarfile
 import tempfile
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -56,6 +62,7 @@ from lancebench.errors import ConfigError, LancebenchError, ModelAuthError
 from lancebench.results.models import TrialResult
 from lancebench.results.paths import TrialPaths
 from lancebench.results.store import atomic_write
+from lancebench.runner import progress
 from lancebench.runner.agent_phase import TrialSpec
 from lancebench.runner.executor import AgentRecipe, OnResult, execute_trial
 from lancebench.sandbox.fstree import remove_tree
@@ -64,6 +71,7 @@ from lancebench.task.model import Task, TaskPaths, tree_digest
 CANCEL_GRACE_SEC = 15.0  # a cancelled trial's time to stop its sandboxes before its worker is killed
 MAX_RETURNED_BYTES = 256 * 1024 * 1024  # trial files (besides result.json) a worker sends back, at most
 MISSING_FILES_NOTE = "ray-files-not-returned.txt"
+PHASE_POLL_SEC = 0.5  # how often the driver reads the phase changes workers reported
 
 
 @dataclass(frozen=True)
@@ -167,18 +175,23 @@ class RayExecutor:
         task_refs: dict[str, ray.ObjectRef] = {}
         queue = list(reversed(specs))
         pending: dict[asyncio.Future, tuple[ray.ObjectRef, TrialSpec]] = {}
+        relay: Any = PHASE_RELAY.remote()
         try:
             while queue or pending:
                 while queue and len(pending) < concurrency:
                     spec = queue.pop()
                     if spec.task.digest not in task_refs:
                         task_refs[spec.task.digest] = ray.put(_pack_task(spec.task))
-                    ref = remote.remote(spec, agent_ref, backend, task_refs[spec.task.digest], options)
+                    progress.set_phase(spec.trial_id, "starting", task=spec.task.name, attempt=spec.attempt)
+                    ref = remote.remote(spec, agent_ref, backend, task_refs[spec.task.digest], options, relay)
                     pending[asyncio.wrap_future(ref.future())] = (ref, spec)
-                done, _ = await asyncio.wait(list(pending), return_when=asyncio.FIRST_COMPLETED)
+                done, _ = await asyncio.wait(list(pending), timeout=PHASE_POLL_SEC,
+                                             return_when=asyncio.FIRST_COMPLETED)
+                await _read_phases(relay, {spec.trial_id for _, spec in pending.values()})
                 refused: ModelAuthError | None = None
                 for fut in done:  # record every finished trial before stopping the job
                     _, spec = pending.pop(fut)
+                    progress.finished(spec.trial_id)
                     try:
                         result = self._settle(fut, spec)
                     except ModelAuthError as exc:
@@ -189,10 +202,13 @@ class RayExecutor:
                 if refused is not None:
                     raise refused
         finally:
+            for _, spec in pending.values():
+                progress.finished(spec.trial_id)
             if pending:
                 _cancel([ref for ref, _ in pending.values()])
                 for fut in pending:
                     fut.cancel()
+            ray.kill(relay)
 
     def _settle(self, fut: asyncio.Future, spec: TrialSpec) -> TrialResult | None:
         """Record one finished Ray task: the result (written to disk), or a lost trial (None).
@@ -216,12 +232,75 @@ class RayExecutor:
         return None
 
 
+# --- phases ----------------------------------------------------------------------------------
+
+class PhaseRelay:
+    """The phase changes workers report, kept until the driver reads them (a Ray actor of no CPU:
+    :data:`PHASE_RELAY`): ``report(trial_id, phase)`` (calls of one worker are run in the order it
+    made them), ``drain()`` returns the ``(trial_id, phase)`` pairs reported since the last drain,
+    oldest first."""
+
+    def __init__(self) -> None:
+        self.changes: list[tuple[str, str]] = []
+
+    def report(self, trial_id: str, phase: str) -> None:
+        self.changes.append((trial_id, phase))
+
+    def drain(self) -> list[tuple[str, str]]:
+        changes, self.changes = self.changes, []
+        return changes
+
+
+PHASE_RELAY = ray.remote(num_cpus=0)(PhaseRelay)
+
+
+async def _read_phases(relay, running: set[str]) -> None:
+    """Pass the phase changes reported to ``relay`` into this process's
+    :mod:`lancebench.runner.progress` (for the trials in ``running``). A relay that cannot be read
+    (its actor lost) is left alone: the trials go on, shown in their last phase."""
+    try:
+        changes = await relay.drain.remote()
+    except ray.exceptions.RayError:
+        return
+    for trial_id, phase in changes:
+        if trial_id in running:
+            progress.set_phase(trial_id, phase)
+
+
+def _relay_phases(spec: TrialSpec, relay) -> Callable[[], None]:
+    """On a worker: report each phase change of ``spec``'s trial to ``relay`` (None: report
+    nothing) as it happens; returns the function that stops, after waiting (at most
+    :data:`PHASE_POLL_SEC` x 10 seconds) until the relay has every report, so that the driver reads
+    the last phase before the result."""
+    if relay is None:
+        return lambda: None
+    sent: list = []
+
+    def send(new: progress.TrialState, old: progress.TrialState | None) -> None:
+        if (new.task, new.attempt) == (spec.task.name, spec.attempt):
+            sent[:] = [relay.report.remote(spec.trial_id, new.phase)]
+
+    unlisten = progress.listen(send)
+    progress.set_phase(spec.trial_id, "starting", task=spec.task.name, attempt=spec.attempt)
+
+    def stop() -> None:
+        unlisten()
+        progress.finished(spec.trial_id)
+        try:
+            ray.get(sent, timeout=PHASE_POLL_SEC * 10)
+        except ray.exceptions.RayError:
+            pass
+
+    return stop
+
+
 # --- worker side -----------------------------------------------------------------------------
 
 @ray.remote
 def _trial_task(spec: TrialSpec, agent: AgentRecipe, backend: str, task_tar: bytes,
-                options: BackendOptions | None = None) -> dict:
-    """One trial on a Ray worker, its backend built by name with ``options``. Returns
+                options: BackendOptions | None = None, relay=None) -> dict:
+    """One trial on a Ray worker, its backend built by name with ``options``, its phase changes
+    reported to ``relay`` (a :class:`PhaseRelay`, or None). Returns
     ``{"result": <TrialResult JSON>, "files": <tar bytes of the trial folder without result.json>,
     "node": hostname}``, or ``{"auth_error": message}``
     when the model refused the credentials. Other exceptions (a task folder that cannot be
@@ -230,6 +309,7 @@ def _trial_task(spec: TrialSpec, agent: AgentRecipe, backend: str, task_tar: byt
     base = worker_folder(spec)
     remove_tree(base)  # left by a worker killed while running this trial
     local = dataclasses.replace(spec, task=task, paths=TrialPaths(base / "trial"), scratch=base / "work")
+    stop_relay = _relay_phases(spec, relay)
     try:
         try:
             result = _run_cancellable(execute_trial(local, agent, backend, options))
@@ -238,6 +318,7 @@ def _trial_task(spec: TrialSpec, agent: AgentRecipe, backend: str, task_tar: byt
         return {"result": result.model_dump_json(indent=2), "files": _pack_trial(local.paths.root),
                 "node": socket.gethostname()}
     finally:
+        stop_relay()
         remove_tree(base)
 
 
