@@ -150,14 +150,14 @@ async def check_tasks(tasks: list[Task], *, k: int = 3, backend: str = "local", 
     nop = {r.task: r for r in results["nop"]}
     rest = []
     for task in tasks:
-        r = nop.get(task.name)
+        graded = nop.get(task.name)
         if task.kind != "code":
             continue
-        if task.config.steps or r is None or r.status == "invalid" or "missing" in r.tests.values():
+        if task.config.steps or graded is None or graded.status == "invalid" or "missing" in graded.tests.values():
             rest.append(task)
             continue
-        checks[task.name].base = r.tests
-        for p in base_problems(task, r.tests, r.status == "resolved"):
+        checks[task.name].base = graded.tests
+        for p in base_problems(task, graded.tests, graded.status == "resolved"):
             checks[task.name].fail(p)
     # a folder of this run's own: two checks of one dataset (two backends, two -o) run side by side
     scratch = Path(tempfile.mkdtemp(prefix=f"check-{label}-", dir=sub("scratch")))
