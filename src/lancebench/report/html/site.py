@@ -1,12 +1,15 @@
 """``lancebench report --html OUT_DIR``: a static site that opens from disk with no network.
 
 Layout of OUT_DIR: ``index.html`` (leaderboard, plots, task table, analysis, contamination),
-``trials/<job>/<trial_id>.html`` (one page per trial), ``static/`` (the site's CSS and JS, the
-Pygments CSS and the vendored Chart.js). Pages carry a Content-Security-Policy that allows only
-the site's own files, so even hostile text that slipped through could load nothing."""
+``trials/<job>/<trial_id>.html`` (one page per trial), ``instructions/<digest>.js`` (each distinct
+instruction once, rendered, shared by the pages of every attempt of a task: :func:`instruction_file`),
+``static/`` (the site's CSS and JS, the Pygments CSS and the vendored Chart.js). Pages carry a
+Content-Security-Policy that allows only the site's own files, so even hostile text that slipped
+through could load nothing."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 from importlib import resources
@@ -20,9 +23,9 @@ from lancebench.analysis.trial import analysis_report, analyze_jobs
 from lancebench.errors import ConfigError
 from lancebench.report.build import ReportOptions, build_rows, group_results
 from lancebench.report.html.compare import compare_context
-from lancebench.report.html.highlight import pygments_css
+from lancebench.report.html.highlight import markdown, pygments_css
 from lancebench.report.html.plots import color, cost_per_task, earnings_chart, pareto_chart, passk_chart
-from lancebench.report.html.tasks import page_href, task_rows, trial_href
+from lancebench.report.html.tasks import page_href, task_rows, task_table_data, trial_href
 from lancebench.report.html.trial_page import trial_context
 from lancebench.results.load import JobResults
 from lancebench.results.models import TrialResult
@@ -45,6 +48,21 @@ def json_island(data: Any) -> Markup:
     """``data`` as JSON safe inside ``<script type="application/json">`` (no ``<``, ``>``, ``&``)."""
     text = json.dumps(data, allow_nan=False)
     return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
+
+
+INSTRUCTIONS = "instructions"
+
+
+def instruction_file(text: str) -> tuple[str, str]:
+    """(path inside the site, content) of the script that holds instruction ``text`` rendered
+    (Markdown, escaped as every agent-written text): ``instructions/<sha256 of the text, 20 hex>.js``
+    setting ``window.lbInstruction`` to ``{"chars": N, "html": ...}``, which ``static/site.js``
+    puts into the trial page's ``#instruction-text``. Content-addressed: the attempts of a task
+    share one file."""
+    text = visible(text)  # controls shown as symbols, as on the page itself (results/text.py)
+    name = hashlib.sha256(text.encode()).hexdigest()[:20]
+    data = json_island({"chars": len(text), "html": str(markdown(text))})
+    return f"{INSTRUCTIONS}/{name}.js", f"window.lbInstruction = {data};\n"
 
 
 def config_label(agent: str, model: str | None, dataset: str | None, settings: str = "", *,
@@ -122,7 +140,8 @@ def site_context(jobs: list[JobResults], options: ReportOptions) -> tuple[dict, 
     finding_rows = [(t, f, page_href(t["job"], t["trial_id"]), config_label(t["agent"], t["model"], None))
                     for t in analysis["trials"] for f in t["findings"]]
     ctx = {"jobs": jobs, "rows": _leaderboard(rows, labels, summaries), "labels": labels, "charts": charts,
-           "chart_json": {k: json_island(v) for k, v in charts.items()}, "tasks": tasks, "filters": filters,
+           "chart_json": {k: json_island(v) for k, v in charts.items()}, "filters": filters,
+           "task_json": json_island(task_table_data(tasks)),
            "analysis": analysis, "finding_rows": finding_rows, "phases": analysis["phases"],
            "summaries": [(label_of[_key(s)], s) for s in analysis["configurations"]],
            "contamination": [(label_of[_key(c)], c) for c in analysis["contamination"]],
@@ -130,6 +149,26 @@ def site_context(jobs: list[JobResults], options: ReportOptions) -> tuple[dict, 
            "judged": any(r.get("tasteful_solve_rate") is not None for r in rows), "confidence": options.confidence,
            "n_boot": options.n_boot, "href": trial_href, **compare_context(jobs, options)}
     return ctx, {a.result.trial_id + "\0" + a.result.job: a for a in analyses}
+
+
+def _write_trials(env: Environment, jobs: list[JobResults], by_trial: dict, out_dir: Path) -> None:
+    """One page per trial, and each distinct instruction once (:func:`instruction_file`)."""
+    page = env.get_template("trial.html")
+    written: set[str] = set()
+    (out_dir / INSTRUCTIONS).mkdir(exist_ok=True)
+    for job in jobs:
+        for r in job.results:
+            ctx = trial_context(job.path / "trials" / r.trial_id, by_trial[r.trial_id + "\0" + r.job])
+            if ctx["instruction"]:
+                src, script = instruction_file(ctx["instruction"])
+                if src not in written:
+                    written.add(src)
+                    (out_dir / src).write_text(script, encoding="utf-8")
+                ctx["instruction_src"] = src
+            dest = out_dir / trial_href(r)
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            html = page.render(root="../..", label=config_label(*r.configuration()), **ctx)
+            dest.write_text(visible(html), encoding="utf-8")  # any bytes the agent wrote (results/text.py)
 
 
 def build_site(jobs: list[JobResults], out_dir: Path, options: ReportOptions = ReportOptions()) -> Path:
@@ -146,15 +185,7 @@ def build_site(jobs: list[JobResults], out_dir: Path, options: ReportOptions = R
         _copy_static(out_dir)
         index = out_dir / "index.html"
         index.write_text(visible(env.get_template("index.html").render(root=".", **ctx)), encoding="utf-8")
-        page = env.get_template("trial.html")
-        for job in jobs:
-            for r in job.results:
-                a = by_trial[r.trial_id + "\0" + r.job]
-                dest = out_dir / trial_href(r)
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                html = page.render(root="../..", label=config_label(*r.configuration()),
-                                   **trial_context(job.path / "trials" / r.trial_id, a))
-                dest.write_text(visible(html), encoding="utf-8")  # any bytes the agent wrote (results/text.py)
+        _write_trials(env, jobs, by_trial, out_dir)
     except OSError as exc:
         raise ConfigError(f"--html {out_dir}: cannot write the site: {exc.strerror or exc} "
                           f"(check that the folder is writable)") from exc
