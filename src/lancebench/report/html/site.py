@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+import threading
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -151,30 +152,71 @@ def site_context(jobs: list[JobResults], options: ReportOptions) -> tuple[dict, 
     return ctx, {a.result.trial_id + "\0" + a.result.job: a for a in analyses}
 
 
-def _write_trials(env: Environment, jobs: list[JobResults], by_trial: dict, out_dir: Path) -> None:
-    """One page per trial, and each distinct instruction once (:func:`instruction_file`)."""
-    page = env.get_template("trial.html")
-    written: set[str] = set()
-    (out_dir / INSTRUCTIONS).mkdir(exist_ok=True)
-    for job in jobs:
-        for r in job.results:
-            ctx = trial_context(job.path / "trials" / r.trial_id, by_trial[r.trial_id + "\0" + r.job])
-            if ctx["instruction"]:
-                src, script = instruction_file(ctx["instruction"])
-                if src not in written:
-                    written.add(src)
-                    (out_dir / src).write_text(script, encoding="utf-8")
-                ctx["instruction_src"] = src
-            dest = out_dir / trial_href(r)
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            html = page.render(root="../..", label=config_label(*r.configuration()), **ctx)
-            dest.write_text(visible(html), encoding="utf-8")  # any bytes the agent wrote (results/text.py)
+class TrialPages:
+    """The trial pages of a site in ``out_dir``, each written when first asked for
+    (:meth:`write`, used by ``lancebench view``) or all at once (:meth:`write_all`, ``report
+    --html``), with each distinct instruction once (:func:`instruction_file`). Thread-safe."""
+
+    def __init__(self, env: Environment, jobs: list[JobResults], by_trial: dict, out_dir: Path):
+        self.out_dir = out_dir
+        self._env, self._by_trial = env, by_trial
+        self._trials = {trial_href(r): (job, r) for job in jobs for r in job.results}
+        self._written: set[str] = set()
+        self._lock = threading.Lock()
+
+    def write_all(self) -> None:
+        """Write every trial's page. Raises OSError when the folder cannot be written."""
+        for href in self._trials:
+            self.write(href)
+
+    def write(self, href: str) -> Path | None:
+        """Write the page at ``href`` (``trials/<job>/<trial_id>.html``) unless it is written, and
+        return its path; None when no trial has that page. Raises OSError as :meth:`write_all`."""
+        found = self._trials.get(href)
+        if found is None:
+            return None
+        with self._lock:
+            if href not in self._written:
+                self._render(href, *found)
+                self._written.add(href)
+        return self.out_dir / href
+
+    def _render(self, href: str, job: JobResults, r: TrialResult) -> None:
+        ctx = trial_context(job.path / "trials" / r.trial_id, self._by_trial[r.trial_id + "\0" + r.job])
+        if ctx["instruction"]:
+            src, script = instruction_file(ctx["instruction"])
+            if src not in self._written:
+                self._written.add(src)
+                (self.out_dir / INSTRUCTIONS).mkdir(exist_ok=True)
+                (self.out_dir / src).write_text(script, encoding="utf-8")
+            ctx["instruction_src"] = src
+        dest = self.out_dir / href
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        html = self._env.get_template("trial.html").render(root="../..", label=config_label(*r.configuration()), **ctx)
+        dest.write_text(visible(html), encoding="utf-8")  # any bytes the agent wrote (results/text.py)
 
 
 def build_site(jobs: list[JobResults], out_dir: Path, options: ReportOptions = ReportOptions()) -> Path:
-    """Write the site for ``jobs`` into ``out_dir`` (created; files of an older site are replaced)
-    and return the path of ``index.html``. Raises :class:`ConfigError` when ``out_dir`` cannot be
-    written or is a file."""
+    """Write the site for ``jobs`` into ``out_dir`` (created; files of an older site are replaced),
+    every trial page included, and return the path of ``index.html``. Raises
+    :class:`ConfigError` when ``out_dir`` cannot be written or is a file."""
+    pages = build_index(jobs, out_dir, options)
+    try:
+        pages.write_all()
+    except OSError as exc:
+        raise _unwritable(pages.out_dir, exc) from exc
+    return pages.out_dir / "index.html"
+
+
+def _unwritable(out_dir: Path, exc: OSError) -> ConfigError:
+    return ConfigError(f"--html {out_dir}: cannot write the site: {exc.strerror or exc} "
+                       f"(check that the folder is writable)")
+
+
+def build_index(jobs: list[JobResults], out_dir: Path, options: ReportOptions = ReportOptions()) -> TrialPages:
+    """Write the site for ``jobs`` into ``out_dir`` but its trial pages (``index.html``,
+    ``static/``), and return the :class:`TrialPages` that write them. Raises
+    :class:`ConfigError` as :func:`build_site`."""
     out_dir = Path(out_dir)
     if out_dir.exists() and not out_dir.is_dir():
         raise ConfigError(f"--html {out_dir}: is a file; give a folder for the site")
@@ -185,8 +227,6 @@ def build_site(jobs: list[JobResults], out_dir: Path, options: ReportOptions = R
         _copy_static(out_dir)
         index = out_dir / "index.html"
         index.write_text(visible(env.get_template("index.html").render(root=".", **ctx)), encoding="utf-8")
-        _write_trials(env, jobs, by_trial, out_dir)
     except OSError as exc:
-        raise ConfigError(f"--html {out_dir}: cannot write the site: {exc.strerror or exc} "
-                          f"(check that the folder is writable)") from exc
-    return index
+        raise _unwritable(out_dir, exc) from exc
+    return TrialPages(env, jobs, by_trial, out_dir)
