@@ -121,6 +121,8 @@ def index_written(result_path: Path, result: TrialResult) -> bool:
     except (OSError, sqlite3.Error):
         return False
     try:
+        # no fsync: the index is a cache (the file was synced), a row lost or torn is re-read or rebuilt
+        db.execute("PRAGMA synchronous = OFF")
         db.execute("INSERT OR REPLACE INTO trials VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                    _values(_Row(folder.name, st.st_size, st.st_mtime_ns), result))
         return True
