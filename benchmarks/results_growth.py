@@ -5,8 +5,9 @@ CLI start (``lancebench --version``) measured in the same run.
 Run by hand: ``PYTHONPATH=src .venv/bin/python benchmarks/results_growth.py [--sizes 100,2000,50000]
 [--repeat 3] [--before /work/main/src]``.
 
-Each size is written as a run writes it (``trials/<id>/result.json``, ``plan.json``, ``job.json``).
-The first ``show --json`` builds the job's index (printed as "first read"); then every command runs
+Each size is written as a run writes it (``trials/<id>/result.json`` with its index row,
+``results.store.write_result``; ``plan.json``). The first ``show --json`` is printed as "first
+read" (it stats every file and finds every row; it computes and keeps the summary); then every command runs
 ``--repeat`` times, interleaved (start, plan, show, show --json, report, start, plan, ...), each in a
 fresh process, and the median wall time and the largest resident memory (``wait4``'s
 ``ru_maxrss``) are printed, with the ratio to the start's median. "resume planning" is the read
@@ -29,6 +30,7 @@ import time
 from pathlib import Path
 
 from lancebench.results.models import TrialConfig, TrialResult, Usage
+from lancebench.results.store import write_result
 
 PLAN = ("import json, sys; from pathlib import Path; from lancebench.results.paths import JobPaths; "
         "import lancebench.runner.job as j; p = Path(sys.argv[1]); "
@@ -51,7 +53,7 @@ def write_job(root: Path, n: int) -> Path:
                         tests={f"tests/test_x.py::test_{t}": "passed" for t in range(5)})
         folder = job_dir / "trials" / r.trial_id
         folder.mkdir(parents=True)
-        (folder / "result.json").write_text(r.model_dump_json(indent=2), encoding="utf-8")
+        write_result(folder / "result.json", r)  # as run_trial records it: the file, then its index row
         ids.append(r.trial_id)
     (job_dir / "plan.json").write_text(json.dumps(ids))
     return job_dir
@@ -106,7 +108,8 @@ def main() -> None:
             written = time.perf_counter() - t0
             first, _ = run_once([sys.executable, "-m", "lancebench.cli", "show", str(job_dir), "--json"],
                                 sources["index"])
-            print(f"| {n} | index | (written in {written:.1f} s; first read, index built: {first:.2f} s) | | | |")
+            print(f"| {n} | index | (written in {written:.1f} s, index rows with the files; first read: {first:.2f} s)"
+                  " | | | |")
             times = measure(job_dir, sources, args.repeat)
             for label in sources:
                 base = statistics.median(w for w, _ in times[(label, "CLI start")])

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import time
 import uuid
@@ -24,6 +25,22 @@ def make_tasks(shared, names, token=None):
     for name in names:
         derive_task(TALLY, root / name, append_instruction=f"TOKEN={token}" if token else None)
     return root
+
+
+def index_rows(job):
+    """The results index's rows (id, size, mtime, result), read with sqlite3 (no lancebench read)."""
+    with sqlite3.connect(job / "index.sqlite") as db:
+        rows = db.execute("SELECT trial_id, size, mtime_ns, data FROM trials").fetchall()
+    return {tid: (size, mtime, json.loads(data)) for tid, size, mtime, data in rows}
+
+
+def files_as_rows(job):
+    """The recorded trials' files as the index should hold them: id, size, mtime, the result."""
+    out = {}
+    for path in job.glob("trials/*/result.json"):
+        st = path.stat()
+        out[path.parent.name] = (st.st_size, st.st_mtime_ns, json.loads(path.read_text()))
+    return out
 
 
 def test_kill_9_mid_job_then_resume_records_every_trial_once(jobs, shared):
@@ -54,6 +71,7 @@ def test_kill_9_mid_job_then_resume_records_every_trial_once(jobs, shared):
     assert unfinished, "no trial was in flight when the job was killed"
     time.sleep(1.0)
     assert procs_with(f"lbslow-{token}") == [], "an agent process survived kill -9 of the job"
+    assert index_rows(job) == files_as_rows(job), "a recorded trial is missing from the results index"
 
     lb(*args, check=True)
     rs = results(job)

@@ -320,8 +320,12 @@ def test_view_serves_the_site_on_localhost(jobs, page):
         assert m, (line, proc.stderr.read() if proc.poll() is not None else "")
         page.goto(m.group(1) + "index.html")
         assert page.locator("#leaderboard-table tbody tr").count() == 6
+        served = Path(re.search(r"serving (\S+) at", line).group(1))
+        assert list(served.glob("trials/*/*.html")) == []  # each trial page is written when first opened
+        href = page.locator("a.trial-link").first.get_attribute("href")
         page.locator("a.trial-link").first.click()
         assert page.locator("#status").is_visible()
+        assert list(served.glob("trials/*/*.html")) == [served / href]
         assert page.leaked == [] and page.seen and all(u.startswith(m.group(1)) for u in page.seen)
     finally:
         proc.send_signal(signal.SIGINT)

@@ -7,6 +7,7 @@ them; every expected value is read from the files independently."""
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from lancebench.metrics import summarize
 from lancebench.results.index import INDEX_FILE, IndexedTrials
 from lancebench.results.load import load_job, open_job
 from lancebench.results.models import TrialConfig, TrialResult, Usage
+from lancebench.results.store import write_result
 
 STATUSES = ("resolved", "unresolved", "invalid")
 CONFIG = TrialConfig(agent="nop", backend="local")
@@ -199,3 +201,28 @@ def test_show_summary_follows_a_result_rewritten_after_it_was_cached(tmp_path):
     after = json.loads(_show(str(job_dir), "--json"))
     expected = summarize([TrialResult.model_validate(d) for d in _from_files(job_dir)])
     assert after["invalid"] == expected["invalid"] == before["invalid"] + (old.status != "invalid")
+
+
+def test_a_recorded_trial_is_in_the_index_before_any_read(tmp_path):
+    job_dir = _job(tmp_path, n=6, unfinished=0)
+    load_job(job_dir)  # the index exists, as after a run's planning
+    new = _result("job", 6, "resolved").model_copy(update={"trial_id": "task-0002__0__knew"})
+    path = job_dir / "trials" / new.trial_id / "result.json"
+    write_result(path, new)
+    st = path.stat()
+    with sqlite3.connect(job_dir / INDEX_FILE) as db:
+        row = db.execute("SELECT size, mtime_ns, data FROM trials WHERE trial_id = ?", (new.trial_id,)).fetchone()
+    assert row[:2] == (st.st_size, st.st_mtime_ns)
+    assert json.loads(row[2]) == json.loads(path.read_text())
+    # the next read takes the row, not the file: a same-size rewrite with the old mtime is not seen
+    path.write_text(path.read_text().replace('"resolved"', '"zesolved"'))
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    plan = json.loads((job_dir / "plan.json").read_text()) + [new.trial_id]
+    (job_dir / "plan.json").write_text(json.dumps(sorted(plan)))
+    assert {r.trial_id: r.status for r in load_job(job_dir).results}[new.trial_id] == "resolved"
+
+
+def test_a_result_outside_a_job_gets_no_row(tmp_path):
+    path = tmp_path / "loose" / "result.json"
+    write_result(path, _result("job", 1))
+    assert path.is_file() and not (tmp_path / INDEX_FILE).exists()

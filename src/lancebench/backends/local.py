@@ -22,6 +22,7 @@ from lancebench.sandbox.cover import cover, coverable
 from lancebench.sandbox.fstree import make_readable, remove_tree
 from lancebench.sandbox.local import LocalSandbox
 from lancebench.sandbox.local_files import Deferred
+from lancebench.sandbox.local_owner import reap_orphans
 from lancebench.sandbox.quota import mount_quota
 from lancebench.task.model import Task
 from lancebench.task.settings import NetworkPolicy
@@ -41,7 +42,10 @@ def _cover_mounts(quota: Path, mounts: tuple[Mount, ...]) -> None:
 
 @functools.cache
 def _prune_once() -> int:
-    """:meth:`CgroupSet.prune_stale`, once per process (an executor makes a backend per trial)."""
+    """Once per process (an executor makes a backend per trial): end the sandboxes of harness
+    processes that were killed (:func:`lancebench.sandbox.local_owner.reap_orphans`), then
+    :meth:`CgroupSet.prune_stale`."""
+    reap_orphans()
     return CgroupSet.prune_stale()
 
 

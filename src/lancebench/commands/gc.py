@@ -1,4 +1,5 @@
-"""``lancebench gc``: remove what a crashed job left in the Docker engine."""
+"""``lancebench gc``: end what a crashed job left: local sandboxes of a killed harness, and what it
+left in the Docker engine."""
 
 from __future__ import annotations
 
@@ -10,10 +11,11 @@ def gc_command(
     job: str | None = typer.Option(None, "--job", "-j", help="Only what this job left (its name, as in results)."),
     images: bool = typer.Option(False, "--images", help="Also remove cached environment images (rebuilt when needed)."),
 ) -> None:
-    """Remove containers lancebench left behind (crashed or killed jobs) with their storage quotas
+    """End the local sandboxes of killed jobs (bubblewrap processes left running, their folders),
+    remove containers lancebench left behind (crashed or killed jobs) with their storage quotas
     (loop mounts), optionally its images.
 
-    Containers of a job still running on this machine are kept. Examples:
+    Sandboxes and containers of a job still running on this machine are kept. Examples:
       lancebench gc
       lancebench gc --job my-job
       lancebench gc --images
@@ -21,8 +23,14 @@ def gc_command(
     from lancebench.errors import SandboxError
     from lancebench.report.terminal import terminal_console
     from lancebench.sandbox.docker import gc
+    from lancebench.sandbox.local_owner import reap_orphans
 
     console = terminal_console()
+    local = reap_orphans(job)
+    console.print(f"ended {len(local.sandboxes)} local sandbox(es) of killed jobs "
+                  f"({len(local.killed)} process(es) killed)", highlight=False)
+    for name in local.sandboxes:
+        console.print(f"  {name}", highlight=False)
     try:
         result = gc(job, images=images)
     except SandboxError as exc:

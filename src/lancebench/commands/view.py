@@ -13,7 +13,7 @@ from lancebench.commands.common import load_finished_jobs
 from lancebench.errors import ConfigError, LancebenchError
 from lancebench.report.build import ReportOptions
 from lancebench.report.html.serve import make_server, url
-from lancebench.report.html.site import build_site
+from lancebench.report.html.site import build_index, build_site
 
 EXAMPLES = """Examples:
 
@@ -23,8 +23,9 @@ EXAMPLES = """Examples:
 
   lancebench view jobs/ --port 8080 --out site/
 
-The site is the one `lancebench report --html` writes. It is served on 127.0.0.1 only, until
-Ctrl-C or SIGTERM; a temporary site is removed either way."""
+The site is the one `lancebench report --html` writes; in a temporary folder, each trial page is
+written when first opened. It is served on 127.0.0.1 only, until Ctrl-C or SIGTERM; a temporary
+site is removed either way."""
 
 
 def view(
@@ -47,9 +48,14 @@ def view(
     try:
         try:
             jobs = load_finished_jobs(job_dirs)
-            build_site(jobs, site, ReportOptions(n_boot=bootstrap))
+            options = ReportOptions(n_boot=bootstrap)
+            # a site kept in a folder is whole (it opens from disk too); a temporary one writes
+            # each trial page when it is first opened
+            pages = build_index(jobs, site, options) if out is None else None
+            if pages is None:
+                build_site(jobs, site, options)
             try:
-                server = make_server(site, port)
+                server = make_server(site, port, pages)
             except OSError as exc:
                 raise ConfigError(f"--port {port}: cannot listen on 127.0.0.1:{port} ({exc.strerror or exc}); "
                                   f"pick another port, or --port 0 for any free one") from exc

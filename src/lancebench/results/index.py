@@ -14,6 +14,11 @@ corrupt database, another schema) is deleted and rebuilt from the folders; a job
 cannot be written gets an index in memory for the run of the command. So deleting ``index.sqlite``
 is always safe, and no reader ever sees a number the folders do not hold.
 
+The job's writer adds each trial's row as it writes the trial's ``result.json``
+(:func:`index_written`, called by :func:`lancebench.results.store.write_result`), so a read after a
+run, or after the run was killed, stats each file and reads none; a row it could not add is added
+by the next read as above.
+
 The index also keeps derived values (``lancebench show``'s summary) keyed by a fingerprint of the
 rows they were computed from (:attr:`IndexedTrials.state`), so revisiting a finished job does not
 recompute them.
@@ -39,6 +44,7 @@ from lancebench.results.result_file import load_result
 INDEX_FILE = "index.sqlite"
 SCHEMA_VERSION = 1
 BUSY_TIMEOUT_SEC = 30.0
+WRITER_TIMEOUT_SEC = 2.0  # a trial's row waits at most this long for a reader's lock, then the next read adds it
 _TABLES = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS trials (trial_id TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
@@ -52,10 +58,11 @@ def _digest(data: str) -> str:
     return hashlib.sha256(data.encode()).hexdigest()
 
 
-def _connect(path: Path) -> sqlite3.Connection:
-    """Open (creating) the index at ``path``; raises :class:`sqlite3.Error` when it is not a
-    usable index of this schema (corrupt, another schema version)."""
-    db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_SEC, isolation_level=None)
+def _connect(path: Path, timeout: float = BUSY_TIMEOUT_SEC) -> sqlite3.Connection:
+    """Open (creating) the index at ``path``, waiting up to ``timeout`` seconds for a lock; raises
+    :class:`sqlite3.Error` when it is not a usable index of this schema (corrupt, another schema
+    version)."""
+    db = sqlite3.connect(path, timeout=timeout, isolation_level=None)
     try:
         db.executescript(_TABLES)
         row = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
@@ -91,6 +98,38 @@ class _Row:
     trial_id: str
     size: int
     mtime_ns: int
+
+
+def _values(row: _Row, result: TrialResult) -> tuple:
+    data = result.model_dump_json()
+    return (row.trial_id, row.size, row.mtime_ns, result.task, result.attempt, result.status, _digest(data), data)
+
+
+def index_written(result_path: Path, result: TrialResult) -> bool:
+    """Add (or replace) the row of a ``result.json`` just written at ``result_path``
+    (``JOB/trials/<trial_id>/result.json``) holding ``result``, with the file's size and mtime, so
+    that a read of the job finds it without opening the file. Best effort: returns False (and
+    leaves the row to the next read, which sees the file's new size or mtime) when the index is
+    locked for longer than :data:`WRITER_TIMEOUT_SEC`, corrupt, or cannot be written, or when
+    the path is not inside a job's ``trials/`` folder."""
+    folder = Path(result_path).parent
+    if folder.parent.name != "trials":
+        return False
+    try:
+        st = os.stat(result_path)
+        db = _connect(folder.parent.parent / INDEX_FILE, WRITER_TIMEOUT_SEC)
+    except (OSError, sqlite3.Error):
+        return False
+    try:
+        # no fsync: the index is a cache (the file was synced), a row lost or torn is re-read or rebuilt
+        db.execute("PRAGMA synchronous = OFF")
+        db.execute("INSERT OR REPLACE INTO trials VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                   _values(_Row(folder.name, st.st_size, st.st_mtime_ns), result))
+        return True
+    except sqlite3.Error:
+        return False
+    finally:
+        db.close()
 
 
 class IndexedTrials:
@@ -164,9 +203,7 @@ class IndexedTrials:
 
     @staticmethod
     def _row_values(row: _Row, result: TrialResult) -> tuple:
-        data = result.model_dump_json()
-        return (row.trial_id, row.size, row.mtime_ns, result.task, result.attempt, result.status,
-                _digest(data), data)
+        return _values(row, result)
 
     def _parse(self, trial_id: str, digest: str, data: str) -> TrialResult:
         """The row's result, or, for a corrupt row, the file's (the row is replaced)."""

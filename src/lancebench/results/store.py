@@ -9,6 +9,7 @@ import re
 import tempfile
 from pathlib import Path
 
+from lancebench.results.index import index_written
 from lancebench.results.load import load_job, load_result
 from lancebench.results.models import TrialResult
 
@@ -29,6 +30,15 @@ def atomic_write(path: Path, text: str, *, errors: str = "strict") -> None:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def write_result(path: Path, result: TrialResult, text: str | None = None) -> None:
+    """Record a trial: write its ``result.json`` at ``path`` (``JOB/trials/<trial_id>/result.json``;
+    ``text``, the result's JSON as received, or else ``result`` dumped with indent 2) atomically,
+    then add its row to the job's results index (:func:`lancebench.results.index.index_written`,
+    best effort: the file is the record)."""
+    atomic_write(path, text if text is not None else result.model_dump_json(indent=2))
+    index_written(path, result)
 
 
 def trial_key(task_digest: str, agent: str, model: str | None, attempt: int) -> str:

@@ -15,7 +15,8 @@ Flow of one trial:
    the trial's other files (``patch.diff``, ``agent/``, ``verifier/``, ``error.txt``), then
    deletes that folder.
 3. The driver replaces the trial folder with the unpacked files and writes ``result.json`` last
-   (:func:`lancebench.results.store.atomic_write`), then calls ``on_result``.
+   (:func:`lancebench.results.store.write_result`, which adds its row to the results index), then
+   calls ``on_result``.
 
 While it runs, the worker sends each phase change of its trial (``environment``, ``agent``, ...)
 to a small actor of the job (:class:`PhaseRelay`), which the driver reads every
@@ -61,7 +62,7 @@ from lancebench.caches.cache import sub
 from lancebench.errors import ConfigError, LancebenchError, ModelAuthError
 from lancebench.results.models import TrialResult
 from lancebench.results.paths import TrialPaths
-from lancebench.results.store import atomic_write
+from lancebench.results.store import write_result
 from lancebench.runner import progress
 from lancebench.runner.agent_phase import TrialSpec
 from lancebench.runner.executor import AgentRecipe, OnResult, execute_trial
@@ -431,7 +432,7 @@ def _record(spec: TrialSpec, payload: dict) -> TrialResult:
     root.mkdir(parents=True)
     with tarfile.open(fileobj=io.BytesIO(payload["files"]), mode="r:") as tar:
         tar.extractall(root, filter="data")
-    atomic_write(spec.paths.result, payload["result"])
+    write_result(spec.paths.result, result, payload["result"])
     return result
 
 

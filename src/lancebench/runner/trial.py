@@ -27,7 +27,7 @@ from lancebench.agents.base import Agent
 from lancebench.errors import LancebenchError, ModelAuthError, ModelError, SandboxError, WorkspaceError
 from lancebench.judging.senior import senior_grade
 from lancebench.results.models import TrialError, TrialResult, utcnow
-from lancebench.results.store import atomic_write
+from lancebench.results.store import atomic_write, write_result
 from lancebench.runner import progress, spend
 from lancebench.runner.agent_phase import TrialSpec, trial_labels
 from lancebench.runner.control import (
@@ -75,7 +75,7 @@ async def run_trial(spec: TrialSpec, agent: Agent, backend: Backend) -> TrialRes
         remove_tree(spec.scratch)
     usage, extra = spend.settle(trace.reported_usage(), meter)  # the spend seen, however the trial ended
     result = build_result(spec, started_at, trace, failure, clock, usage, extra)
-    atomic_write(spec.paths.result, result.model_dump_json(indent=2))
+    write_result(spec.paths.result, result)
     return result
 
 

@@ -14,6 +14,7 @@ command that started them. A timeout kills the whole tree.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ctypes
 import functools
 import os
@@ -27,6 +28,7 @@ import uuid
 from pathlib import Path, PurePosixPath
 
 from lancebench.errors import SandboxError
+from lancebench.sandbox import local_owner
 from lancebench.sandbox.base import AppProcess, ExecResult, Mount, SandboxSpec
 from lancebench.sandbox.cgroups import CgroupSet
 from lancebench.sandbox.fstree import CopyBounds, chown_tree, copy_file, copy_tree, remove_tree, write_notes
@@ -135,6 +137,8 @@ class LocalSandbox:
                 self._provisioned = True
 
     def _provision_files(self) -> None:
+        with contextlib.suppress(OSError):  # no record: only a later gc cannot find this sandbox's orphans
+            local_owner.record(self.name, self.root, self._own_root, self.spec.labels)
         d = self.deferred
         if d.quota_dir is not None:
             move_onto_quota(d.quota_dir, d.storage_mb)
@@ -194,6 +198,8 @@ class LocalSandbox:
         self._procs.clear()
         if self._own_root:
             await asyncio.to_thread(remove_tree, self.root)
+        if self._provisioned:
+            local_owner.forget(self.name)
         self.started = False
 
     def _write_etc(self) -> None:

@@ -1,11 +1,15 @@
 """Serving a built report site on 127.0.0.1 (``lancebench view``): the standard library's HTTP
-server over the site's folder, read-only, one thread per request."""
+server over the site's folder, read-only, one thread per request; a trial page not written yet is
+written when first asked for (:class:`lancebench.report.html.site.TrialPages`)."""
 
 from __future__ import annotations
 
 import functools
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from lancebench.report.html.site import TrialPages
 
 HOST = "127.0.0.1"
 
@@ -19,10 +23,29 @@ class _Quiet(SimpleHTTPRequestHandler):
         super().end_headers()
 
 
-def make_server(site_dir: Path, port: int = 0) -> ThreadingHTTPServer:
+class _LazyTrials(_Quiet):
+    pages: TrialPages
+
+    def do_GET(self) -> None:  # noqa: N802 - the base class's name
+        path = unquote(urlsplit(self.path).path).lstrip("/")
+        if path.startswith("trials/") and path.endswith(".html"):
+            try:
+                self.pages.write(path)
+            except OSError:
+                self.send_error(500, "cannot write this trial's page")
+                return
+        super().do_GET()
+
+
+def make_server(site_dir: Path, port: int = 0, pages: TrialPages | None = None) -> ThreadingHTTPServer:
     """An HTTP server for ``site_dir`` bound to 127.0.0.1:``port`` (0: any free port); its address
-    is ``server.server_address``. Raises OSError when the port is taken."""
-    handler = functools.partial(_Quiet, directory=str(site_dir))
+    is ``server.server_address``. With ``pages``, a trial page is written when first asked for.
+    Raises OSError when the port is taken."""
+    if pages is None:
+        handler = functools.partial(_Quiet, directory=str(site_dir))
+    else:
+        lazy = type("_Handler", (_LazyTrials,), {"pages": pages})
+        handler = functools.partial(lazy, directory=str(site_dir))
     return ThreadingHTTPServer((HOST, port), handler)
 
 

@@ -1,14 +1,18 @@
 """``lancebench report --html OUT_DIR``: a static site that opens from disk with no network.
 
 Layout of OUT_DIR: ``index.html`` (leaderboard, plots, task table, analysis, contamination),
-``trials/<job>/<trial_id>.html`` (one page per trial), ``static/`` (the site's CSS and JS, the
-Pygments CSS and the vendored Chart.js). Pages carry a Content-Security-Policy that allows only
-the site's own files, so even hostile text that slipped through could load nothing."""
+``trials/<job>/<trial_id>.html`` (one page per trial), ``instructions/<digest>.js`` (each distinct
+instruction once, rendered, shared by the pages of every attempt of a task: :func:`instruction_file`),
+``static/`` (the site's CSS and JS, the Pygments CSS and the vendored Chart.js). Pages carry a
+Content-Security-Policy that allows only the site's own files, so even hostile text that slipped
+through could load nothing."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
+import threading
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -20,9 +24,9 @@ from lancebench.analysis.trial import analysis_report, analyze_jobs
 from lancebench.errors import ConfigError
 from lancebench.report.build import ReportOptions, build_rows, group_results
 from lancebench.report.html.compare import compare_context
-from lancebench.report.html.highlight import pygments_css
+from lancebench.report.html.highlight import markdown, pygments_css
 from lancebench.report.html.plots import color, cost_per_task, earnings_chart, pareto_chart, passk_chart
-from lancebench.report.html.tasks import page_href, task_rows, trial_href
+from lancebench.report.html.tasks import page_href, task_rows, task_table_data, trial_href
 from lancebench.report.html.trial_page import trial_context
 from lancebench.results.load import JobResults
 from lancebench.results.models import TrialResult
@@ -45,6 +49,21 @@ def json_island(data: Any) -> Markup:
     """``data`` as JSON safe inside ``<script type="application/json">`` (no ``<``, ``>``, ``&``)."""
     text = json.dumps(data, allow_nan=False)
     return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
+
+
+INSTRUCTIONS = "instructions"
+
+
+def instruction_file(text: str) -> tuple[str, str]:
+    """(path inside the site, content) of the script that holds instruction ``text`` rendered
+    (Markdown, escaped as every agent-written text): ``instructions/<sha256 of the text, 20 hex>.js``
+    setting ``window.lbInstruction`` to ``{"chars": N, "html": ...}``, which ``static/site.js``
+    puts into the trial page's ``#instruction-text``. Content-addressed: the attempts of a task
+    share one file."""
+    text = visible(text)  # controls shown as symbols, as on the page itself (results/text.py)
+    name = hashlib.sha256(text.encode()).hexdigest()[:20]
+    data = json_island({"chars": len(text), "html": str(markdown(text))})
+    return f"{INSTRUCTIONS}/{name}.js", f"window.lbInstruction = {data};\n"
 
 
 def config_label(agent: str, model: str | None, dataset: str | None, settings: str = "", *,
@@ -122,7 +141,8 @@ def site_context(jobs: list[JobResults], options: ReportOptions) -> tuple[dict, 
     finding_rows = [(t, f, page_href(t["job"], t["trial_id"]), config_label(t["agent"], t["model"], None))
                     for t in analysis["trials"] for f in t["findings"]]
     ctx = {"jobs": jobs, "rows": _leaderboard(rows, labels, summaries), "labels": labels, "charts": charts,
-           "chart_json": {k: json_island(v) for k, v in charts.items()}, "tasks": tasks, "filters": filters,
+           "chart_json": {k: json_island(v) for k, v in charts.items()}, "filters": filters,
+           "task_json": json_island(task_table_data(tasks)),
            "analysis": analysis, "finding_rows": finding_rows, "phases": analysis["phases"],
            "summaries": [(label_of[_key(s)], s) for s in analysis["configurations"]],
            "contamination": [(label_of[_key(c)], c) for c in analysis["contamination"]],
@@ -132,10 +152,71 @@ def site_context(jobs: list[JobResults], options: ReportOptions) -> tuple[dict, 
     return ctx, {a.result.trial_id + "\0" + a.result.job: a for a in analyses}
 
 
+class TrialPages:
+    """The trial pages of a site in ``out_dir``, each written when first asked for
+    (:meth:`write`, used by ``lancebench view``) or all at once (:meth:`write_all`, ``report
+    --html``), with each distinct instruction once (:func:`instruction_file`). Thread-safe."""
+
+    def __init__(self, env: Environment, jobs: list[JobResults], by_trial: dict, out_dir: Path):
+        self.out_dir = out_dir
+        self._env, self._by_trial = env, by_trial
+        self._trials = {trial_href(r): (job, r) for job in jobs for r in job.results}
+        self._written: set[str] = set()
+        self._lock = threading.Lock()
+
+    def write_all(self) -> None:
+        """Write every trial's page. Raises OSError when the folder cannot be written."""
+        for href in self._trials:
+            self.write(href)
+
+    def write(self, href: str) -> Path | None:
+        """Write the page at ``href`` (``trials/<job>/<trial_id>.html``) unless it is written, and
+        return its path; None when no trial has that page. Raises OSError as :meth:`write_all`."""
+        found = self._trials.get(href)
+        if found is None:
+            return None
+        with self._lock:
+            if href not in self._written:
+                self._render(href, *found)
+                self._written.add(href)
+        return self.out_dir / href
+
+    def _render(self, href: str, job: JobResults, r: TrialResult) -> None:
+        ctx = trial_context(job.path / "trials" / r.trial_id, self._by_trial[r.trial_id + "\0" + r.job])
+        if ctx["instruction"]:
+            src, script = instruction_file(ctx["instruction"])
+            if src not in self._written:
+                self._written.add(src)
+                (self.out_dir / INSTRUCTIONS).mkdir(exist_ok=True)
+                (self.out_dir / src).write_text(script, encoding="utf-8")
+            ctx["instruction_src"] = src
+        dest = self.out_dir / href
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        html = self._env.get_template("trial.html").render(root="../..", label=config_label(*r.configuration()), **ctx)
+        dest.write_text(visible(html), encoding="utf-8")  # any bytes the agent wrote (results/text.py)
+
+
 def build_site(jobs: list[JobResults], out_dir: Path, options: ReportOptions = ReportOptions()) -> Path:
-    """Write the site for ``jobs`` into ``out_dir`` (created; files of an older site are replaced)
-    and return the path of ``index.html``. Raises :class:`ConfigError` when ``out_dir`` cannot be
-    written or is a file."""
+    """Write the site for ``jobs`` into ``out_dir`` (created; files of an older site are replaced),
+    every trial page included, and return the path of ``index.html``. Raises
+    :class:`ConfigError` when ``out_dir`` cannot be written or is a file."""
+    pages = build_index(jobs, out_dir, options)
+    try:
+        pages.write_all()
+    except OSError as exc:
+        raise _unwritable(pages.out_dir, exc) from exc
+    return pages.out_dir / "index.html"
+
+
+def _unwritable(out_dir: Path, exc: OSError) -> ConfigError:
+    return ConfigError(f"--html {out_dir}: cannot write the site: {exc.strerror or exc} "
+                       f"(check that the folder is writable)")
+
+
+def build_index(jobs: list[JobResults], out_dir: Path, options: ReportOptions = ReportOptions()) -> TrialPages:
+    """Write the site for ``jobs`` into ``out_dir`` but its trial pages (``index.html``,
+    ``static/``), and return the :class:`TrialPages` that write them. Raises
+    :class:`ConfigError` as :func:`build_site`."""
     out_dir = Path(out_dir)
     if out_dir.exists() and not out_dir.is_dir():
         raise ConfigError(f"--html {out_dir}: is a file; give a folder for the site")
@@ -146,16 +227,6 @@ def build_site(jobs: list[JobResults], out_dir: Path, options: ReportOptions = R
         _copy_static(out_dir)
         index = out_dir / "index.html"
         index.write_text(visible(env.get_template("index.html").render(root=".", **ctx)), encoding="utf-8")
-        page = env.get_template("trial.html")
-        for job in jobs:
-            for r in job.results:
-                a = by_trial[r.trial_id + "\0" + r.job]
-                dest = out_dir / trial_href(r)
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                html = page.render(root="../..", label=config_label(*r.configuration()),
-                                   **trial_context(job.path / "trials" / r.trial_id, a))
-                dest.write_text(visible(html), encoding="utf-8")  # any bytes the agent wrote (results/text.py)
     except OSError as exc:
-        raise ConfigError(f"--html {out_dir}: cannot write the site: {exc.strerror or exc} "
-                          f"(check that the folder is writable)") from exc
-    return index
+        raise _unwritable(out_dir, exc) from exc
+    return TrialPages(env, jobs, by_trial, out_dir)

@@ -61,3 +61,21 @@ def task_rows(results: list[TrialResult], configs: list[tuple]) -> tuple[list[di
     order = [*FIXED_FIELDS, *sorted(k for k in filters if k not in FIXED_FIELDS)]
     ordered = sorted(rows.values(), key=lambda r: (str(r["dataset"]), r["task"]))
     return ordered, {k: sorted(filters[k]) for k in order if k in filters}
+
+
+TASKS_PER_PAGE = 100  # rows of the task table the page draws at once (static/site.js pages through the rest)
+
+
+def _usd(x: float | None) -> str:
+    return "unknown" if x is None else f"${x:,.2f}"
+
+
+def task_table_data(rows: list[dict]) -> dict:
+    """The task table as the index page's data island, drawn a page at a time by ``static/site.js``
+    (a table of 50,000 trials is never in the page as elements): ``{"per_page": N, "rows": [[task,
+    dataset, price text, fields, cells], ...]}``, a cell being the list of ``[status, attempt,
+    href, reason]`` of one configuration's trials of the task (see :func:`task_rows`)."""
+    return {"per_page": TASKS_PER_PAGE,
+            "rows": [[t["task"], t["dataset"], _usd(t["price_usd"]), t["fields"],
+                      [[[c["status"], c["attempt"], c["href"], c["reason"]] for c in cell] for cell in t["cells"]]]
+                     for t in rows]}

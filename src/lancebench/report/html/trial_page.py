@@ -112,7 +112,9 @@ def judges(result) -> list[dict]:
 
 
 def trial_context(trial_dir: Path, analysis: TrialAnalysis) -> dict:
-    """The template context of one trial page (see the module docstring)."""
+    """The template context of one trial page (see the module docstring). The instruction is given
+    as text (``instruction``): the site renders each distinct one once
+    (:func:`lancebench.report.html.site.instruction_file`)."""
     paths = TrialPaths(trial_dir)
     r = analysis.result
     by_step: dict[int, list] = {}
@@ -126,7 +128,7 @@ def trial_context(trial_dir: Path, analysis: TrialAnalysis) -> dict:
               "prompt_tokens": s.prompt_tokens, "completion_tokens": s.completion_tokens,
               "timestamp": s.timestamp, "findings": by_step.get(s.step_id, [])} for s in analysis.steps]
     text = instruction(paths, analysis)
-    return {"r": r, "instruction": text, "instruction_html": markdown(text) if text else None, "steps": steps,
+    return {"r": r, "instruction": text, "steps": steps,
             "problem": analysis.problem,
             "findings": analysis.findings, "patch": patch_files(read_patch(paths), r.dropped_paths),
             "verifier": verifier_runs(paths), "tests": sorted(r.tests.items()), "judges": judges(r),

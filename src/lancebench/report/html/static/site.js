@@ -15,28 +15,83 @@
     });
   }
 
-  function filterTasks() {
+  var MARK = { resolved: "\u2713", unresolved: "\u2717", invalid: "!" };
+
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+
+  function taskRow(t) {
+    // t = [task, dataset, price text, fields, cells]; text only ever goes in as textContent
+    var tr = el("tr", "task-row"), name = el("td");
+    name.appendChild(el("span", "task-name", t[0]));
+    if (t[1]) { name.appendChild(document.createTextNode(" ")); name.appendChild(el("span", "muted", t[1])); }
+    tr.appendChild(name);
+    tr.appendChild(el("td", "", (t[3].split || []).join(", ")));
+    tr.appendChild(el("td", "", (t[3].kind || []).join(", ")));
+    tr.appendChild(el("td", "n", t[2]));
+    t[4].forEach(function (cell) {
+      var td = el("td", "outcome");
+      cell.forEach(function (c) {
+        var a = el("a", "trial-link " + c[0], MARK[c[0]] || "?");
+        a.setAttribute("href", c[2]);
+        a.title = "attempt " + c[1] + ": " + c[0] + (c[3] ? " \u2014 " + c[3] : "");
+        td.appendChild(a);
+      });
+      tr.appendChild(td);
+    });
+    return tr;
+  }
+
+  function taskTable() {
+    var island = document.getElementById("data-tasks");
+    var tbody = document.querySelector("#task-table tbody");
+    if (!island || !tbody) return;
+    var data = JSON.parse(island.textContent), rows = data.rows, size = data.per_page;
     var form = document.getElementById("task-filters");
-    if (!form) return;
-    var selects = Array.prototype.slice.call(form.querySelectorAll("select[data-field]"));
-    var rows = Array.prototype.slice.call(document.querySelectorAll("#task-table tr.task-row"));
-    var parsed = rows.map(function (row) { return JSON.parse(row.dataset.fields); });
-    var count = document.getElementById("task-count");
+    var selects = form ? Array.prototype.slice.call(form.querySelectorAll("select[data-field]")) : [];
+    var count = document.getElementById("task-count"), pager = document.getElementById("task-pager");
+    var prev = document.getElementById("task-prev"), next = document.getElementById("task-next");
+    var pageText = document.getElementById("task-page");
+    var matching = rows, page = 0;
+    function pages() { return Math.max(1, Math.ceil(matching.length / size)); }
+    function draw() {
+      var frag = document.createDocumentFragment();
+      matching.slice(page * size, (page + 1) * size).forEach(function (t) { frag.appendChild(taskRow(t)); });
+      tbody.replaceChildren(frag);
+      if (count) count.textContent = matching.length + " of " + rows.length + " tasks";
+      if (pager) {
+        pager.hidden = pages() < 2;
+        pageText.textContent = "page " + (page + 1) + " of " + pages();
+        prev.disabled = page === 0;
+        next.disabled = page >= pages() - 1;
+      }
+    }
     function apply() {
-      var shown = 0;
-      rows.forEach(function (row, i) {
-        var ok = selects.every(function (s) {
-          var values = parsed[i][s.dataset.field] || ["(none)"];
+      matching = rows.filter(function (t) {
+        return selects.every(function (s) {
+          var values = t[3][s.dataset.field] || ["(none)"];
           return s.value === "" || values.indexOf(s.value) >= 0;
         });
-        row.hidden = !ok;
-        if (ok) shown += 1;
       });
-      if (count) count.textContent = shown + " of " + rows.length + " tasks";
+      page = 0;
+      draw();
     }
     selects.forEach(function (s) { s.addEventListener("change", apply); });
+    if (prev) prev.addEventListener("click", function () { page = Math.max(0, page - 1); draw(); });
+    if (next) next.addEventListener("click", function () { page = Math.min(pages() - 1, page + 1); draw(); });
     apply();
   }
 
-  document.addEventListener("DOMContentLoaded", function () { drawCharts(); filterTasks(); });
+  function showInstruction() {
+    // instructions/<digest>.js (one file per distinct instruction) set window.lbInstruction: HTML
+    // rendered and escaped by the site's builder, as the rest of the page
+    var target = document.getElementById("instruction-text");
+    if (target && window.lbInstruction) target.innerHTML = window.lbInstruction.html;
+  }
+
+  document.addEventListener("DOMContentLoaded", function () { showInstruction(); taskTable(); drawCharts(); });
 })();
