@@ -84,3 +84,16 @@ def test_a_patch_the_rubric_judges_provider_refuses_fails_a_rubric_threshold(scr
     # without a rubric threshold the rubric's failure decides nothing (the taste judge does)
     assert tasteful(True, {"rubric": rubric, "taste": taste_ok}, Thresholds())[1] == \
         "taste judge failed:context: the judged patch caused it"
+
+
+# OpenRouter's answer to a prompt its moderation flags: HTTP 403, as it answers a key without access
+MODERATED = Fail(403, "openai/gpt-4o requires moderation on OpenRouter. Your input was flagged for \"harassment\".")
+
+
+def test_a_patch_flagged_by_the_providers_moderation_does_not_stop_the_job(scripted, snap):  # noqa: F811
+    # Before round 4 a 403 was always "refused credentials": ModelAuthError, which stops the whole job
+    # (exit 3), so a patch written to be flagged stopped every trial of the job, not only its own.
+    srv = scripted([MODERATED, Reply('{"answer": {}}')])
+    rec = _taste(srv, snap)
+    assert rec.status == "failed:refused-patch", (rec.status, rec.rationale)
+    assert tasteful(True, {"taste": rec}, Thresholds())[0] is False
