@@ -18,8 +18,8 @@ case "$what" in
   # nodejs + mocha: the JavaScript task of mini (minimist-constructor-pollution) on the local backend;
   # toolchains (below, without recommends: no llvm, no docs): golang-go + gotestsum for mini's Go
   # task (go-humanize-ftoa-digits), cargo (with rustc) for its Rust task (shlex-quote-braces)
-  main) packages="bubblewrap slirp4netns git chromium python3-venv ca-certificates nodejs mocha"; extra="local" ;;
-  tests) packages="bubblewrap slirp4netns git chromium python3-venv ca-certificates nodejs mocha fonts-dejavu-core libatomic1 docker.io debootstrap"
+  main) packages="bubblewrap slirp4netns nftables git chromium python3-venv ca-certificates nodejs mocha"; extra="local" ;;
+  tests) packages="bubblewrap slirp4netns nftables git chromium python3-venv ca-certificates nodejs mocha fonts-dejavu-core libatomic1 docker.io debootstrap"
          extra="dev" ;;
   *) echo "usage: bash scripts/setup.sh main|tests" >&2; exit 2 ;;
 esac

@@ -33,6 +33,8 @@ from lancebench.errors import SandboxError
 RESOLV_CONF = "nameserver 10.0.2.3\n"  # slirp4netns's built-in DNS forwarder
 READY_TIMEOUT_SEC = 10.0
 NS_GET_USERNS = 0xB701  # ioctl: the user namespace owning a namespace (linux/nsfs.h, _IO(0xb7, 0x1))
+NO_FENCE = ("nftables is not installed (it fences a public phase's network off the host's bridges, where "
+            "Docker's containers are, on the local backend): apt-get install nftables")
 MISSING = "slirp4netns is not installed (a public phase's network on the local backend): apt-get install slirp4netns"
 
 
@@ -134,6 +136,8 @@ class OutboundNet:
         nets = await asyncio.to_thread(bridge_networks)
         if not nets:
             return
+        if shutil.which("nft") is None or shutil.which("nsenter") is None:
+            raise SandboxError(NO_FENCE)
         rules = ("table ip lancebench_fence {\n chain out {\n  type filter hook output priority 0; policy accept;\n"
                  f"  ip daddr {{ {', '.join(nets)} }} reject with icmp type admin-prohibited\n }}\n}}\n")
         argv = ["nsenter", f"--user=/proc/self/fd/{userns}", f"--net=/proc/self/fd/{netns}", "--preserve-credentials",
