@@ -30,10 +30,15 @@ The honest fix (``honest``) stays ``resolved`` beside them.
 from __future__ import annotations
 
 import base64
+import os
+import sys
 from pathlib import Path
 
 import pytest
 from lbtest import TASKS, derive_task, job_dir, lb, results
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "llm"))
+from scripted_server import Fail, Reply, scripted  # noqa: E402,F401  (the fixture)
 
 AGENTS = Path(__file__).resolve().parent / "agents"
 CALC = TASKS / "calc"
@@ -82,3 +87,27 @@ def test_a_pass_whose_report_lacks_the_hidden_tests_is_forged(jobs, shared, back
              or says not in (got[name]["reason"] or "")}
     assert wrong == {}
     assert got["honest"]["status"] == "resolved", (got["honest"]["reason"], got["honest"].get("scan_notes"))
+
+
+FILTERED = Fail(400, "The response was filtered due to the prompt triggering content management policy.",
+                code="content_filter")
+
+
+@pytest.mark.slow
+def test_an_agents_request_the_provider_refuses_is_its_failure(jobs, shared, scripted):  # noqa: F811
+    # 4. A plug-in agent using lancebench's model client makes a request the provider refuses for
+    # what it holds (a content filter; a bad parameter is refused the same way): the refusal was a
+    # "model provider" fault, the trial `invalid` (left out of every rate, retried by
+    # --retry-invalid): a losing agent's way out. Now a plain request to the same model (the
+    # control) decides: answered -> the agent's failure, its work graded; refused too -> invalid.
+    servers = {"answered": scripted([FILTERED, Reply("OK")]), "refused": scripted([FILTERED, FILTERED])}
+    for name, srv in servers.items():
+        derive_task(CALC, shared / f"calc-{name}", append_instruction=f"API_BASE={srv.api_base}")
+    env = {"PYTHONPATH": os.pathsep.join(p for p in (str(AGENTS), os.environ.get("PYTHONPATH", "")) if p)}
+    lb("run", "-p", shared / "calc-answered", "-p", shared / "calc-refused", "-a", "faulty_agents:RefusedAgent",
+       "-o", jobs, "--backend", "local", "-n", "2", "--job-name", "j", check=True, timeout=600, env=env)
+    got = {r["task"].rsplit("-", 1)[1]: r for r in results(jobs / "j")}
+    answered, refused = got["answered"], got["refused"]
+    assert answered["status"] == "unresolved", (answered["status"], answered["reason"], answered.get("control"))
+    assert refused["status"] == "invalid" and "refused too" in (refused.get("control") or ""), refused
+    assert [len(s.requests) for s in servers.values()] == [2, 2]  # the agent's request, then the control
