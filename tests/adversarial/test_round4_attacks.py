@@ -24,6 +24,11 @@ from ``calc``, graded by ``test.sh``'s exit status: no F2P/P2P lists) and run by
    Fixed: with ``pass_if = "all"`` one broken run breaks the combination, and the untouched base
    decides whose fault it is (here the patch's: ``unresolved``).
 
+4. ``skip-p2p``: on ``calc`` with its lists, a patch that fixes ``add``, breaks ``mul`` and has
+   ``mul`` call ``pytest.skip`` when it runs (``skip_broken_p2p.sh``): a skipped P2P test counts as
+   kept, so ``resolved``. Fixed: a P2P test the passing run skipped that passes on the untouched
+   repository makes the trial ``unresolved`` (``verifier._skipped_p2p``).
+
 The honest fix (``honest``) stays ``resolved`` beside them.
 """
 
@@ -60,6 +65,7 @@ ALL_OF_TWO = NO_LISTS | {r'^kind = "code"$': 'kind = "code"\ntest_runs = 2\npass
 ATTACKS = {  # name: (script, task files, task.toml changes, what the reason says)
     "own-report": ("exit_with_own_report.sh", None, NO_LISTS, "forged verdict"),
     "no-canary": ("exit_zero_whole_folder.sh", {"tests/test_calc.py": UNITTEST}, NO_LISTS, "forged verdict"),
+    "skip-p2p": ("skip_broken_p2p.sh", None, None, "P2P tests pass on the untouched repository and are skipped"),
     "break-when-wrong": ("break_run_when_wrong.sh", None, ALL_OF_TWO, "the grader works without the patch"),
 }
 

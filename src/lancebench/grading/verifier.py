@@ -186,6 +186,9 @@ async def _grade_runs(g: Grading, kept: str, dropped: tuple[str, ...]) -> Verdic
         # a broken run's rewards are not trusted: the code under test may have written them
         combined = RunOutcome(passed=False, reason=f"{combined.reason} (the grader works without the patch)",
                               rewards={**combined.rewards, "reward": 0.0}, tests=combined.tests)
+    if combined.passed and kept.strip() and (skipped := await _skipped_p2p(g, combined)):
+        return Verdict(status="unresolved", reason=skipped, rewards={**combined.rewards, "reward": 0.0},
+                       tests=combined.tests, dropped_paths=tuple(dropped), patch_applied=applied, runs=tuple(runs))
     canary_notes: tuple[str, ...] = ()
     if combined.passed and kept.strip():
         graded = next((r.report for r in runs if r.passed and not r.broken), None)
@@ -274,6 +277,23 @@ def _function(key: str) -> tuple[str, str]:
     -> ``test_b``), so that parameters the code under test decides do not count."""
     case = _as_case(key)
     return case.classname, case.name.partition("[")[0]
+
+
+async def _skipped_p2p(g: Grading, combined: RunOutcome) -> str | None:
+    """P2P tests a passing run skipped (a skipped P2P test counts as kept, SWE-bench's rule) that
+    pass on the untouched repository (graded in ``paths.verifier/base`` when any is skipped): the
+    patch brought the skip, which hides what the test checks (attack pass round 4: a function the
+    patch broke called ``pytest.skip`` when it ran, ``skip_broken_p2p.sh``). The reason the trial
+    is unresolved, or None."""
+    skipped = [t for t in g.task.lb.p2p if combined.tests.get(t) == "skipped"]
+    if not skipped:
+        return None
+    _, base = await _grade_once(g, "", g.scratch / "grade-base", g.paths.verifier / "base")
+    newly = [t for t in skipped if base.report is not None and outcome_of(base.report, t) == "passed"]
+    if not newly:
+        return None
+    return (f"P2P tests pass on the untouched repository and are skipped with the patch: {', '.join(newly[:5])}"
+            f"{' ...' if len(newly) > 5 else ''} (a skip the patch brought hides what the test checks)")
 
 
 def _lost_cases(graded: JUnitReport | None, run: RunOutcome) -> bool:
