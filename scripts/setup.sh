@@ -20,8 +20,8 @@ case "$what" in
   # task (go-humanize-ftoa-digits), cargo (with rustc) for its Rust task (shlex-quote-braces),
   # node-typescript (tsc; with mocha above) for its TypeScript task (ts-dedent-escape-sequences),
   # default-jdk-headless + junit5 (the console launcher) for its Java task (commons-codec-base16-chunks)
-  main) packages="bubblewrap slirp4netns git chromium python3-venv ca-certificates nodejs mocha"; extra="local" ;;
-  tests) packages="bubblewrap slirp4netns git chromium python3-venv ca-certificates nodejs mocha fonts-dejavu-core libatomic1 docker.io debootstrap"
+  main) packages="bubblewrap slirp4netns nftables git chromium python3-venv ca-certificates nodejs mocha"; extra="local" ;;
+  tests) packages="bubblewrap slirp4netns nftables git chromium python3-venv ca-certificates nodejs mocha fonts-dejavu-core libatomic1 docker.io debootstrap"
          extra="dev" ;;
   *) echo "usage: bash scripts/setup.sh main|tests" >&2; exit 2 ;;
 esac

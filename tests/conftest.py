@@ -30,6 +30,7 @@ LONGEST_FIRST = (
     "tests/judging/test_local_judges.py",  # 85 s
     "tests/harbor/test_two_step.py",  # 80 s
     "tests/harbor/test_terminal_bench_style.py",  # 90-190 s (its verifier installs pytest from PyPI)
+    "tests/adversarial/test_round4_attacks.py",  # 140 s: one job of six trials a backend, one of two plug-in trials
     "tests/adversarial/test_round3_attacks.py",  # 75 s (four jobs of one trial, two on docker)
     "tests/adversarial/test_invalid_attacks.py",  # 110 s on a loaded machine (four jobs, two on docker)
     "tests/core/test_job_resume.py",  # 71 s

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -68,7 +69,13 @@ class ModelRefused(ModelError):
     """The provider refused one request for what it holds (a 4xx that is neither a credential,
     quota nor context-window refusal: a content filter, a request it cannot read), not retried.
     Whether the harness or the request's content (which may hold an agent's patch) is at fault
-    takes a control: the same request without that content."""
+    takes a control: the same request without that content. ``control``, when the client set it:
+    sends a plain request to the same model (returns when it is answered, raises
+    :class:`ModelError` when it is refused too)."""
+
+    def __init__(self, message: str, control: Callable[[], object] | None = None):
+        super().__init__(message)
+        self.control = control
 
 
 class ModelAuthError(ModelError):

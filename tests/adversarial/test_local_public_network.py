@@ -5,12 +5,21 @@ code run there cannot reach what the host serves on 127.0.0.1: the model gateway
 agents, a local model server, another trial's server. ``reach_host_loopback.sh`` asks a server
 the test runs on the host's loopback (directly and through slirp's gateway 10.0.2.2) and keeps
 the answers in the patch; as a control it fetches from a server on one of the host's other
-addresses, which it must reach (the outbound access a public phase is for)."""
+addresses, which it must reach (the outbound access a public phase is for).
+
+Attack pass round 4: slirp4netns connects from the host's own namespace, so a public local trial
+reached every address the host reaches, the networks of Docker's bridges included: another
+trial's container on ``lancebench-public`` (whose containers docker keeps apart) answered it, and
+so does a server on the host's bridge address (where the harness's filtering resolver listens).
+Now the namespace refuses the host's bridge networks (``local_net.OutboundNet._fence``)."""
 
 from __future__ import annotations
 
 import http.server
+import json
+import os
 import secrets
+import subprocess
 import threading
 from pathlib import Path
 
@@ -55,3 +64,34 @@ def test_a_public_trial_on_the_local_backend_cannot_reach_the_hosts_loopback(job
     assert "reached.txt" in patch and "Connection refused" in patch  # the agent ran and kept what it got
     assert secret not in patch
     assert control in patch  # the public phase still reaches the host's other addresses
+
+
+def _bridge_address() -> str | None:
+    """An IPv4 address the host holds on a bridge interface (docker0, br-*), or None."""
+    bridges = {n for n in os.listdir("/sys/class/net") if os.path.isdir(f"/sys/class/net/{n}/bridge")}
+    links = json.loads(subprocess.run(["ip", "-j", "-4", "addr", "show"], capture_output=True, check=True).stdout)
+    return next((a["local"] for link in links if link["ifname"] in bridges for a in link.get("addr_info", [])
+                 if a.get("family") == "inet"), None)
+
+
+@pytest.mark.slow
+def test_a_public_trial_on_the_local_backend_cannot_reach_the_hosts_bridge_networks(jobs, shared):
+    bridge = _bridge_address()
+    if bridge is None:
+        pytest.skip("no bridge interface on this host (Docker makes docker0)")
+    secret = f"bridge-only-{secrets.token_hex(8)}"
+    local, on_bridge = _serve("127.0.0.1", "unused"), _serve(bridge, secret)
+    try:
+        url = f"http://{bridge}:{on_bridge.server_address[1]}/"
+        task = derive_task(TASKS / "calc", shared / "calc-public", toml={r"^\[agent\]$": PUBLIC_AGENT},
+                           append_instruction=f"HOST_PORT={local.server_address[1]}\nOUTBOUND_URL={url}")
+        lb("run", "-p", task, "-a", f"script:{AGENTS / 'reach_host_loopback.sh'}", "-o", jobs, "--backend", "local",
+           check=True, timeout=600)
+    finally:
+        local.shutdown()
+        on_bridge.shutdown()
+    r = one_result(jobs)
+    assert r["status"] == "unresolved", (r["status"], r["reason"])
+    patch = patch_text(jobs, r)
+    assert "outbound.txt" in patch and "No route to host" in patch  # refused in the sandbox's namespace
+    assert secret not in patch

@@ -129,7 +129,8 @@ def test_combine_any_all():
     p, f, b = RunOutcome(passed=True), RunOutcome(passed=False), RunOutcome(broken=True, reason="x")
     assert combine_runs([f, p, f], "any").passed
     assert not combine_runs([f, p, p], "all").passed
-    assert combine_runs([b, p], "all").passed
+    assert combine_runs([b, p], "any").passed
+    assert combine_runs([b, p], "all").broken  # every run must pass: a broken one is not left out (round 4)
     assert combine_runs([b, b], "any").broken
     assert combine_runs([f, p, f], "any").rewards == {"runs_passed": 1.0, "runs": 3.0}
 

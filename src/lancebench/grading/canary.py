@@ -113,7 +113,9 @@ class _Choice:
     func: ast.FunctionDef
 
 
-def _test_files(tests: Path) -> list[Path]:
+def test_files(tests: Path) -> list[Path]:
+    """The hidden tests' Python test files under ``tests`` (``test_*.py``, ``*_test.py``; regular
+    files, no links, none under ``__pycache__``), sorted, at most :data:`MAX_FILES`."""
     found = [p for p in sorted(tests.rglob("*.py")) if (p.name.startswith("test_") or p.name.endswith("_test.py"))
              and p.is_file() and not p.is_symlink() and "__pycache__" not in p.parts]
     return found[:MAX_FILES]
@@ -382,7 +384,7 @@ def _choices(tests: Path, f2p: list[str], p2p: list[str], graded: JUnitReport | 
     passed before those it does not show, in random order. A test the graded report shows failed,
     skipped or in error is left out (its copy could pass honestly)."""
     ranked: list[tuple[int, int, int, _Choice]] = []
-    for path in _test_files(tests):
+    for path in test_files(tests):
         try:
             if path.stat().st_size > MAX_FILE_BYTES:
                 continue

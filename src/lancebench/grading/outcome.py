@@ -23,7 +23,9 @@ the F2P/P2P rules):
   or the patch broke it (see ``grading.verifier``), and only a
   broken grader makes the trial ``invalid``.
 - Several runs combine by ``pass_if``: ``any`` (SWE-Lancer: a task passes when any of its runs
-  passes) or ``all``. Broken runs are left out; all runs broken means broken.
+  passes; broken runs are left out, all runs broken means broken) or ``all`` (every run must
+  pass: one broken run makes the combination broken, so code that breaks the runs where it is
+  wrong cannot leave them out; attack pass round 4, ``break_run_when_wrong.sh``).
 """
 
 from __future__ import annotations
@@ -129,6 +131,10 @@ def combine_runs(runs: list[RunOutcome], pass_if: str = "all") -> RunOutcome:
         return excluded[0]
     if not good:
         return runs[-1] if runs else RunOutcome(broken=True, reason="verifier did not run")
+    if pass_if != "any" and len(good) < len(runs):  # every run must pass: one broken run is not left out
+        out = next(r for r in runs if r.broken)
+        return RunOutcome(broken=True, reason=f"run {runs.index(out) + 1} of {len(runs)} broke: {out.reason}",
+                          rewards=dict(out.rewards), tests=dict(out.tests), report_ids=list(out.report_ids))
     chosen = (any if pass_if == "any" else all)(r.passed for r in good)
     pick = next((r for r in good if r.passed == chosen), good[-1])
     out = RunOutcome(passed=chosen, reason=pick.reason, rewards=dict(pick.rewards), tests=dict(pick.tests),

@@ -31,9 +31,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from lancebench.grading.app_server import STARTED_VAR, run_verifier
-from lancebench.grading.canary import MARK as CANARY_MARK, divergence, judge_canary, make_canary
+from lancebench.grading.canary import MARK as CANARY_MARK, Canary, divergence, judge_canary, make_canary, test_files
 from lancebench.grading.choice import grade_choice
-from lancebench.grading.junit import JUnitReport
+from lancebench.grading.junit import JUnitReport, _as_case, outcome_of
 from lancebench.grading.outcome import RunOutcome, combine_runs, judge_run
 from lancebench.grading.patch import filter_patch
 from lancebench.grading.pyguard import PYBOOT_INSIDE, write_pyboot
@@ -186,6 +186,9 @@ async def _grade_runs(g: Grading, kept: str, dropped: tuple[str, ...]) -> Verdic
         # a broken run's rewards are not trusted: the code under test may have written them
         combined = RunOutcome(passed=False, reason=f"{combined.reason} (the grader works without the patch)",
                               rewards={**combined.rewards, "reward": 0.0}, tests=combined.tests)
+    if combined.passed and kept.strip() and (skipped := await _skipped_p2p(g, combined)):
+        return Verdict(status="unresolved", reason=skipped, rewards={**combined.rewards, "reward": 0.0},
+                       tests=combined.tests, dropped_paths=tuple(dropped), patch_applied=applied, runs=tuple(runs))
     canary_notes: tuple[str, ...] = ()
     if combined.passed and kept.strip():
         graded = next((r.report for r in runs if r.passed and not r.broken), None)
@@ -214,10 +217,10 @@ async def _canary_check(g: Grading, patch: str, graded: JUnitReport | None) -> t
         remove_tree(probe)
         copy_tests(task, g.step, probe)
         canary = make_canary(probe, task.lb.f2p, task.lb.p2p, graded)
+        if attempt == 1 and (forged := await _unreported_pass(g, graded, canary, probe)):
+            return forged, None
         if canary is None:
             return None, "canary: none made (no module-level pytest test function with an assert in the hidden tests)"
-        if attempt == 1 and (graded is None or not graded.cases) and (forged := await _reportless_pass(g)):
-            return forged, None
         test_sh = (probe / "test.sh").read_text(errors="replace") if (probe / "test.sh").is_file() else ""
         _, run = await _grade_once(g, patch, g.scratch / "grade-canary",
                                    g.paths.verifier / ("canary" if attempt == 1 else "canary-2"), tests_from=probe)
@@ -233,20 +236,64 @@ async def _canary_check(g: Grading, patch: str, graded: JUnitReport | None) -> t
             f"{canary.original_id} that must fail) broke twice while the graded run passed: {run.reason}"), None
 
 
-async def _reportless_pass(g: Grading) -> str | None:
-    """A graded run that passed without a test report, on a task whose hidden tests are pytest
-    tests (a canary could be made): does the untouched repository's run, graded in
-    ``paths.verifier/base``, write a report with test cases? Then the run under the patch ended
-    before its report (code under test that exits with status 0 at import, or only when it sees a
-    canary run coming) and the pass is forged: the finding. None when the base writes none
-    either: the task's verifier writes no report (attack pass after issue 20: such a run read as
-    "no report to read the canaries from")."""
+async def _unreported_pass(g: Grading, graded: JUnitReport | None, canary: Canary | None,
+                           tests: Path) -> str | None:
+    """Does a graded pass's report show the hidden tests the untouched repository's run reports?
+    The finding when it does not, else None. Checked on a task graded by its reward alone (no
+    F2P/P2P lists: with them, the report must name each listed test) whose hidden tests are
+    Python test files (``tests``: the hidden tests' folder), when the graded run's report holds
+    no test case, or no canary could be made, or it lacks a canary's original (a real hidden
+    test): then the base is graded in ``paths.verifier/base``, and a pass is forged when the base's
+    report holds a test function (its parameters aside) that the graded report lacks. The test
+    process ended before the runner's report (attack pass round 3: an exit with status 0 at
+    import), or the report is one the code under test wrote itself (round 4: a one-case report
+    written into the FIFO at import, then such an exit; or test cases the real tests are not
+    among). None when the base's run writes no report either (the verifier writes none)."""
+    task = g.task
+    if task.lb.f2p or task.lb.p2p or not (canary or test_files(tests)):
+        return None
+    if graded is not None and graded.cases and canary is not None and all(
+            outcome_of(graded, p.original_id) == "passed" for p in canary.planted):
+        return None
     _, base = await _grade_once(g, "", g.scratch / "grade-base", g.paths.verifier / "base")
     if base.report is None or not base.report.cases:
         return None
-    return (f"{CANARY_MARK}: the graded run passed without a test report, while the untouched repository's run "
-            f"writes one ({len(base.report.cases)} test case(s)): the test process ended before its report, "
-            "so the verdict does not depend on the tests")
+    if graded is None or not graded.cases:
+        return (f"{CANARY_MARK}: the graded run passed without a test report, while the untouched repository's run "
+                f"writes one ({len(base.report.cases)} test case(s)): the test process ended before its report, "
+                "so the verdict does not depend on the tests")
+    held = {_function(k) for k in graded.cases}
+    lacking = sorted({_function(k) for k in base.report.cases} - held)
+    if not lacking:
+        return None
+    shown = ", ".join(f"{scope}::{name}" if scope else name for scope, name in lacking[:3])
+    return (f"{CANARY_MARK}: the graded run passed with a report that lacks {len(lacking)} test(s) the untouched "
+            f"repository's run reports ({shown}{' ...' if len(lacking) > 3 else ''}): the report is not the "
+            "runner's account of the hidden tests")
+
+
+def _function(key: str) -> tuple[str, str]:
+    """A report key as (scope, test function): the name without its parameters (``test_b[1-2]``
+    -> ``test_b``), so that parameters the code under test decides do not count."""
+    case = _as_case(key)
+    return case.classname, case.name.partition("[")[0]
+
+
+async def _skipped_p2p(g: Grading, combined: RunOutcome) -> str | None:
+    """P2P tests a passing run skipped (a skipped P2P test counts as kept, SWE-bench's rule) that
+    pass on the untouched repository (graded in ``paths.verifier/base`` when any is skipped): the
+    patch brought the skip, which hides what the test checks (attack pass round 4: a function the
+    patch broke called ``pytest.skip`` when it ran, ``skip_broken_p2p.sh``). The reason the trial
+    is unresolved, or None."""
+    skipped = [t for t in g.task.lb.p2p if combined.tests.get(t) == "skipped"]
+    if not skipped:
+        return None
+    _, base = await _grade_once(g, "", g.scratch / "grade-base", g.paths.verifier / "base")
+    newly = [t for t in skipped if base.report is not None and outcome_of(base.report, t) == "passed"]
+    if not newly:
+        return None
+    return (f"P2P tests pass on the untouched repository and are skipped with the patch: {', '.join(newly[:5])}"
+            f"{' ...' if len(newly) > 5 else ''} (a skip the patch brought hides what the test checks)")
 
 
 def _lost_cases(graded: JUnitReport | None, run: RunOutcome) -> bool:

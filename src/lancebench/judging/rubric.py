@@ -22,7 +22,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from lancebench.errors import TaskError
-from lancebench.judging.conversation import TOOL_HELP, Limits, converse
+from lancebench.judging.conversation import TOOL_HELP, JudgeFailed, Limits, converse
+from lancebench.judging.refusal import LEFT_OUT, blame_refusal
 from lancebench.judging.snapshot import MAX_LINES, RepoSnapshot
 from lancebench.judging.untrusted import block, system
 from lancebench.llm.client import LLMClient
@@ -174,10 +175,14 @@ def judge_rubric(client: LLMClient, instruction: str, rubric: Rubric, patch: str
     one_shot = not patch.strip()
     files_text = _files_text(rubric, snapshot) if one_shot else None
     answer_model = _answer_model([c.name for c in rubric.criteria()])
-    got = converse(client, system(SYSTEM), _prompt(instruction, rubric, patch, files_text), answer_model,
-                   dataclasses.replace(limits, max_turns=1 + limits.schema_retries,
-                                       min_tool_turns=0) if one_shot else limits,
-                   None if one_shot else snapshot)
+    try:
+        got = converse(client, system(SYSTEM), _prompt(instruction, rubric, patch, files_text), answer_model,
+                       dataclasses.replace(limits, max_turns=1 + limits.schema_retries,
+                                           min_tool_turns=0) if one_shot else limits,
+                       None if one_shot else snapshot)
+    except JudgeFailed as exc:  # a refusal of the prompt that holds the patch gets a control (judging.refusal)
+        raise blame_refusal(client, system(SYSTEM), _prompt(instruction, rubric, LEFT_OUT, files_text),
+                            exc) from exc.__cause__
     details = {"criteria": [{"name": c.name, "group": rubric.group(c.name), "score": c.score, "rationale": c.rationale}
                             for c in got.answer.criteria], "one_shot": one_shot}
     return JudgeRecord(status="ok", scores=rubric_scores(rubric, got.answer), rationale=got.answer.summary,

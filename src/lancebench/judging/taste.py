@@ -15,7 +15,8 @@ import statistics
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from lancebench.judging.conversation import TOOL_HELP, Limits, converse
+from lancebench.judging.conversation import TOOL_HELP, JudgeFailed, Limits, converse
+from lancebench.judging.refusal import LEFT_OUT, blame_refusal
 from lancebench.judging.snapshot import RepoSnapshot
 from lancebench.judging.untrusted import block, system
 from lancebench.llm.client import LLMClient
@@ -116,7 +117,11 @@ def judge_taste(client: LLMClient, instruction: str, patch: str, reference: str,
     if not patch.strip():
         return JudgeRecord(status="skipped", rationale="empty patch: no code to judge")
     guides = [g for g in STYLE_GUIDES if snapshot.exists(g)]
-    got = converse(client, system(SYSTEM), _prompt(instruction, patch, reference, guides, limits.min_tool_turns),
-                   TasteAnswer, limits, snapshot)
+    try:
+        got = converse(client, system(SYSTEM), _prompt(instruction, patch, reference, guides, limits.min_tool_turns),
+                       TasteAnswer, limits, snapshot)
+    except JudgeFailed as exc:  # a refusal of the prompt that holds the patch gets a control (judging.refusal)
+        raise blame_refusal(client, system(SYSTEM), _prompt(instruction, LEFT_OUT, reference, guides,
+                                                            limits.min_tool_turns), exc) from exc.__cause__
     return JudgeRecord(status="ok", scores=taste_scores(got.answer.scores), rationale=got.answer.rationale,
                        details={"tool_turns": got.tool_turns, "style_guides": guides}, turns=got.turns, usage=got.usage)

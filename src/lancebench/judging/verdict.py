@@ -5,13 +5,16 @@
 - It is a *tasteful solve* when it is resolved and clears the :class:`Thresholds`: by default
   neither taste median (``practice_alignment``, ``relative_taste``, 1..5) is below 3; a rubric
   mean threshold (0..1) applies only when set. A judge the thresholds need that is skipped or
-  failed makes the flag unknown (None), never False.
+  failed makes the flag unknown (None), never False, unless the judged patch caused the failure
+  (``judging.refusal.BY_PATCH``: the provider refused the prompt only with the patch in it, or the
+  patch outgrew the judge's context window): then the flag is False.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from lancebench.judging.refusal import BY_PATCH
 from lancebench.results.models import JudgeRecord, QualityVerdict
 
 TASTE_GROUPS = ("practice_alignment", "relative_taste")
@@ -47,6 +50,11 @@ def tasteful(resolved: bool, judges: dict[str, JudgeRecord], thresholds: Thresho
     judge is missing, skipped or failed, else whether every threshold holds."""
     if not resolved:
         return False, "not resolved"
+    by_patch = [f"{name} judge {rec.status}: the judged patch caused it" for name, rec in judges.items()
+                if name in ("taste", "rubric") and rec.status.removeprefix("failed:") in BY_PATCH
+                and (name == "taste" or thresholds.rubric_min is not None)]
+    if by_patch:  # a patch that trips the judge's filter or outgrows its window dodges no score (round 4)
+        return False, "; ".join(by_patch)
     taste = judges.get("taste")
     if taste is None or not taste.ok:
         return None, f"taste judge {taste.status if taste else 'did not run'}"

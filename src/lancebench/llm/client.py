@@ -374,9 +374,14 @@ class LLMClient:
             if kind == "fatal":
                 unknown = unknown_provider(r.litellm_model)  # litellm's own text suggests Huggingface
                 raise ModelRefused(f"model {r.name}: {unknown}" if unknown else
-                                 f"model {r.name} refused the request ({status_of(exc) or type(exc).__name__}): "
-                                 f"{_short(exc)}") from exc
+                                   f"model {r.name} refused the request ({status_of(exc) or type(exc).__name__}): "
+                                   f"{_short(exc)}", control=self._plain_request) from exc
             raise
+
+    def _plain_request(self) -> None:
+        """A control for a refusal (:class:`ModelRefused`): a plain request holding nothing of the
+        refused one; raises :class:`ModelError` when it is refused too."""
+        self.complete([{"role": "user", "content": "Reply with the word OK."}], max_tokens=8)
 
     def _wait(self, state: tenacity.RetryCallState) -> float:
         """Seconds before the next attempt: ``backoff_sec * 2**retries`` capped at

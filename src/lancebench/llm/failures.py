@@ -39,16 +39,34 @@ def is_quota(exc: BaseException) -> bool:
     return code == "insufficient_quota" or any(word in text for word in _QUOTA_WORDS)
 
 
+# A 403 that refuses what a request holds, not its key: OpenRouter answers a prompt its moderation
+# flags with 403 ("... requires moderation ... your input was flagged"), and a guardrail block too.
+_CONTENT_403_WORDS = ("flagged", "moderation", "content_policy", "content policy", "content management policy",
+                      "content filter", "content_filter", "guardrail", "prompt injection", "safety")
+
+
+def refuses_content(exc: BaseException) -> bool:
+    """A 403 whose code or text says the request's content was refused (moderation, a content
+    filter, a guardrail), not its credentials: :class:`~lancebench.errors.ModelRefused`, whose
+    cause a control decides, never a stopped job (attack pass round 4: a patch written to be
+    flagged made the judge's request a "refused key", which stops every trial of the job)."""
+    code = str(getattr(exc, "code", "") or "").lower()
+    text = f"{code} {exc}".lower()
+    return status_of(exc) == 403 and any(word in text for word in _CONTENT_403_WORDS)
+
+
 def classify_error(exc: BaseException) -> str:
-    """``auth`` (401/403), ``quota`` (quota or credit used up), ``context`` (context window),
-    ``retry`` (429, 5xx, timeout, connection) or ``fatal`` (any other refusal) for an exception
-    litellm raised."""
+    """``auth`` (401/403, but a 403 that refuses the content: :func:`refuses_content`), ``quota``
+    (quota or credit used up), ``context`` (context window), ``retry`` (429, 5xx, timeout,
+    connection) or ``fatal`` (any other refusal) for an exception litellm raised."""
     import litellm  # already imported by the client that caught ``exc``
 
     ex = litellm.exceptions
     status = status_of(exc)
     if (status is None or status < 500) and is_quota(exc):
         return "quota"
+    if refuses_content(exc):
+        return "fatal"
     if isinstance(exc, (ex.AuthenticationError, ex.PermissionDeniedError)) or status in (401, 403):
         return "auth"
     if isinstance(exc, ex.ContextWindowExceededError):

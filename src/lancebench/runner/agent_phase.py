@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lancebench.agents.base import Agent, AgentContext, AgentOutcome
-from lancebench.errors import LancebenchError, ModelAuthError, ModelError, SandboxError
+from lancebench.errors import LancebenchError, ModelAuthError, ModelError, ModelRefused, SandboxError
 from lancebench.judging.senior import JudgeSettings
 from lancebench.llm.meter import metering
 from lancebench.results.models import TrialConfig, Usage
@@ -86,7 +86,9 @@ async def run_agent(agent: Agent, ctx: AgentContext, budget: float, point: Check
 
     - :class:`ModelAuthError` propagates (the job stops);
     - a :class:`ModelError` raised in lancebench's model client (after its retries) is a provider
-      outage: :class:`TrialInvalid` with :data:`~lancebench.runner.control.MODEL_PROVIDER`;
+      outage: :class:`TrialInvalid` with :data:`~lancebench.runner.control.MODEL_PROVIDER`; but
+      a refusal of what the request held (:class:`ModelRefused`) whose control, a plain request
+      to the same model, is answered is the agent's failure (:func:`_refusal_control`);
     - a :class:`SandboxError` propagates: the trial blames it with a control run;
     - another lancebench error of a built-in agent (an oracle without a solution) is the harness's
       or the task's: :class:`TrialInvalid`;
@@ -110,9 +112,12 @@ async def run_agent(agent: Agent, ctx: AgentContext, budget: float, point: Check
     except (ModelAuthError, SandboxError):
         raise
     except ModelError as exc:
-        if raised_by_model_client(exc):
-            raise TrialInvalid(f"model error: {exc}", MODEL_PROVIDER) from exc
-        return _crashed(ctx, exc, "it raised ModelError itself, not lancebench's model client")
+        if not raised_by_model_client(exc):
+            return _crashed(ctx, exc, "it raised ModelError itself, not lancebench's model client")
+        control = await _refusal_control(exc)
+        if control == ANSWERED:  # the provider refused what the agent's request held (round 4)
+            return _crashed(ctx, exc, "the provider refused what the agent's request held: " + ANSWERED)
+        raise TrialInvalid(f"model error: {exc}", MODEL_PROVIDER + (f"; {control}" if control else "")) from exc
     except LancebenchError as exc:
         if _bundled(agent):
             raise TrialInvalid(f"agent {name}: {type(exc).__name__}: {exc}",
@@ -133,6 +138,33 @@ async def run_agent(agent: Agent, ctx: AgentContext, budget: float, point: Check
 def _bundled(agent: Agent) -> bool:
     """Whether ``agent`` is one of lancebench's own (its code is the harness's)."""
     return type(agent).__module__.startswith("lancebench.")
+
+
+ANSWERED = "a plain request to the same model is answered (control)"
+
+
+async def _refusal_control(exc: BaseException) -> str | None:
+    """The control of a request the provider refused for what it held (a :class:`ModelRefused`
+    in ``exc``'s chain, with its ``control``): :data:`ANSWERED` when a plain request to the same
+    model is answered (the agent's request caused the refusal: its failure, never ``invalid``;
+    attack pass round 4: an agent using lancebench's client made a request the provider refuses,
+    a content filter or a bad parameter, and its losing trial was ``invalid``), a note when it is
+    refused too (the provider's fault), None for any other model error (an outage after the
+    client's retries). Raises :class:`ModelAuthError` (the job stops)."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen and not isinstance(current, ModelRefused):
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    if not isinstance(current, ModelRefused) or current.control is None:
+        return None
+    try:
+        await asyncio.to_thread(current.control)
+    except ModelAuthError:
+        raise
+    except ModelError as again:
+        return f"control: a plain request to the same model is refused too: {str(again)[:200]}"
+    return ANSWERED
 
 
 def _crashed(ctx: AgentContext, exc: BaseException, why: str = "") -> AgentOutcome:

@@ -9,7 +9,9 @@ bubblewrap unshares the network, reports its child's pid on ``--info-fd`` and wa
 leads nowhere (``--disable-host-loopback``: the host's 127.0.0.1 is out of reach, so are the
 model gateway, local model servers and other trials' servers), DNS at 10.0.2.3 (the
 ``resolv.conf`` bound in the sandbox, :data:`RESOLV_CONF`). slirp4netns is stopped by pid when
-the command ends, and exits by itself when the harness does (``--exit-fd``).
+the command ends, and exits by itself when the harness does (``--exit-fd``). Packets to the
+networks of the host's bridges (Docker's, where other trials' containers are) are refused in the
+namespace by nftables before the command starts (:meth:`OutboundNet._fence`).
 """
 
 from __future__ import annotations
@@ -17,10 +19,13 @@ from __future__ import annotations
 import asyncio
 import fcntl
 import functools
+import ipaddress
+import json
 import os
 import re
 import shutil
 import signal
+import subprocess
 import time
 
 from lancebench.errors import SandboxError
@@ -28,6 +33,8 @@ from lancebench.errors import SandboxError
 RESOLV_CONF = "nameserver 10.0.2.3\n"  # slirp4netns's built-in DNS forwarder
 READY_TIMEOUT_SEC = 10.0
 NS_GET_USERNS = 0xB701  # ioctl: the user namespace owning a namespace (linux/nsfs.h, _IO(0xb7, 0x1))
+NO_FENCE = ("nftables is not installed (it fences a public phase's network off the host's bridges, where "
+            "Docker's containers are, on the local backend): apt-get install nftables")
 MISSING = "slirp4netns is not installed (a public phase's network on the local backend): apt-get install slirp4netns"
 
 
@@ -79,6 +86,7 @@ class OutboundNet:
                 if not await _set_up(pid, os.fstat(userns).st_ino):
                     return
                 ready_r = await self._start(netns, userns)
+                await self._fence(netns, userns)
             finally:
                 os.close(userns)
         finally:
@@ -116,6 +124,36 @@ class OutboundNet:
             os.close(exit_r)
         return ready_r
 
+    async def _fence(self, netns: int, userns: int) -> None:
+        """Refuse, in the network namespace ``netns`` (owned by ``userns``; fds), every packet to
+        the networks of the host's bridges (:func:`bridge_networks`: Docker's bridges, where other
+        trials' containers are, and their gateway, the harness's resolver): slirp4netns connects
+        from the host's own namespace, which reaches them all (attack pass round 4: a public
+        local trial fetched what a docker trial's container served on ``lancebench-public``, whose
+        containers are otherwise kept apart). nftables, run as slirp4netns is (the uid owning
+        ``userns``); the sandbox's processes hold no capability there to undo it. Raises
+        :class:`SandboxError` when the rules cannot be installed (never runs the command open)."""
+        nets = await asyncio.to_thread(bridge_networks)
+        if not nets:
+            return
+        if shutil.which("nft") is None or shutil.which("nsenter") is None:
+            raise SandboxError(NO_FENCE)
+        rules = ("table ip lancebench_fence {\n chain out {\n  type filter hook output priority 0; policy accept;\n"
+                 f"  ip daddr {{ {', '.join(nets)} }} reject with icmp type admin-prohibited\n }}\n}}\n")
+        argv = ["nsenter", f"--user=/proc/self/fd/{userns}", f"--net=/proc/self/fd/{netns}", "--preserve-credentials",
+                "nft", "-f", "-"]
+        try:
+            proc = await asyncio.create_subprocess_exec(*argv, stdin=asyncio.subprocess.PIPE,
+                                                        stdout=asyncio.subprocess.DEVNULL,
+                                                        stderr=asyncio.subprocess.PIPE, pass_fds=(netns, userns),
+                                                        preexec_fn=self._as_uid)
+            _, err = await proc.communicate(rules.encode())
+        except OSError as exc:
+            raise SandboxError(f"could not fence the sandbox's network off the host's bridges (nft): {exc}") from exc
+        if proc.returncode != 0:
+            raise SandboxError("could not fence the sandbox's network off the host's bridges (nft): "
+                               f"{err.decode(errors='replace').strip()[-300:]}")
+
     def _as_uid(self) -> None:
         if self.uid is not None:
             os.setgroups([])
@@ -135,6 +173,27 @@ class OutboundNet:
             except ProcessLookupError:
                 pass
             await self.proc.wait()
+
+
+def bridge_networks() -> list[str]:
+    """The IPv4 networks (``a.b.c.d/n``) of the host's bridge interfaces (those with
+    ``/sys/class/net/<name>/bridge``: Docker's ``docker0`` and ``br-*``, libvirt's ``virbr0``),
+    sorted; empty when there is none or ``ip`` cannot tell."""
+    try:
+        names = {n for n in os.listdir("/sys/class/net") if os.path.isdir(f"/sys/class/net/{n}/bridge")}
+    except OSError:
+        return []
+    if not names:
+        return []
+    try:
+        out = subprocess.run(["ip", "-j", "-4", "addr", "show"], capture_output=True, timeout=10, check=True).stdout
+        links = json.loads(out)
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return []
+    nets = {str(ipaddress.ip_interface(f"{a['local']}/{a['prefixlen']}").network)
+            for link in links if isinstance(link, dict) and link.get("ifname") in names
+            for a in link.get("addr_info", []) if a.get("family") == "inet" and "local" in a}
+    return sorted(nets)
 
 
 async def _set_up(pid: int, owner: int) -> bool:

@@ -50,3 +50,23 @@ class SandboxKiller:
             await ctx.sandbox.exec(["kill", "-9", "1"], cwd=ctx.workdir, timeout=30, user="root")
         res = await ctx.sandbox.exec("ls", cwd=ctx.workdir, timeout=30)  # raises when the sandbox is gone
         return AgentOutcome(exit="completed", message=f"ls exit {res.exit_code}")
+
+
+class RefusedAgent:
+    """Writes a wrong change, then makes one request through lancebench's model client (the
+    instruction's ``API_BASE=`` line: a scripted server) that the provider refuses for what it
+    holds (attack pass round 4: a content filter, or a parameter the provider refuses, was an
+    ``invalid`` trial, "the model provider failed")."""
+
+    name = "refused"
+
+    async def run(self, ctx: AgentContext) -> AgentOutcome:
+        import asyncio
+
+        from lancebench.llm.client import LLMClient
+
+        await ctx.sandbox.exec("echo '# touched' >> calc.py", cwd=ctx.workdir, timeout=30)
+        api_base = re.findall(r"^API_BASE=(\S+)$", ctx.instruction, re.M)[-1]
+        client = LLMClient("openai/scripted", api_base, max_retries=0)
+        await asyncio.to_thread(client.complete, [{"role": "user", "content": "something the filter refuses"}])
+        return AgentOutcome(exit="completed")

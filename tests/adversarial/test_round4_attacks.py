@@ -1,0 +1,119 @@
+"""Grading integrity attacked after round 3's report-less check (attack pass "round 4").
+
+Each attack is a script of ``agents/`` embedded in the instruction of a task of its own (derived
+from ``calc``, graded by ``test.sh``'s exit status: no F2P/P2P lists) and run by
+``agents/run_embedded.sh``, so one job per backend runs them all.
+
+1. ``own-report``: the code under test writes a one-case JUnit report of its own into the
+   report's FIFO at import and ends pytest with status 0 (``exit_with_own_report.sh``). Round 3's
+   report-less check ran only when the graded run's report held no case; the canary run's report
+   holds neither the canary nor its original (a note, "missing (original missing), not read"), and
+   the fake case passes in both runs, so nothing differed: ``resolved`` with ``calc.add`` broken on
+   both backends. Fixed: a graded pass whose report lacks a hidden test the untouched repository's
+   run reports is forged (``verifier._unreported_pass``).
+2. ``no-canary``: the same exit at import as round 3's ``exit_zero_whole_folder.sh``, on a task
+   whose hidden tests are a unittest class (no canary can be made), so the report-less check,
+   which ran only once a canary was made, never ran: ``resolved`` on both backends. Fixed: the
+   check runs whether or not a canary was made.
+
+3. ``break-when-wrong``: on a task graded over two runs that must both pass (``test_runs = 2``,
+   ``pass_if = "all"``), code right in the first run and wrong in the second, which breaks the
+   second run's reward channel when it is wrong (``break_run_when_wrong.sh``: ``reward.txt`` made a
+   folder; it tells the runs apart by the host folder of ``/tests`` in ``/proc/self/mountinfo``).
+   ``combine_runs`` left broken runs out, so only the first counted: ``resolved`` on both backends.
+   Fixed: with ``pass_if = "all"`` one broken run breaks the combination, and the untouched base
+   decides whose fault it is (here the patch's: ``unresolved``).
+
+4. ``skip-p2p``: on ``calc`` with its lists, a patch that fixes ``add``, breaks ``mul`` and has
+   ``mul`` call ``pytest.skip`` when it runs (``skip_broken_p2p.sh``): a skipped P2P test counts as
+   kept, so ``resolved``. Fixed: a P2P test the passing run skipped that passes on the untouched
+   repository makes the trial ``unresolved`` (``verifier._skipped_p2p``).
+
+The honest fix (``honest``) stays ``resolved`` beside them.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from lbtest import TASKS, derive_task, job_dir, lb, results
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "llm"))
+from scripted_server import Fail, Reply, scripted  # noqa: E402,F401  (the fixture)
+
+AGENTS = Path(__file__).resolve().parent / "agents"
+CALC = TASKS / "calc"
+NO_LISTS = {r"^(f2p|p2p) = .*$": ""}
+FIX = "#!/bin/bash\nsed -i 's/return a - b/return a + b/' calc.py\n"
+UNITTEST = '''import unittest
+
+import calc
+
+
+class TestCalc(unittest.TestCase):
+    def test_add(self):
+        self.assertEqual(calc.add(2, 3), 5)
+
+    def test_mul(self):
+        self.assertEqual(calc.mul(4, 5), 20)
+'''
+ALL_OF_TWO = NO_LISTS | {r'^kind = "code"$': 'kind = "code"\ntest_runs = 2\npass_if = "all"'}
+ATTACKS = {  # name: (script, task files, task.toml changes, what the reason says)
+    "own-report": ("exit_with_own_report.sh", None, NO_LISTS, "forged verdict"),
+    "no-canary": ("exit_zero_whole_folder.sh", {"tests/test_calc.py": UNITTEST}, NO_LISTS, "forged verdict"),
+    "skip-p2p": ("skip_broken_p2p.sh", None, None, "P2P tests pass on the untouched repository and are skipped"),
+    "break-when-wrong": ("break_run_when_wrong.sh", None, ALL_OF_TWO, "the grader works without the patch"),
+}
+
+
+def _embedded(script: str) -> str:
+    text = script if script.startswith("#!") else (AGENTS / script).read_text()
+    return "ATTACK_B64=" + base64.b64encode(text.encode()).decode()
+
+
+@pytest.mark.slow
+def test_a_pass_whose_report_lacks_the_hidden_tests_is_forged(jobs, shared, backend):
+    tasks = shared / "tasks"
+    tasks.mkdir()
+    for name, (script, files, toml, _) in ATTACKS.items():
+        derive_task(CALC, tasks / name, toml=toml, files=files, append_instruction=_embedded(script))
+    derive_task(CALC, tasks / "honest", toml=NO_LISTS, files={"tests/test_calc.py": UNITTEST},
+                append_instruction=_embedded(FIX))
+    lb("run", "-p", tasks, "-a", f"script:{AGENTS / 'run_embedded.sh'}", "-o", jobs, "--backend", backend,
+       "-n", "2", check=True, timeout=900)
+    got = {r["task"]: r for r in results(job_dir(jobs))}
+    assert set(got) == {*ATTACKS, "honest"}, sorted(got)
+    wrong = {name: (got[name]["status"], got[name]["reason"], got[name]["rewards"])
+             for name, (_, _, _, says) in ATTACKS.items()
+             if got[name]["status"] != "unresolved" or got[name]["rewards"].get("reward", 0.0) != 0.0
+             or says not in (got[name]["reason"] or "")}
+    assert wrong == {}
+    assert got["honest"]["status"] == "resolved", (got["honest"]["reason"], got["honest"].get("scan_notes"))
+
+
+FILTERED = Fail(400, "The response was filtered due to the prompt triggering content management policy.",
+                code="content_filter")
+
+
+@pytest.mark.slow
+def test_an_agents_request_the_provider_refuses_is_its_failure(jobs, shared, scripted):  # noqa: F811
+    # 4. A plug-in agent using lancebench's model client makes a request the provider refuses for
+    # what it holds (a content filter; a bad parameter is refused the same way): the refusal was a
+    # "model provider" fault, the trial `invalid` (left out of every rate, retried by
+    # --retry-invalid): a losing agent's way out. Now a plain request to the same model (the
+    # control) decides: answered -> the agent's failure, its work graded; refused too -> invalid.
+    servers = {"answered": scripted([FILTERED, Reply("OK")]), "refused": scripted([FILTERED, FILTERED])}
+    for name, srv in servers.items():
+        derive_task(CALC, shared / f"calc-{name}", append_instruction=f"API_BASE={srv.api_base}")
+    env = {"PYTHONPATH": os.pathsep.join(p for p in (str(AGENTS), os.environ.get("PYTHONPATH", "")) if p)}
+    lb("run", "-p", shared / "calc-answered", "-p", shared / "calc-refused", "-a", "faulty_agents:RefusedAgent",
+       "-o", jobs, "--backend", "local", "-n", "2", "--job-name", "j", check=True, timeout=600, env=env)
+    got = {r["task"].rsplit("-", 1)[1]: r for r in results(jobs / "j")}
+    answered, refused = got["answered"], got["refused"]
+    assert answered["status"] == "unresolved", (answered["status"], answered["reason"], answered.get("control"))
+    assert refused["status"] == "invalid" and "refused too" in (refused.get("control") or ""), refused
+    assert [len(s.requests) for s in servers.values()] == [2, 2]  # the agent's request, then the control
