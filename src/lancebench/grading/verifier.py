@@ -109,7 +109,9 @@ class VerifierSettings:
 class Grading:
     """What every verifier run of one graded work shares: the ``task`` (and ``step``), the
     ``backend`` and prepared ``env``, the sandboxes' ``labels``, the host ``scratch`` folder, the
-    trial's ``paths`` (verifier files under ``paths.verifier``) and the resolved ``settings``."""
+    trial's ``paths`` (verifier files under ``paths.verifier``) and the resolved ``settings``.
+    ``base_runs`` holds the untouched base's outcome once it was graded (:func:`_grade_base`): one
+    base run answers every control of this graded work (one per step of a multi-step task)."""
 
     task: Task
     backend: Backend
@@ -119,6 +121,7 @@ class Grading:
     labels: dict[str, str] | None
     step: str | None
     settings: VerifierSettings
+    base_runs: list[RunOutcome] = field(default_factory=list, compare=False, repr=False)
 
 
 def patch_not_applied(reason: str | None) -> Verdict:
@@ -241,7 +244,7 @@ async def _reportless_pass(g: Grading) -> str | None:
     canary run coming) and the pass is forged: the finding. None when the base writes none
     either: the task's verifier writes no report (attack pass after issue 20: such a run read as
     "no report to read the canaries from")."""
-    _, base = await _grade_once(g, "", g.scratch / "grade-base", g.paths.verifier / "base")
+    base = await _grade_base(g)
     if base.report is None or not base.report.cases:
         return None
     return (f"{CANARY_MARK}: the graded run passed without a test report, while the untouched repository's run "
@@ -270,8 +273,19 @@ async def _exclusion_stands(g: Grading, patch: str) -> bool:
     the agent caused is never ``invalid``."""
     if not patch.strip():
         return True
-    _, base = await _grade_once(g, "", g.scratch / "grade-base", g.paths.verifier / "base")
+    base = await _grade_base(g)
     return base.excluded or base.broken
+
+
+async def _grade_base(g: Grading) -> RunOutcome:
+    """The untouched base's outcome in the context ``g``, graded (files in ``paths.verifier/base``)
+    the first time a control asks and reused after: the exclusion, broken-grader and report
+    controls of one graded work read the same base run, so a trial grades its base at most once
+    (per step)."""
+    if not g.base_runs:
+        _, base = await _grade_once(g, "", g.scratch / "grade-base", g.paths.verifier / "base")
+        g.base_runs.append(base)
+    return g.base_runs[0]
 
 
 async def _blame_broken_grader(g: Grading, patch: str, combined: RunOutcome) -> str | None:
@@ -279,7 +293,7 @@ async def _blame_broken_grader(g: Grading, patch: str, combined: RunOutcome) -> 
     grader is broken (graded the untouched base to tell), None when the patch broke it."""
     if not patch.strip():
         return f"grader failed on the untouched repository: {combined.reason}"
-    _, base = await _grade_once(g, "", g.scratch / "grade-base", g.paths.verifier / "base")
+    base = await _grade_base(g)
     if base.broken:
         return f"grader failed with and without the patch: {combined.reason}"
     return None
