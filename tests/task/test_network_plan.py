@@ -161,13 +161,15 @@ def test_check_on_local_stops_at_plan_time_with_one_line(tmp_path):
 def test_a_policy_read_as_a_bool_is_never_wider_than_declared():
     from lancebench.sandbox.backend import network_fields
     from lancebench.task.settings import NetworkPolicy
-    assert [bool(NetworkPolicy(m, h)) for m, h in (("public", ()), ("no-network", ()), ("allowlist", ("1.2.3.4",)))] \
-        == [True, False, False]  # a plug-in backend written for `network: bool`
+    assert [NetworkPolicy(m, h).public for m, h in (("public", ()), ("no-network", ()), ("allowlist", ("1.2.3.4",)))] \
+        == [True, False, False]
+    for mode in ("public", "no-network", "allowlist"):  # a plug-in backend written for `network: bool` fails
+        with pytest.raises(TypeError, match="no truth value"):
+            bool(NetworkPolicy(mode))
     assert network_fields(NetworkPolicy("allowlist", ("1.2.3.4",))) == {"network": True, "allow_hosts": ("1.2.3.4",)}
     assert network_fields(NetworkPolicy("allowlist")) == {"network": True, "allow_hosts": ()}
     assert network_fields(NetworkPolicy("public")) == {"network": True, "allow_hosts": None}
     assert network_fields(NetworkPolicy("no-network")) == {"network": False, "allow_hosts": None}
-    assert network_fields(True) == {"network": True, "allow_hosts": None}
 
 
 def test_validate_and_show_name_each_phases_network_and_harbors_verifier_default():

@@ -55,7 +55,7 @@ from lancebench.sandbox.docker_engine import LABEL_MANAGED
 from lancebench.sandbox.docker_image import _image_lock, ensure_image
 from lancebench.sandbox.docker_quota import prune_stale
 from lancebench.task.model import Task
-from lancebench.task.settings import NetworkPolicy
+from lancebench.task.settings import NO_NETWORK, NetworkPolicy
 
 CAPTURE_ROOT = "/lancebench-capture"
 _BASE_COMMIT_ENV = {"GIT_AUTHOR_NAME": "lancebench", "GIT_AUTHOR_EMAIL": "lancebench@localhost",
@@ -123,7 +123,7 @@ class DockerBackend(Backend):
                                    build_sec=time.monotonic() - t0)
 
     def open(self, task: Task, env: PreparedEnvironment, scratch: Path, *, mounts: tuple[Mount, ...] = (),
-             network: bool | NetworkPolicy = False, labels: dict[str, str] | None = None) -> DockerSandbox:
+             network: NetworkPolicy = NO_NETWORK, labels: dict[str, str] | None = None) -> DockerSandbox:
         handle = cast(DockerEnvironment, env.handle)
         labels = dict(labels or {})
         if labels.get("lancebench.job") or labels.get("job"):
@@ -192,7 +192,7 @@ class DockerBackend(Backend):
     async def set_network(self, sandbox, policy: NetworkPolicy) -> None:
         """Give the running agent container ``policy``'s network (a step's): its allowlist
         (:mod:`lancebench.sandbox.docker_network`), or the whole network for ``public``."""
-        await sandbox.set_allow_hosts(None if policy.mode == "public" else tuple(policy.hosts))
+        await sandbox.set_allow_hosts(None if policy.public else tuple(policy.hosts))
 
     async def guard_python(self, task: Task, env: PreparedEnvironment, sandbox, *,
                            user: str | None = None) -> list[str]:

@@ -24,7 +24,7 @@ from lancebench.sandbox.local import LocalSandbox
 from lancebench.sandbox.local_files import Deferred
 from lancebench.sandbox.quota import mount_quota
 from lancebench.task.model import Task
-from lancebench.task.settings import NetworkPolicy
+from lancebench.task.settings import NO_NETWORK, NetworkPolicy
 
 
 def _cover_mounts(quota: Path, mounts: tuple[Mount, ...]) -> None:
@@ -70,7 +70,7 @@ class LocalBackend(Backend):
                                    handle=built, build_sec=built.build_sec)
 
     def open(self, task: Task, env: PreparedEnvironment, scratch: Path, *, mounts: tuple[Mount, ...] = (),
-             network: bool | NetworkPolicy = False, labels: dict[str, str] | None = None) -> LocalSandbox:
+             network: NetworkPolicy = NO_NETWORK, labels: dict[str, str] | None = None) -> LocalSandbox:
         """A fresh, not yet started sandbox over a copy of the built repository (in ``scratch``).
         The copy and the storage quota wait for the sandbox's first need of them
         (:mod:`lancebench.sandbox.local_files`), except a quota that writable ``mounts`` go on."""

@@ -32,7 +32,7 @@ from lancebench.runner.healthcheck import HealthcheckFailed, run_healthcheck
 from lancebench.sandbox.backend import Backend, PreparedEnvironment
 from lancebench.task.harbor import Healthcheck
 from lancebench.task.model import Task
-from lancebench.task.settings import NetworkPolicy, phase_env
+from lancebench.task.settings import NO_NETWORK, NetworkPolicy, phase_env
 
 BEFORE_AGENT = "before any agent code ran: the environment as built"
 MODEL_PROVIDER = "outside every sandbox: lancebench's model client gave up on the model provider after its retries"
@@ -109,8 +109,10 @@ async def pristine_control(task: Task, backend: Backend, env: PreparedEnvironmen
     when all of it works, else what failed (the control's own failure: the environment or the
     engine is broken without the agent's work)."""
     agent_env = dataclasses.replace(env, variables={**env.variables, **phase_env(task, "agent")})
-    box = backend.open(task, agent_env, scratch, network=network or False, labels=labels)
-    try:
+    box = None
+    try:  # opening may fail too (a backend that cannot enforce the network raises)
+        box = backend.open(task, agent_env, scratch, network=network if network is not None else NO_NETWORK,
+                           labels=labels)
         await box.start()
         res = await box.exec(["true"], timeout=CONTROL_TIMEOUT_SEC)
         if not res.ok:
@@ -122,10 +124,11 @@ async def pristine_control(task: Task, backend: Backend, env: PreparedEnvironmen
     except (SandboxError, HealthcheckFailed, WorkspaceError) as exc:
         return f"{type(exc).__name__}: {exc}"[:1000]
     finally:
-        try:
-            await box.stop()
-        except SandboxError:
-            pass
+        if box is not None:
+            try:
+                await box.stop()
+            except SandboxError:
+                pass
     return None
 
 

@@ -12,7 +12,7 @@ from typing import Protocol, runtime_checkable
 from lancebench.errors import SandboxError
 from lancebench.sandbox.base import CapturedPatch, Limits, Mount, Sandbox
 from lancebench.task.model import Task
-from lancebench.task.settings import NetworkPolicy
+from lancebench.task.settings import NO_NETWORK, NetworkPolicy
 
 
 @dataclass(frozen=True)
@@ -38,10 +38,11 @@ class Backend(Protocol):
     - ``prepare(task)``: build or fetch the environment (cached by digest).
     - ``open(task, env, scratch, ...)``: a *fresh*, not yet started sandbox holding the
       repository at its base commit; ``scratch`` is a host folder the backend may use;
-      ``network`` is the phase's :class:`NetworkPolicy` (or a bool: the whole network or none),
-      turned into ``SandboxSpec`` fields by :func:`network_fields`. A backend that cannot
-      enforce a policy raises :class:`SandboxError` (never a wider network); a policy is truthy
-      only for ``public``, so a plug-in that reads it as a bool is never wider than declared.
+      ``network`` is the phase's :class:`NetworkPolicy` (default: none), turned into
+      ``SandboxSpec`` fields by :func:`network_fields`. A backend that cannot enforce a policy
+      raises :class:`SandboxError` (never a wider network); a policy has no truth value (reading
+      it as a bool raises :class:`TypeError`), so a plug-in written for ``network: bool`` fails
+      instead of giving a phase a network it did not declare.
     - ``capture(task, env, sandbox, scratch)``: end every process of ``sandbox``, then return
       the work as a patch (``git diff --binary`` against the base commit, new files included,
       with its changed paths: a :class:`CapturedPatch`), computed so that the agent cannot falsify
@@ -55,7 +56,7 @@ class Backend(Protocol):
     async def prepare(self, task: Task) -> PreparedEnvironment: ...
 
     def open(self, task: Task, env: PreparedEnvironment, scratch: Path, *, mounts: tuple[Mount, ...] = (),
-             network: bool | NetworkPolicy = False, labels: dict[str, str] | None = None) -> Sandbox: ...
+             network: NetworkPolicy = NO_NETWORK, labels: dict[str, str] | None = None) -> Sandbox: ...
 
     async def capture(self, task: Task, env: PreparedEnvironment, sandbox: Sandbox,
                       scratch: Path) -> CapturedPatch: ...
@@ -94,12 +95,10 @@ def task_limits(task: Task) -> Limits:
                   output_bytes=lim.output_bytes, storage_mb=e.storage_mb)
 
 
-def network_fields(network: bool | NetworkPolicy) -> dict:
+def network_fields(network: NetworkPolicy) -> dict:
     """``SandboxSpec`` keyword arguments for a phase's network: ``{"network": bool, "allow_hosts":
     tuple or None}`` (``public``: the whole network; ``no-network``: none; ``allowlist``: the
-    bridge limited to the policy's hosts; a bool: the whole network or none)."""
-    if isinstance(network, bool):
-        return {"network": network, "allow_hosts": None}
+    bridge limited to the policy's hosts)."""
     if network.mode == "allowlist":
         return {"network": True, "allow_hosts": tuple(network.hosts)}
-    return {"network": network.mode == "public", "allow_hosts": None}
+    return {"network": network.public, "allow_hosts": None}
