@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -40,6 +41,35 @@ def test_local_backend_refuses_an_allowlist_naming_the_key(tmp_path):
     error = cannot_run(task, "local")
     assert error is not None and error.key == "verifier.network_mode"
     assert "allowlist" in str(error) and "--backend docker" in str(error) and "\n" not in str(error)
+
+
+def test_planning_reads_a_plugin_backends_declared_capabilities(tmp_path, monkeypatch):
+    """A plug-in backend that declares no capabilities decides for itself (the protocol's
+    default); one that declares it has no network filter is refused the allowlist task at plan
+    time with its own words, as the local backend is."""
+    (tmp_path / "caps_backend_r27.py").write_text(textwrap.dedent('''
+        from lancebench.sandbox.backend import Capabilities
+
+
+        class Bare:
+            def __init__(self, options=None):
+                self.options = options
+
+
+        class Closed(Bare):
+            @classmethod
+            def capabilities(cls):
+                return Capabilities(network_filter=("it has no firewall", "use --backend docker"))
+    '''))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    task = load_task(_allowlist_task(tmp_path))
+    try:
+        assert cannot_run(task, "caps_backend_r27:Bare") is None
+        error = cannot_run(task, "caps_backend_r27:Closed")
+    finally:
+        sys.modules.pop("caps_backend_r27", None)
+    assert error is not None and error.key == "verifier.network_mode" and error.fix == "use --backend docker"
+    assert "--backend caps_backend_r27:Closed cannot run this task: it has no firewall" in str(error)
 
 
 def test_docker_backend_refuses_it_with_a_remote_engine(tmp_path, monkeypatch):

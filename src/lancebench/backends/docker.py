@@ -48,11 +48,12 @@ from lancebench.errors import EnvironmentBuildError, SandboxError, WorkspaceErro
 from lancebench.grading.pyguard import FIND_SITE_FOLDERS, PTH_NAME, PTH_TEXT
 from lancebench.results.store import atomic_write
 from lancebench.sandbox import docker_engine as engine
-from lancebench.sandbox.backend import Backend, PreparedEnvironment, network_fields, task_limits
+from lancebench.sandbox.backend import Backend, Capabilities, PreparedEnvironment, network_fields, task_limits
 from lancebench.sandbox.base import CapturedPatch, Mount, SandboxSpec
 from lancebench.sandbox.docker import BASE_ENV, KEEPER, DockerSandbox
 from lancebench.sandbox.docker_engine import LABEL_MANAGED
 from lancebench.sandbox.docker_image import _image_lock, ensure_image
+from lancebench.sandbox.docker_network import enforce_problem
 from lancebench.sandbox.docker_quota import prune_stale
 from lancebench.task.model import Task
 from lancebench.task.settings import NO_NETWORK, NetworkPolicy
@@ -105,6 +106,16 @@ class DockerBackend(Backend):
         self.ca_bundle = self.options.ca_bundle_file()
         self._job: str | None = None
         prune_stale()  # storage quotas (and containers) left by a harness that was killed
+
+    @classmethod
+    def capabilities(cls) -> Capabilities:
+        """Builds from ``environment/Dockerfile`` or ``docker_image``; filters the network
+        (:mod:`lancebench.sandbox.docker_network`) when this machine allows it
+        (:func:`~lancebench.sandbox.docker_network.enforce_problem`, read at each call)."""
+        why = enforce_problem()
+        return Capabilities(builds="docker", network_filter=None if why is None else (
+            f"its network allowlist cannot be enforced here: {why}",
+            "run lancebench as root on the engine's machine, or set network_mode to public or no-network"))
 
     async def prepare(self, task: Task) -> PreparedEnvironment:
         t0 = time.monotonic()

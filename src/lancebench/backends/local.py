@@ -15,7 +15,7 @@ from lancebench.backends.local_environment import LocalEnvironment, build_local_
 from lancebench.backends.options import BackendOptions
 from lancebench.errors import SandboxError
 from lancebench.grading.pyguard import find_site_folders, write_pth
-from lancebench.sandbox.backend import Backend, PreparedEnvironment, network_fields, task_limits
+from lancebench.sandbox.backend import Backend, Capabilities, PreparedEnvironment, network_fields, task_limits
 from lancebench.sandbox.base import CapturedPatch, Mount, Sandbox, SandboxSpec
 from lancebench.sandbox.cgroups import CgroupSet
 from lancebench.sandbox.cover import cover, coverable
@@ -54,6 +54,14 @@ class LocalBackend(Backend):
     def __init__(self, options: BackendOptions | None = None) -> None:
         self.options = options or BackendOptions()
         _prune_once()
+
+    @classmethod
+    def capabilities(cls) -> Capabilities:
+        """Builds from a ``[lancebench.local]`` recipe; no network filter (bubblewrap gives a
+        sandbox the whole network or none)."""
+        return Capabilities(builds="local", network_filter=(
+            "it cannot enforce a network allowlist (nor change the network between steps)",
+            "run it with --backend docker"))
 
     async def prepare(self, task: Task) -> PreparedEnvironment:
         """Build (or reuse) the task's environment. Raises :class:`SandboxError` for a code task

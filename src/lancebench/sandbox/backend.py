@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Literal, Protocol, runtime_checkable
 
 from lancebench.errors import SandboxError
 from lancebench.sandbox.base import CapturedPatch, Limits, Mount, Sandbox
@@ -25,6 +25,24 @@ class PreparedEnvironment:
     variables: dict[str, str] = field(default_factory=dict)
     handle: object = None
     build_sec: float = 0.0
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a backend can run, read when a job is planned
+    (:func:`lancebench.backends.registry.cannot_run`), so that no trial is recorded for a task it
+    could never run as its author meant:
+
+    - ``builds``: what a code task must provide for the backend to build its environment:
+      ``"local"`` (a ``[lancebench.local]`` recipe), ``"docker"`` (``environment/Dockerfile`` or
+      ``docker_image``), or None (the backend decides for itself when it prepares the task).
+    - ``network_filter``: None when the backend can enforce a network allowlist and change a
+      sandbox's network between steps here; else ``(problem, fix)``, one line each, why it
+      cannot and what to do.
+    """
+
+    builds: Literal["local", "docker"] | None = None
+    network_filter: tuple[str, str] | None = None
 
 
 @runtime_checkable
@@ -48,10 +66,18 @@ class Backend(Protocol):
       with its changed paths: a :class:`CapturedPatch`), computed so that the agent cannot falsify
       it (its own ``.git`` is not trusted).
     - hooks with defaults: :meth:`resume`, :meth:`set_network`, :meth:`apply_patch`,
-      :meth:`guard_python`.
+      :meth:`guard_python`; and :meth:`capabilities`, what planning reads.
     """
 
     name: str
+
+    @classmethod
+    def capabilities(cls) -> Capabilities:
+        """What this backend can run on this machine (read from the class when a job is planned,
+        before any backend is built). Default: ``Capabilities()``, a backend that decides for
+        itself what it can build and enforces every network policy it is given (one that cannot
+        raises :class:`SandboxError` when it opens the sandbox)."""
+        return Capabilities()
 
     async def prepare(self, task: Task) -> PreparedEnvironment: ...
 
@@ -70,7 +96,7 @@ class Backend(Protocol):
     async def set_network(self, sandbox: Sandbox, policy: NetworkPolicy) -> None:
         """Give the running agent ``sandbox`` the network ``policy`` (a multi-step task whose steps'
         agent networks differ). Default: raises :class:`SandboxError` (the backend cannot; such
-        tasks are refused when the job is planned, :func:`lancebench.backends.registry.cannot_run`)."""
+        tasks are refused when the job is planned: declare it in :meth:`capabilities`)."""
         raise SandboxError(f"this backend cannot change the network between steps (to {policy.mode})")
 
     async def apply_patch(self, task: Task, env: PreparedEnvironment, sandbox: Sandbox, patch: str,
