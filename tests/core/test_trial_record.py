@@ -103,3 +103,45 @@ def test_the_pristine_control_runs_under_the_agent_phases_own_network():
         remove_tree(work)
     assert closed is None
     assert allowlist is not None and "cannot enforce a network allowlist" in allowlist, allowlist
+
+
+def test_a_plugin_backends_sandbox_gets_async_with(tmp_path, monkeypatch):
+    """A plug-in backend's sandbox that defines only start and stop is an async context manager
+    once opened: started on entry, stopped on exit, and stopped after a start that failed."""
+    (tmp_path / "life_backend_r27.py").write_text(textwrap.dedent('''
+        class Box:
+            def __init__(self, fail):
+                self.fail, self.calls = fail, []
+
+            async def start(self):
+                self.calls.append("start")
+                if self.fail:
+                    raise RuntimeError("no engine")
+
+            async def stop(self):
+                self.calls.append("stop")
+
+
+        class Plain:
+            def __init__(self, options=None):
+                self.options = options
+
+            def open(self, task, env, scratch, *, mounts=(), network=None, labels=None):
+                return Box(fail=scratch == "fail")
+    '''))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    backend = make_backend("life_backend_r27:Plain")
+
+    async def go():
+        async with backend.open(None, None, "ok") as box:
+            inside = list(box.calls)
+        broken = backend.open(None, None, "fail")
+        with pytest.raises(RuntimeError, match="no engine"):
+            async with broken:
+                pass
+        return inside, box.calls, broken.calls, type(box).__name__
+
+    try:
+        assert asyncio.run(go()) == (["start"], ["start", "stop"], ["start", "stop"], "Box")
+    finally:
+        sys.modules.pop("life_backend_r27", None)

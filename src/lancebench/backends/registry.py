@@ -9,6 +9,7 @@ from lancebench.backends.options import BackendOptions
 from lancebench.errors import ConfigError, TaskError
 from lancebench.plugins import load_object
 from lancebench.sandbox.backend import Backend
+from lancebench.sandbox.base import Sandbox
 from lancebench.task.model import Task
 from lancebench.task.settings import needs_network_filter
 
@@ -20,14 +21,38 @@ def backend_class(name: str) -> type[Backend]:
     """The class of the backend ``name`` (``local``, ``docker``, or ``module:Class``), imported but
     not built. Raises :class:`ConfigError` for an unknown name or a class that cannot be imported.
     A plug-in class that does not subclass :class:`Backend` gets the protocol's hooks it lacks
-    (their defaults, :meth:`Backend.capabilities` among them) mixed in."""
+    (their defaults, :meth:`Backend.capabilities` among them) mixed in, and the sandboxes it opens
+    get :class:`Sandbox`'s ``async with`` (:class:`_PluginOpen`)."""
     spec = BACKENDS.get(name, name)
     if ":" not in spec:
         raise ConfigError(f"unknown backend '{name}'; choose one of {', '.join(BACKENDS)} or module:Class")
     cls = load_object(spec, "backend")
     if isinstance(cls, type) and Backend not in cls.__mro__:  # a plug-in: the protocol's hooks' defaults
-        cls = types.new_class(cls.__name__, (cls, Backend))
+        cls = types.new_class(cls.__name__, (_PluginOpen, cls, Backend))
     return cls
+
+
+class _PluginOpen:
+    """Put first in a plug-in backend's class: a sandbox its ``open`` returns that is not an async
+    context manager (it defines ``start`` and ``stop`` only) gets :class:`Sandbox`'s
+    ``__aenter__``/``__aexit__`` mixed into its class, the way the backend gets the protocol's
+    hooks, so every caller can write ``async with backend.open(...) as sandbox``."""
+
+    def open(self, *args, **kwargs):
+        box = super().open(*args, **kwargs)  # type: ignore[misc]  # the plug-in's own open, next in the MRO
+        if not hasattr(box, "__aenter__") and hasattr(box, "start") and hasattr(box, "stop"):
+            box.__class__ = _with_sandbox_defaults(type(box))
+        return box
+
+
+_MIXED: dict[type, type] = {}
+
+
+def _with_sandbox_defaults(cls: type) -> type:
+    """``cls`` with :class:`Sandbox`'s defaults mixed in (one class per plug-in sandbox class)."""
+    if cls not in _MIXED:
+        _MIXED[cls] = types.new_class(cls.__name__, (cls, Sandbox))
+    return _MIXED[cls]
 
 
 def make_backend(name: str, options: BackendOptions | None = None) -> Backend:

@@ -334,22 +334,20 @@ async def _grade_once(g: Grading, patch: str, scratch: Path, out_dir: Path,
         shutil.copytree(tests_from, tests)
     pyboot = scratch / "pyboot"  # a copy: the harness's install may sit where the sandbox user cannot read
     write_pyboot(pyboot, on=task.lb.scan_patch, workdir=env.workdir, plugins=list(settings.plugins))
-    sandbox = backend.open(task, env, scratch / "sandbox",
-                           mounts=(Mount(tests, "/tests", False), Mount(logs, "/logs/verifier", True),
-                                   Mount(pyboot, PYBOOT_INSIDE, False)),
-                           network=settings.network, labels=g.labels)
+    box = backend.open(task, env, scratch / "sandbox", network=settings.network, labels=g.labels,
+                       mounts=(Mount(tests, "/tests", False), Mount(logs, "/logs/verifier", True),
+                               Mount(pyboot, PYBOOT_INSIDE, False)))  # opened first: it may move logs (quota)
     witness = ReportWitness(logs)  # junit.xml as written, held outside the sandbox (grading.witness)
     witness.start()
-    await sandbox.start()
     try:
-        await _guard_python(backend, task, env, sandbox, out_dir, settings.user)
-        applied = await _apply(backend, task, env, sandbox, patch, scratch, out_dir) if patch.strip() else None
-        if applied is False:
-            return False, RunOutcome(reason="the patch did not apply")
-        res = await _run_tests(sandbox, g, out_dir, sealed=(tests, logs))
-        held = await asyncio.to_thread(witness.runner_ended)
-    finally:
-        await sandbox.stop()
+        async with box as sandbox:
+            await _guard_python(backend, task, env, sandbox, out_dir, settings.user)
+            applied = await _apply(backend, task, env, sandbox, patch, scratch, out_dir) if patch.strip() else None
+            if applied is False:
+                return False, RunOutcome(reason="the patch did not apply")
+            res = await _run_tests(sandbox, g, out_dir, sealed=(tests, logs))
+            held = await asyncio.to_thread(witness.runner_ended)
+    finally:  # the sandbox stopped first: nothing writes the report any more
         writes = witness.stop()
         redact_files(out_dir, set(settings.secrets))  # host values of ${VAR} never stay in the job
     junit, rewritten = _witnessed_junit(writes, out_dir)
