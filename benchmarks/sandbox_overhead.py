@@ -96,6 +96,7 @@ async def bench_trial(repeats: int = 5) -> float:
     """Median wall seconds of a nop trial on a cached 20 MB repository with a no-op verifier."""
     from lancebench.agents.builtin import NopAgent
     from lancebench.backends.local import LocalBackend
+    from lancebench.results.models import TrialConfig
     from lancebench.results.paths import TrialPaths
     from lancebench.runner.trial import TrialSpec, run_trial
     from lancebench.task.load import load_task
@@ -115,7 +116,7 @@ async def bench_trial(repeats: int = 5) -> float:
     times = []
     for i in range(repeats):
         paths = TrialPaths(root / "trials" / str(i))
-        spec = TrialSpec(task=task, agent_name="nop", model=None, attempt=i, job="bench", trial_id=str(i),
+        spec = TrialSpec(task=task, config=TrialConfig(agent="nop"), attempt=i, job="bench", trial_id=str(i),
                          paths=paths, scratch=root / "scratch" / str(i))
         r = await run_trial(spec, NopAgent(), backend)
         times.append(r.timings.total_sec)

@@ -4,16 +4,24 @@ user's backend that does not subclass the ``Backend`` protocol gets its hooks' d
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
+import tempfile
 import textwrap
+from pathlib import Path
 
 import pytest
 
 from lancebench.backends.registry import make_backend
 from lancebench.errors import SandboxError
 from lancebench.results.models import StepResult, TrialResult
+from lancebench.runner.control import pristine_control
 from lancebench.sandbox.backend import Backend
+from lancebench.sandbox.fstree import remove_tree
+from lancebench.task.load import load_task
 from lancebench.task.settings import NetworkPolicy
+
+CALC = Path(__file__).resolve().parents[1] / "fixtures" / "tasks" / "calc"
 
 OLD_RESULT = {  # a multi-step trial's result.json as versions before issue 27 wrote it
     "schema_version": 1, "trial_id": "t__0__abc", "job": "j", "task": "t", "task_digest": "d", "agent": "oracle",
@@ -72,3 +80,68 @@ def test_a_plugin_backend_without_the_protocol_gets_its_hooks_defaults(tmp_path,
     with pytest.raises(SandboxError, match="cannot change the network between steps"):
         asyncio.run(backend.set_network(None, NetworkPolicy("allowlist", ("example.com",))))
     sys.modules.pop("bare_backend_r27", None)
+
+
+def test_the_pristine_control_runs_under_the_agent_phases_own_network():
+    """The control that tells an agent's fault from the harness's opens its sandbox with the agent
+    phase's policy itself: an allowlist reached it as no network at all before (a policy read as
+    a bool), so a failure of the allowlist could never be reproduced. The local backend refuses an
+    allowlist (it cannot enforce one): that refusal is the control's finding."""
+    work = Path(tempfile.mkdtemp(prefix="lancebench-control-", dir="/var/tmp"))
+    os.chmod(work, 0o755)
+    task, backend = load_task(CALC), make_backend("local")
+
+    async def go():
+        env = await backend.prepare(task)
+        return [await pristine_control(task, backend, env, work / name, network=policy, labels={})
+                for name, policy in (("none", NetworkPolicy("no-network")),
+                                     ("allow", NetworkPolicy("allowlist", ("example.com",))))]
+
+    try:
+        closed, allowlist = asyncio.run(go())
+    finally:
+        remove_tree(work)
+    assert closed is None
+    assert allowlist is not None and "cannot enforce a network allowlist" in allowlist, allowlist
+
+
+def test_a_plugin_backends_sandbox_gets_async_with(tmp_path, monkeypatch):
+    """A plug-in backend's sandbox that defines only start and stop is an async context manager
+    once opened: started on entry, stopped on exit, and stopped after a start that failed."""
+    (tmp_path / "life_backend_r27.py").write_text(textwrap.dedent('''
+        class Box:
+            def __init__(self, fail):
+                self.fail, self.calls = fail, []
+
+            async def start(self):
+                self.calls.append("start")
+                if self.fail:
+                    raise RuntimeError("no engine")
+
+            async def stop(self):
+                self.calls.append("stop")
+
+
+        class Plain:
+            def __init__(self, options=None):
+                self.options = options
+
+            def open(self, task, env, scratch, *, mounts=(), network=None, labels=None):
+                return Box(fail=scratch == "fail")
+    '''))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    backend = make_backend("life_backend_r27:Plain")
+
+    async def go():
+        async with backend.open(None, None, "ok") as box:
+            inside = list(box.calls)
+        broken = backend.open(None, None, "fail")
+        with pytest.raises(RuntimeError, match="no engine"):
+            async with broken:
+                pass
+        return inside, box.calls, broken.calls, type(box).__name__
+
+    try:
+        assert asyncio.run(go()) == (["start"], ["start", "stop"], ["start", "stop"], "Box")
+    finally:
+        sys.modules.pop("life_backend_r27", None)

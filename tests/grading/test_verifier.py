@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -41,8 +42,8 @@ def work():
     remove_tree(base)
 
 
-def verify(patch: str, work: Path) -> tuple[Verdict, TrialPaths]:
-    task = load_task(CALC)
+def verify(patch: str, work: Path, task_dir: Path = CALC) -> tuple[Verdict, TrialPaths]:
+    task = load_task(task_dir)
     backend = make_backend("local")
     paths = TrialPaths(work / "trial")
 
@@ -80,3 +81,28 @@ def test_patch_that_does_not_apply_is_unresolved(work):
     assert (verdict.status, verdict.reason, verdict.patch_applied) == ("unresolved", "the patch did not apply", False)
     assert verdict.tests == {} and verdict.rewards == {}
     assert (paths.verifier / "run-0" / "apply.log").read_text().startswith("exit 1")
+
+
+# Each run leaves a file of its own in the verifier's folder; no JUnit report, a reward only when pytest passes.
+MARKED_TEST_SH = """#!/bin/bash
+cd /app
+touch /logs/verifier/ran-$(date +%s%N)
+python -m pytest -q -p no:cacheprovider /tests/test_calc.py && echo 1 > /logs/verifier/reward.txt
+"""
+
+
+def test_the_untouched_base_is_graded_once_for_every_control_that_asks(work):
+    """A graded run that passes without a report asks the base whether it writes one
+    (``_reportless_pass``), and the canary run, broken twice (a failing canary leaves no reward),
+    asks the base whether the grader is broken (``_blame_broken_grader``): one base run answers
+    both (the base's run-files are merged into ``verifier/base/logs``, one per run)."""
+    task_dir = work / "calc"
+    shutil.copytree(CALC, task_dir)
+    toml = task_dir / "task.toml"
+    toml.write_text("\n".join(line for line in toml.read_text().splitlines() if not line.startswith(("f2p", "p2p"))))
+    (task_dir / "tests" / "test.sh").write_text(MARKED_TEST_SH)
+    verdict, paths = verify(FIX, work, task_dir)
+    assert verdict.status == "resolved", verdict
+    assert "canary: the canary run broke with and without the patch" in " ".join(verdict.scan_notes), verdict
+    assert len(list((paths.verifier / "canary-2" / "logs").glob("ran-*"))) == 1  # the canary was tried twice
+    assert len(list((paths.verifier / "base" / "logs").glob("ran-*"))) == 1

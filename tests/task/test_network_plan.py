@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -40,6 +41,35 @@ def test_local_backend_refuses_an_allowlist_naming_the_key(tmp_path):
     error = cannot_run(task, "local")
     assert error is not None and error.key == "verifier.network_mode"
     assert "allowlist" in str(error) and "--backend docker" in str(error) and "\n" not in str(error)
+
+
+def test_planning_reads_a_plugin_backends_declared_capabilities(tmp_path, monkeypatch):
+    """A plug-in backend that declares no capabilities decides for itself (the protocol's
+    default); one that declares it has no network filter is refused the allowlist task at plan
+    time with its own words, as the local backend is."""
+    (tmp_path / "caps_backend_r27.py").write_text(textwrap.dedent('''
+        from lancebench.sandbox.backend import Capabilities
+
+
+        class Bare:
+            def __init__(self, options=None):
+                self.options = options
+
+
+        class Closed(Bare):
+            @classmethod
+            def capabilities(cls):
+                return Capabilities(network_filter=("it has no firewall", "use --backend docker"))
+    '''))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    task = load_task(_allowlist_task(tmp_path))
+    try:
+        assert cannot_run(task, "caps_backend_r27:Bare") is None
+        error = cannot_run(task, "caps_backend_r27:Closed")
+    finally:
+        sys.modules.pop("caps_backend_r27", None)
+    assert error is not None and error.key == "verifier.network_mode" and error.fix == "use --backend docker"
+    assert "--backend caps_backend_r27:Closed cannot run this task: it has no firewall" in str(error)
 
 
 def test_docker_backend_refuses_it_with_a_remote_engine(tmp_path, monkeypatch):
@@ -161,13 +191,15 @@ def test_check_on_local_stops_at_plan_time_with_one_line(tmp_path):
 def test_a_policy_read_as_a_bool_is_never_wider_than_declared():
     from lancebench.sandbox.backend import network_fields
     from lancebench.task.settings import NetworkPolicy
-    assert [bool(NetworkPolicy(m, h)) for m, h in (("public", ()), ("no-network", ()), ("allowlist", ("1.2.3.4",)))] \
-        == [True, False, False]  # a plug-in backend written for `network: bool`
+    assert [NetworkPolicy(m, h).public for m, h in (("public", ()), ("no-network", ()), ("allowlist", ("1.2.3.4",)))] \
+        == [True, False, False]
+    for mode in ("public", "no-network", "allowlist"):  # a plug-in backend written for `network: bool` fails
+        with pytest.raises(TypeError, match="no truth value"):
+            bool(NetworkPolicy(mode))
     assert network_fields(NetworkPolicy("allowlist", ("1.2.3.4",))) == {"network": True, "allow_hosts": ("1.2.3.4",)}
     assert network_fields(NetworkPolicy("allowlist")) == {"network": True, "allow_hosts": ()}
     assert network_fields(NetworkPolicy("public")) == {"network": True, "allow_hosts": None}
     assert network_fields(NetworkPolicy("no-network")) == {"network": False, "allow_hosts": None}
-    assert network_fields(True) == {"network": True, "allow_hosts": None}
 
 
 def test_validate_and_show_name_each_phases_network_and_harbors_verifier_default():

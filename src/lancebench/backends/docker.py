@@ -48,14 +48,15 @@ from lancebench.errors import EnvironmentBuildError, SandboxError, WorkspaceErro
 from lancebench.grading.pyguard import FIND_SITE_FOLDERS, PTH_NAME, PTH_TEXT
 from lancebench.results.store import atomic_write
 from lancebench.sandbox import docker_engine as engine
-from lancebench.sandbox.backend import Backend, PreparedEnvironment, network_fields, task_limits
+from lancebench.sandbox.backend import Backend, Capabilities, PreparedEnvironment, network_fields, task_limits
 from lancebench.sandbox.base import CapturedPatch, Mount, SandboxSpec
 from lancebench.sandbox.docker import BASE_ENV, KEEPER, DockerSandbox
 from lancebench.sandbox.docker_engine import LABEL_MANAGED
 from lancebench.sandbox.docker_image import _image_lock, ensure_image
+from lancebench.sandbox.docker_network import enforce_problem
 from lancebench.sandbox.docker_quota import prune_stale
 from lancebench.task.model import Task
-from lancebench.task.settings import NetworkPolicy
+from lancebench.task.settings import NO_NETWORK, NetworkPolicy
 
 CAPTURE_ROOT = "/lancebench-capture"
 _BASE_COMMIT_ENV = {"GIT_AUTHOR_NAME": "lancebench", "GIT_AUTHOR_EMAIL": "lancebench@localhost",
@@ -106,6 +107,16 @@ class DockerBackend(Backend):
         self._job: str | None = None
         prune_stale()  # storage quotas (and containers) left by a harness that was killed
 
+    @classmethod
+    def capabilities(cls) -> Capabilities:
+        """Builds from ``environment/Dockerfile`` or ``docker_image``; filters the network
+        (:mod:`lancebench.sandbox.docker_network`) when this machine allows it
+        (:func:`~lancebench.sandbox.docker_network.enforce_problem`, read at each call)."""
+        why = enforce_problem()
+        return Capabilities(builds="docker", network_filter=None if why is None else (
+            f"its network allowlist cannot be enforced here: {why}",
+            "run lancebench as root on the engine's machine, or set network_mode to public or no-network"))
+
     async def prepare(self, task: Task) -> PreparedEnvironment:
         t0 = time.monotonic()
         engine.preload_async_client()  # ready by the agent's first command
@@ -123,7 +134,7 @@ class DockerBackend(Backend):
                                    build_sec=time.monotonic() - t0)
 
     def open(self, task: Task, env: PreparedEnvironment, scratch: Path, *, mounts: tuple[Mount, ...] = (),
-             network: bool | NetworkPolicy = False, labels: dict[str, str] | None = None) -> DockerSandbox:
+             network: NetworkPolicy = NO_NETWORK, labels: dict[str, str] | None = None) -> DockerSandbox:
         handle = cast(DockerEnvironment, env.handle)
         labels = dict(labels or {})
         if labels.get("lancebench.job") or labels.get("job"):
@@ -192,7 +203,7 @@ class DockerBackend(Backend):
     async def set_network(self, sandbox, policy: NetworkPolicy) -> None:
         """Give the running agent container ``policy``'s network (a step's): its allowlist
         (:mod:`lancebench.sandbox.docker_network`), or the whole network for ``public``."""
-        await sandbox.set_allow_hosts(None if policy.mode == "public" else tuple(policy.hosts))
+        await sandbox.set_allow_hosts(None if policy.public else tuple(policy.hosts))
 
     async def guard_python(self, task: Task, env: PreparedEnvironment, sandbox, *,
                            user: str | None = None) -> list[str]:

@@ -15,7 +15,7 @@ from lancebench.backends.local_environment import LocalEnvironment, build_local_
 from lancebench.backends.options import BackendOptions
 from lancebench.errors import SandboxError
 from lancebench.grading.pyguard import find_site_folders, write_pth
-from lancebench.sandbox.backend import Backend, PreparedEnvironment, network_fields, task_limits
+from lancebench.sandbox.backend import Backend, Capabilities, PreparedEnvironment, network_fields, task_limits
 from lancebench.sandbox.base import CapturedPatch, Mount, Sandbox, SandboxSpec
 from lancebench.sandbox.cgroups import CgroupSet
 from lancebench.sandbox.cover import cover, coverable
@@ -25,7 +25,7 @@ from lancebench.sandbox.local_files import Deferred
 from lancebench.sandbox.local_owner import reap_orphans
 from lancebench.sandbox.quota import mount_quota
 from lancebench.task.model import Task
-from lancebench.task.settings import NetworkPolicy
+from lancebench.task.settings import NO_NETWORK, NetworkPolicy
 
 
 def _cover_mounts(quota: Path, mounts: tuple[Mount, ...]) -> None:
@@ -59,6 +59,14 @@ class LocalBackend(Backend):
         self.options = options or BackendOptions()
         _prune_once()
 
+    @classmethod
+    def capabilities(cls) -> Capabilities:
+        """Builds from a ``[lancebench.local]`` recipe; no network filter (bubblewrap gives a
+        sandbox the whole network or none)."""
+        return Capabilities(builds="local", network_filter=(
+            "it cannot enforce a network allowlist (nor change the network between steps)",
+            "run it with --backend docker"))
+
     async def prepare(self, task: Task) -> PreparedEnvironment:
         """Build (or reuse) the task's environment. Raises :class:`SandboxError` for a code task
         that has no ``[lancebench.local]`` recipe: its repository would be empty, and every agent
@@ -74,7 +82,7 @@ class LocalBackend(Backend):
                                    handle=built, build_sec=built.build_sec)
 
     def open(self, task: Task, env: PreparedEnvironment, scratch: Path, *, mounts: tuple[Mount, ...] = (),
-             network: bool | NetworkPolicy = False, labels: dict[str, str] | None = None) -> LocalSandbox:
+             network: NetworkPolicy = NO_NETWORK, labels: dict[str, str] | None = None) -> LocalSandbox:
         """A fresh, not yet started sandbox over a copy of the built repository (in ``scratch``).
         The copy and the storage quota wait for the sandbox's first need of them
         (:mod:`lancebench.sandbox.local_files`), except a quota that writable ``mounts`` go on."""

@@ -379,11 +379,9 @@ class UserToolService:
         task = self.task
         tests = work / "tests"  # a copy: the task folder may sit where the sandbox user cannot read
         shutil.copytree(task.paths.tests, tests, dirs_exist_ok=True)
-        sandbox = self.backend.open(task, self.env, work / "sandbox", mounts=(
-            Mount(tests, "/tests", False), Mount(logs, "/logs/verifier", True),
-            Mount(trace, TRACE_INSIDE, True), Mount(self.plugin, PYBOOT_INSIDE, False)))
-        await sandbox.start()
-        try:
+        mounts = (Mount(tests, "/tests", False), Mount(logs, "/logs/verifier", True),
+                  Mount(trace, TRACE_INSIDE, True), Mount(self.plugin, PYBOOT_INSIDE, False))
+        async with self.backend.open(task, self.env, work / "sandbox", mounts=mounts) as sandbox:
             if patch.strip():
                 patch_file = work / "patch.diff"
                 patch_file.write_text(patch, encoding="utf-8", errors="surrogateescape")
@@ -398,8 +396,6 @@ class UserToolService:
             if app_log:  # the app server's output, for the harness's log only (``record``)
                 record["app_log"] = app_log[-2000:]
             await sandbox.get(TRACE_INSIDE, out)
-        finally:
-            await sandbox.stop()
         reward = None
         try:
             reward = float((logs / "reward.txt").read_text().split()[0])

@@ -109,7 +109,9 @@ class VerifierSettings:
 class Grading:
     """What every verifier run of one graded work shares: the ``task`` (and ``step``), the
     ``backend`` and prepared ``env``, the sandboxes' ``labels``, the host ``scratch`` folder, the
-    trial's ``paths`` (verifier files under ``paths.verifier``) and the resolved ``settings``."""
+    trial's ``paths`` (verifier files under ``paths.verifier``) and the resolved ``settings``.
+    ``base_runs`` holds the untouched base's outcome once it was graded (:func:`_grade_base`): one
+    base run answers every control of this graded work (one per step of a multi-step task)."""
 
     task: Task
     backend: Backend
@@ -119,6 +121,7 @@ class Grading:
     labels: dict[str, str] | None
     step: str | None
     settings: VerifierSettings
+    base_runs: list[RunOutcome] = field(default_factory=list, compare=False, repr=False)
 
 
 def patch_not_applied(reason: str | None) -> Verdict:
@@ -255,7 +258,7 @@ async def _unreported_pass(g: Grading, graded: JUnitReport | None, canary: Canar
     if graded is not None and graded.cases and canary is not None and all(
             outcome_of(graded, p.original_id) == "passed" for p in canary.planted):
         return None
-    _, base = await _grade_once(g, "", g.scratch / "grade-base", g.paths.verifier / "base")
+    base = await _grade_base(g)
     if base.report is None or not base.report.cases:
         return None
     if graded is None or not graded.cases:
@@ -288,7 +291,7 @@ async def _skipped_p2p(g: Grading, combined: RunOutcome) -> str | None:
     skipped = [t for t in g.task.lb.p2p if combined.tests.get(t) == "skipped"]
     if not skipped:
         return None
-    _, base = await _grade_once(g, "", g.scratch / "grade-base", g.paths.verifier / "base")
+    base = await _grade_base(g)
     newly = [t for t in skipped if base.report is not None and outcome_of(base.report, t) == "passed"]
     if not newly:
         return None
@@ -317,8 +320,19 @@ async def _exclusion_stands(g: Grading, patch: str) -> bool:
     the agent caused is never ``invalid``."""
     if not patch.strip():
         return True
-    _, base = await _grade_once(g, "", g.scratch / "grade-base", g.paths.verifier / "base")
+    base = await _grade_base(g)
     return base.excluded or base.broken
+
+
+async def _grade_base(g: Grading) -> RunOutcome:
+    """The untouched base's outcome in the context ``g``, graded (files in ``paths.verifier/base``)
+    the first time a control asks and reused after: the exclusion, broken-grader, unreported-pass and
+    skipped-P2P controls of one graded work read the same base run, so a trial grades its base at most once
+    (per step)."""
+    if not g.base_runs:
+        _, base = await _grade_once(g, "", g.scratch / "grade-base", g.paths.verifier / "base")
+        g.base_runs.append(base)
+    return g.base_runs[0]
 
 
 async def _blame_broken_grader(g: Grading, patch: str, combined: RunOutcome) -> str | None:
@@ -326,7 +340,7 @@ async def _blame_broken_grader(g: Grading, patch: str, combined: RunOutcome) -> 
     grader is broken (graded the untouched base to tell), None when the patch broke it."""
     if not patch.strip():
         return f"grader failed on the untouched repository: {combined.reason}"
-    _, base = await _grade_once(g, "", g.scratch / "grade-base", g.paths.verifier / "base")
+    base = await _grade_base(g)
     if base.broken:
         return f"grader failed with and without the patch: {combined.reason}"
     return None
@@ -367,22 +381,20 @@ async def _grade_once(g: Grading, patch: str, scratch: Path, out_dir: Path,
         shutil.copytree(tests_from, tests)
     pyboot = scratch / "pyboot"  # a copy: the harness's install may sit where the sandbox user cannot read
     write_pyboot(pyboot, on=task.lb.scan_patch, workdir=env.workdir, plugins=list(settings.plugins))
-    sandbox = backend.open(task, env, scratch / "sandbox",
-                           mounts=(Mount(tests, "/tests", False), Mount(logs, "/logs/verifier", True),
-                                   Mount(pyboot, PYBOOT_INSIDE, False)),
-                           network=settings.network, labels=g.labels)
+    box = backend.open(task, env, scratch / "sandbox", network=settings.network, labels=g.labels,
+                       mounts=(Mount(tests, "/tests", False), Mount(logs, "/logs/verifier", True),
+                               Mount(pyboot, PYBOOT_INSIDE, False)))  # opened first: it may move logs (quota)
     witness = ReportWitness(logs)  # junit.xml as written, held outside the sandbox (grading.witness)
     witness.start()
-    await sandbox.start()
     try:
-        await _guard_python(backend, task, env, sandbox, out_dir, settings.user)
-        applied = await _apply(backend, task, env, sandbox, patch, scratch, out_dir) if patch.strip() else None
-        if applied is False:
-            return False, RunOutcome(reason="the patch did not apply")
-        res = await _run_tests(sandbox, g, out_dir, sealed=(tests, logs))
-        held = await asyncio.to_thread(witness.runner_ended)
-    finally:
-        await sandbox.stop()
+        async with box as sandbox:
+            await _guard_python(backend, task, env, sandbox, out_dir, settings.user)
+            applied = await _apply(backend, task, env, sandbox, patch, scratch, out_dir) if patch.strip() else None
+            if applied is False:
+                return False, RunOutcome(reason="the patch did not apply")
+            res = await _run_tests(sandbox, g, out_dir, sealed=(tests, logs))
+            held = await asyncio.to_thread(witness.runner_ended)
+    finally:  # the sandbox stopped first: nothing writes the report any more
         writes = witness.stop()
         redact_files(out_dir, set(settings.secrets))  # host values of ${VAR} never stay in the job
     junit, rewritten = _witnessed_junit(writes, out_dir)

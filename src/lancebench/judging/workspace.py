@@ -58,13 +58,9 @@ async def snapshot(task: Task, backend: Backend, env: PreparedEnvironment, patch
     if scratch.exists():
         remove_tree(scratch)
     scratch.mkdir(parents=True)
-    sandbox = backend.open(task, env, scratch / "sandbox", labels=labels)
-    await sandbox.start()
-    try:
+    async with backend.open(task, env, scratch / "sandbox", labels=labels) as sandbox:
         await apply_patch(task, backend, sandbox, env, patch, scratch)
         await sandbox.get(env.workdir, scratch / "repo")
-    finally:
-        await sandbox.stop()
     return scratch / "repo"
 
 
@@ -87,14 +83,10 @@ async def reference_patch(task: Task, backend: Backend, env: PreparedEnvironment
         if scratch.exists():
             remove_tree(scratch)
         scratch.mkdir(parents=True)
-        sandbox = backend.open(task, env, scratch / "sandbox", labels=labels)
-        await sandbox.start()
-        try:
+        async with backend.open(task, env, scratch / "sandbox", labels=labels) as sandbox:
             for solution in solutions:
                 await _solve(task, sandbox, env, solution)
             patch = await backend.capture(task, env, sandbox, scratch / "capture")
-        finally:
-            await sandbox.stop()
         _reference_cache[key] = patch
         return patch
 

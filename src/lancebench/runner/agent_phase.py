@@ -9,7 +9,7 @@ import asyncio
 import contextlib
 import dataclasses
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from lancebench.agents.base import Agent, AgentContext, AgentOutcome
@@ -31,20 +31,41 @@ AGENT_GRACE_SEC = 30.0  # beyond the agent's budget before the harness cancels i
 
 @dataclass
 class TrialSpec:
-    """What to run: one ``attempt`` (0-based) of ``agent`` on ``task`` within job ``job``."""
+    """What to run: one ``attempt`` (0-based) of the agent of ``config`` (the job's configuration,
+    recorded in the result: agent, its options, model, agent timeout) on ``task`` within job ``job``,
+    its files in ``paths``, a host folder ``scratch`` for its sandboxes; ``senior``: senior grading
+    (``--judge-model``, :mod:`lancebench.judging.senior`)."""
 
     task: Task
-    agent_name: str
-    model: str | None
+    config: TrialConfig
     attempt: int
     job: str
     trial_id: str
     paths: TrialPaths
     scratch: Path
-    options: dict = field(default_factory=dict)
-    agent_timeout_sec: float | None = None
-    senior: JudgeSettings | None = None  # senior grading (--judge-model), see lancebench.judging.senior
-    config: TrialConfig | None = None  # recorded in the result (see lancebench.results.models)
+    senior: JudgeSettings | None = None
+
+    @property
+    def agent_name(self) -> str:
+        """The agent as given (``config.agent``)."""
+        return self.config.agent
+
+    @property
+    def model(self) -> str | None:
+        """The ``-m`` model (``config.model``)."""
+        return self.config.model
+
+    @property
+    def options(self) -> dict:
+        """The agent's options (``config.agent_options``)."""
+        return self.config.agent_options
+
+    @property
+    def agent_timeout_sec(self) -> float | None:
+        """The ``--agent-timeout`` budget in seconds, scaled by ``--timeout-multiplier`` (None:
+        each task's ``task.toml``)."""
+        budget = self.config.agent_timeout_sec
+        return budget and budget * self.config.timeout_multiplier
 
 
 __all__ = ["TrialInvalid", "TrialSpec", "check_health", "run_agent"]

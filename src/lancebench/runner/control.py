@@ -32,7 +32,7 @@ from lancebench.runner.healthcheck import HealthcheckFailed, run_healthcheck
 from lancebench.sandbox.backend import Backend, PreparedEnvironment
 from lancebench.task.harbor import Healthcheck
 from lancebench.task.model import Task
-from lancebench.task.settings import NetworkPolicy, phase_env
+from lancebench.task.settings import NO_NETWORK, NetworkPolicy, phase_env
 
 BEFORE_AGENT = "before any agent code ran: the environment as built"
 MODEL_PROVIDER = "outside every sandbox: lancebench's model client gave up on the model provider after its retries"
@@ -109,24 +109,31 @@ async def pristine_control(task: Task, backend: Backend, env: PreparedEnvironmen
     when all of it works, else what failed (the control's own failure: the environment or the
     engine is broken without the agent's work)."""
     agent_env = dataclasses.replace(env, variables={**env.variables, **phase_env(task, "agent")})
-    box = backend.open(task, agent_env, scratch, network=network or False, labels=labels)
-    try:
-        await box.start()
-        res = await box.exec(["true"], timeout=CONTROL_TIMEOUT_SEC)
-        if not res.ok:
-            return f"`true` failed in a fresh sandbox (exit {res.exit_code}): {(res.output or '')[-300:]}"
-        if check is not None:
-            await run_healthcheck(box, check, env=phase_env(task, "healthcheck"), where=where)
-        if capture:
-            await backend.capture(task, env, box, scratch.parent / "control-capture")
+    failed: str | None = None
+    ran = False
+    try:  # opening may fail too (a backend that cannot enforce the network raises)
+        async with backend.open(task, agent_env, scratch, network=network if network is not None else NO_NETWORK,
+                                labels=labels) as box:
+            try:
+                res = await box.exec(["true"], timeout=CONTROL_TIMEOUT_SEC)
+                if not res.ok:
+                    failed = f"`true` failed in a fresh sandbox (exit {res.exit_code}): {(res.output or '')[-300:]}"
+                elif check is not None:
+                    await run_healthcheck(box, check, env=phase_env(task, "healthcheck"), where=where)
+                if capture and failed is None:
+                    await backend.capture(task, env, box, scratch.parent / "control-capture")
+            except (SandboxError, HealthcheckFailed, WorkspaceError) as exc:
+                failed = _said(exc)
+            ran = True
     except (SandboxError, HealthcheckFailed, WorkspaceError) as exc:
-        return f"{type(exc).__name__}: {exc}"[:1000]
-    finally:
-        try:
-            await box.stop()
-        except SandboxError:
-            pass
-    return None
+        if not ran:  # it did not open or start (a failure of stopping it after its checks is ignored)
+            return _said(exc)
+    return failed
+
+
+def _said(exc: BaseException) -> str:
+    """A control's failure, as recorded: the exception's type and message, cut at 1,000 characters."""
+    return f"{type(exc).__name__}: {exc}"[:1000]
 
 
 async def blame(exc: Exception, point: Checkpoint, task: Task, backend: Backend, scratch: Path,

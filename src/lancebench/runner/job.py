@@ -129,16 +129,13 @@ def plan(tasks: list[Task], opts: JobOptions) -> tuple[list[TrialSpec], list[Tri
                for task in tasks for attempt in range(opts.attempts)]
     recorded = _recorded(paths, [tid for _, _, tid in planned])
     todo, kept = [], []
-    timeout = opts.agent_timeout_sec and opts.agent_timeout_sec * opts.timeout_multiplier
     for task, attempt, tid in planned:
         old = recorded.get(tid)
         if old is not None and not (opts.retry_invalid and old.status == "invalid"):
             kept.append(old)
             continue
-        todo.append(TrialSpec(task=task, agent_name=opts.agent_label, model=opts.agent.model, attempt=attempt,
-                              job=opts.name, trial_id=tid, paths=paths.trial(tid), scratch=scratch / tid,
-                              options=dict(opts.agent.options), agent_timeout_sec=timeout,
-                              senior=opts.senior, config=opts.trial_config()))
+        todo.append(TrialSpec(task=task, config=opts.trial_config(), attempt=attempt, job=opts.name, trial_id=tid,
+                              paths=paths.trial(tid), scratch=scratch / tid, senior=opts.senior))
     return todo, kept
 
 

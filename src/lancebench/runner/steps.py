@@ -166,31 +166,30 @@ async def run_steps(spec: TrialSpec, agent: Agent, backend: Backend, env: Prepar
         user_tool = UserToolService(task, backend, env, spec.scratch / "user-tool", spec.paths.agent)
     agent_env = dataclasses.replace(env, variables={**env.variables, **phase_env(task, "agent")})
     mounts = (*(user_tool.mounts() if user_tool else ()), *await agent_mounts(agent))
-    sandbox = backend.open(task, agent_env, spec.scratch / "agent", mounts=mounts, network=point.network,
-                           labels=trial_labels(spec))
+    box = backend.open(task, agent_env, spec.scratch / "agent", mounts=mounts, network=point.network,
+                       labels=trial_labels(spec))
     if user_tool:
-        user_tool.attach(sandbox)  # before start: a container backend reads PATH when it starts
-    await sandbox.start()
-    try:
-        await check_health(task, sandbox, point=point)
-        for i, plan in enumerate(plans):
-            if len(set(networks)) > 1:  # the steps' agent networks differ: this step's, before anything of it runs
-                point.network = plan.network
-                await backend.set_network(sandbox, plan.network)  # refused at plan time where it cannot
-            work = await _agent_step(spec, agent, backend, env, sandbox, plan, point, trace, clock, user_tool)
-            if i == len(plans) - 1:
-                break
-            with clock.phase("grading", plan.name):
-                verdict, not_resumed = await _grade_and_resume(spec, backend, env, work, plan, sandbox)
-            if _note_step(trace, plan, verdict, work):  # a min_reward gate stopped the later steps
-                trace.verdict = steps_verdict(task, trace.steps)
-                return work
-            if not_resumed is not None:  # blamed by the trial (lancebench.runner.control.blame)
-                raise not_resumed
-    finally:
-        if user_tool:
-            await user_tool.close()
-        await sandbox.stop()
+        user_tool.attach(box)  # before start: a container backend reads PATH when it starts
+    async with box as sandbox:  # stopped last, whatever ended the steps
+        try:
+            await check_health(task, sandbox, point=point)
+            for i, plan in enumerate(plans):
+                if len(set(networks)) > 1:  # the steps' agent networks differ: this step's, before anything of it runs
+                    point.network = plan.network
+                    await backend.set_network(sandbox, plan.network)  # refused at plan time where it cannot
+                work = await _agent_step(spec, agent, backend, env, sandbox, plan, point, trace, clock, user_tool)
+                if i == len(plans) - 1:
+                    break
+                with clock.phase("grading", plan.name):
+                    verdict, not_resumed = await _grade_and_resume(spec, backend, env, work, plan, sandbox)
+                if _note_step(trace, plan, verdict, work):  # a min_reward gate stopped the later steps
+                    trace.verdict = steps_verdict(task, trace.steps)
+                    return work
+                if not_resumed is not None:  # blamed by the trial (lancebench.runner.control.blame)
+                    raise not_resumed
+        finally:
+            if user_tool:
+                await user_tool.close()
     with clock.phase("grading", plans[-1].name):
         progress.set_phase(spec.trial_id, "grading")
         verdict = await _grade(spec, backend, env, work, plans[-1])

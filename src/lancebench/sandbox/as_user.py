@@ -7,7 +7,7 @@ from pathlib import Path
 from lancebench.sandbox.base import AppProcess, ExecResult, Sandbox, SandboxSpec
 
 
-class AsUser:
+class AsUser(Sandbox):
     """``sandbox`` with every :meth:`exec` that names no user run as ``user`` (a name or a uid
     as the backend's ``exec`` takes it; None: the sandbox's default). Everything else is the
     wrapped sandbox's. The docker backend honours it; the local sandbox runs every command as

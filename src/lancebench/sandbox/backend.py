@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Literal, Protocol, runtime_checkable
 
 from lancebench.errors import SandboxError
 from lancebench.sandbox.base import CapturedPatch, Limits, Mount, Sandbox
 from lancebench.task.model import Task
-from lancebench.task.settings import NetworkPolicy
+from lancebench.task.settings import NO_NETWORK, NetworkPolicy
 
 
 @dataclass(frozen=True)
@@ -27,6 +27,24 @@ class PreparedEnvironment:
     build_sec: float = 0.0
 
 
+@dataclass(frozen=True)
+class Capabilities:
+    """What a backend can run, read when a job is planned
+    (:func:`lancebench.backends.registry.cannot_run`), so that no trial is recorded for a task it
+    could never run as its author meant:
+
+    - ``builds``: what a code task must provide for the backend to build its environment:
+      ``"local"`` (a ``[lancebench.local]`` recipe), ``"docker"`` (``environment/Dockerfile`` or
+      ``docker_image``), or None (the backend decides for itself when it prepares the task).
+    - ``network_filter``: None when the backend can enforce a network allowlist and change a
+      sandbox's network between steps here; else ``(problem, fix)``, one line each, why it
+      cannot and what to do.
+    """
+
+    builds: Literal["local", "docker"] | None = None
+    network_filter: tuple[str, str] | None = None
+
+
 @runtime_checkable
 class Backend(Protocol):
     """Plug point for sandbox backends: every method the runner and grading call on a backend, the
@@ -38,24 +56,33 @@ class Backend(Protocol):
     - ``prepare(task)``: build or fetch the environment (cached by digest).
     - ``open(task, env, scratch, ...)``: a *fresh*, not yet started sandbox holding the
       repository at its base commit; ``scratch`` is a host folder the backend may use;
-      ``network`` is the phase's :class:`NetworkPolicy` (or a bool: the whole network or none),
-      turned into ``SandboxSpec`` fields by :func:`network_fields`. A backend that cannot
-      enforce a policy raises :class:`SandboxError` (never a wider network); a policy is truthy
-      only for ``public``, so a plug-in that reads it as a bool is never wider than declared.
+      ``network`` is the phase's :class:`NetworkPolicy` (default: none), turned into
+      ``SandboxSpec`` fields by :func:`network_fields`. A backend that cannot enforce a policy
+      raises :class:`SandboxError` (never a wider network); a policy has no truth value (reading
+      it as a bool raises :class:`TypeError`), so a plug-in written for ``network: bool`` fails
+      instead of giving a phase a network it did not declare.
     - ``capture(task, env, sandbox, scratch)``: end every process of ``sandbox``, then return
       the work as a patch (``git diff --binary`` against the base commit, new files included,
       with its changed paths: a :class:`CapturedPatch`), computed so that the agent cannot falsify
       it (its own ``.git`` is not trusted).
     - hooks with defaults: :meth:`resume`, :meth:`set_network`, :meth:`apply_patch`,
-      :meth:`guard_python`.
+      :meth:`guard_python`; and :meth:`capabilities`, what planning reads.
     """
 
     name: str
 
+    @classmethod
+    def capabilities(cls) -> Capabilities:
+        """What this backend can run on this machine (read from the class when a job is planned,
+        before any backend is built). Default: ``Capabilities()``, a backend that decides for
+        itself what it can build and enforces every network policy it is given (one that cannot
+        raises :class:`SandboxError` when it opens the sandbox)."""
+        return Capabilities()
+
     async def prepare(self, task: Task) -> PreparedEnvironment: ...
 
     def open(self, task: Task, env: PreparedEnvironment, scratch: Path, *, mounts: tuple[Mount, ...] = (),
-             network: bool | NetworkPolicy = False, labels: dict[str, str] | None = None) -> Sandbox: ...
+             network: NetworkPolicy = NO_NETWORK, labels: dict[str, str] | None = None) -> Sandbox: ...
 
     async def capture(self, task: Task, env: PreparedEnvironment, sandbox: Sandbox,
                       scratch: Path) -> CapturedPatch: ...
@@ -69,7 +96,7 @@ class Backend(Protocol):
     async def set_network(self, sandbox: Sandbox, policy: NetworkPolicy) -> None:
         """Give the running agent ``sandbox`` the network ``policy`` (a multi-step task whose steps'
         agent networks differ). Default: raises :class:`SandboxError` (the backend cannot; such
-        tasks are refused when the job is planned, :func:`lancebench.backends.registry.cannot_run`)."""
+        tasks are refused when the job is planned: declare it in :meth:`capabilities`)."""
         raise SandboxError(f"this backend cannot change the network between steps (to {policy.mode})")
 
     async def apply_patch(self, task: Task, env: PreparedEnvironment, sandbox: Sandbox, patch: str,
@@ -94,12 +121,10 @@ def task_limits(task: Task) -> Limits:
                   output_bytes=lim.output_bytes, storage_mb=e.storage_mb)
 
 
-def network_fields(network: bool | NetworkPolicy) -> dict:
+def network_fields(network: NetworkPolicy) -> dict:
     """``SandboxSpec`` keyword arguments for a phase's network: ``{"network": bool, "allow_hosts":
     tuple or None}`` (``public``: the whole network; ``no-network``: none; ``allowlist``: the
-    bridge limited to the policy's hosts; a bool: the whole network or none)."""
-    if isinstance(network, bool):
-        return {"network": network, "allow_hosts": None}
+    bridge limited to the policy's hosts)."""
     if network.mode == "allowlist":
         return {"network": True, "allow_hosts": tuple(network.hosts)}
-    return {"network": network.mode == "public", "allow_hosts": None}
+    return {"network": network.public, "allow_hosts": None}

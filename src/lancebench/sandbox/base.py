@@ -4,9 +4,12 @@ paths *inside* the sandbox."""
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Protocol, Self, runtime_checkable
+
+from lancebench.errors import SandboxError
 
 
 @dataclass(frozen=True)
@@ -126,10 +129,14 @@ class ExecResult:
 class Sandbox(Protocol):
     """An isolated place where commands run.
 
-    Lifecycle: ``await start()``, any number of ``exec``/``put``/``get``, ``await stop()``.
-    ``stop`` ends every process the sandbox started (children and daemons included) and is safe to
-    call twice. Backend failures raise :class:`lancebench.errors.SandboxError`; a command that
-    fails is *not* an error (see ``ExecResult``).
+    Lifecycle: ``async with backend.open(...) as sandbox:`` (started on entry, stopped on exit,
+    whatever ended the block), any number of ``exec``/``put``/``get`` inside; or by hand,
+    ``await start()`` ... ``await stop()``. ``stop`` ends every process the sandbox started
+    (children and daemons included) and is safe to call twice. Backend failures raise
+    :class:`lancebench.errors.SandboxError`; a command that fails is *not* an error (see
+    ``ExecResult``). The built-in sandboxes subclass this protocol for :meth:`__aenter__` and
+    :meth:`__aexit__`; a plug-in backend's sandbox gets them mixed in when it is opened
+    (:func:`lancebench.backends.registry.backend_class`).
     """
 
     spec: SandboxSpec
@@ -168,3 +175,18 @@ class Sandbox(Protocol):
         ...
 
     async def stop(self) -> None: ...
+
+    async def __aenter__(self) -> Self:
+        """Start the sandbox and return it. When starting fails, what was started is stopped (a
+        :class:`SandboxError` of that stop is dropped) and the start's error is raised."""
+        try:
+            await self.start()
+        except BaseException:
+            with contextlib.suppress(SandboxError):
+                await self.stop()
+            raise
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        """Stop the sandbox (an error of the block is never replaced, unless stopping raises)."""
+        await self.stop()

@@ -36,7 +36,7 @@ from typing import Any
 
 from lancebench.errors import SandboxError
 from lancebench.sandbox import docker_engine as engine
-from lancebench.sandbox.base import AppProcess, ExecResult, SandboxSpec
+from lancebench.sandbox.base import AppProcess, ExecResult, Sandbox, SandboxSpec
 from lancebench.sandbox.docker_engine import LABEL_ENVIRONMENT, LABEL_JOB, LABEL_MANAGED, LABEL_TRIAL, engine_problem
 from lancebench.sandbox.docker_image import ensure_image
 from lancebench.sandbox.docker_network import ContainerFilter
@@ -102,7 +102,7 @@ def _container_name(labels: dict[str, str]) -> str:
     return f"lancebench-{stem + '-' if stem else ''}{uuid.uuid4().hex[:8]}"
 
 
-class DockerSandbox:
+class DockerSandbox(Sandbox):
     """A container running ``spec.image`` (see the module docstring).
 
     ``spec.image`` is required (an image tag, e.g. from :func:`ensure_image`); ``spec.workspace``

@@ -29,7 +29,7 @@ from pathlib import Path, PurePosixPath
 
 from lancebench.errors import SandboxError
 from lancebench.sandbox import local_owner
-from lancebench.sandbox.base import AppProcess, ExecResult, Mount, SandboxSpec
+from lancebench.sandbox.base import AppProcess, ExecResult, Mount, Sandbox, SandboxSpec
 from lancebench.sandbox.cgroups import CgroupSet
 from lancebench.sandbox.fstree import CopyBounds, chown_tree, copy_file, copy_tree, remove_tree, write_notes
 from lancebench.sandbox.local_files import Deferred, move_onto_quota, populate
@@ -76,7 +76,7 @@ def _within(child: PurePosixPath, parent: str) -> bool:
     return child == PurePosixPath(parent) or PurePosixPath(parent) in child.parents
 
 
-class LocalSandbox:
+class LocalSandbox(Sandbox):
     """A bubblewrap sandbox (see the module docstring).
 
     ``spec.workspace`` is the host folder shown at ``spec.workdir`` (required). ``root`` is a host

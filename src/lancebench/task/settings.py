@@ -109,10 +109,20 @@ class NetworkPolicy:
     hosts: tuple[str, ...] = ()
     source: str = field(default="lancebench default", compare=False)
 
-    def __bool__(self) -> bool:
-        """True only for ``public``: a backend that reads the policy as the old ``network: bool``
-        gives an ``allowlist`` phase no network at all, never the whole network."""
+    @property
+    def public(self) -> bool:
+        """Whether the phase has the whole network (``mode`` is ``public``)."""
         return self.mode == "public"
+
+    def __bool__(self) -> bool:
+        """A policy is not a bool: read :attr:`mode` (or :attr:`public`). Raises :class:`TypeError`,
+        so that code written for the old ``network: bool`` fails loudly instead of reading every
+        policy as true (the whole network) or as an object's default truth."""
+        raise TypeError(f"a NetworkPolicy ({self.mode}) has no truth value: read its .mode or .public")
+
+
+#: The policy of a phase without any network (the default of :meth:`Backend.open`).
+NO_NETWORK = NetworkPolicy("no-network")
 
 
 def _step(task: Task, step: str | None):
