@@ -14,6 +14,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -62,7 +63,12 @@ def _run(scripted, task: Path, agent: str, backend: str, jobs: Path, source: str
 
 
 def _check_pair(scripted, task: Path, backend: str, jobs: Path, source: str, script: str, story_file: str) -> None:
-    oracle, asked = _run(scripted, task, "oracle", backend, jobs, source, script)
+    # oracle and nop side by side (two jobs, two judge servers): the environment is built once
+    # (builds of one environment wait on each other) and the runs overlap their waits
+    with ThreadPoolExecutor(2) as pool:
+        runs = {agent: pool.submit(_run, scripted, task, agent, backend, jobs, source, script)
+                for agent in ("oracle", "nop")}
+    oracle, asked = runs["oracle"].result()
     assert oracle["status"] == "resolved", (oracle["reason"], oracle["judges"])
     validation = oracle["judges"]["validation"]
     assert (validation["status"], validation["scores"]) == ("ok", {"score": 1.0}), validation
@@ -75,7 +81,7 @@ def _check_pair(scripted, task: Path, backend: str, jobs: Path, source: str, scr
     assert "## Smoke result (from the harness): pass (1 cases passed)" in review
     assert story_file in review, review[-3000:]
 
-    nop, asked = _run(scripted, task, "nop", backend, jobs, source, script)
+    nop, asked = runs["nop"].result()
     assert nop["status"] == "unresolved" and nop["rewards"] == {"reward": 0.0}
     assert nop["judges"]["validation"]["scores"] == {"score": 0.0}
     (story,) = nop["judges"]["validation"]["details"]["stories"]
