@@ -28,6 +28,7 @@ LONGEST_FIRST = (
     "tests/datasets/test_swelancer_ic.py",  # 87 s
     "tests/harbor/test_senior_standins_docker.py",  # about 80 s (176 s beside 7 other helpers' runs)
     "tests/judging/test_local_judges.py",  # 85 s
+    "tests/judging/test_validation_drivers_e2e.py",  # 100 s at a load of 15 on 2 cores, builds cached (+60 s each)
     "tests/harbor/test_two_step.py",  # 80 s
     "tests/harbor/test_terminal_bench_style.py",  # 90-190 s (its verifier installs pytest from PyPI)
     "tests/adversarial/test_round4_attacks.py",  # 140 s: one job of six trials a backend, one of two plug-in trials

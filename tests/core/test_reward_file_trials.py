@@ -44,6 +44,7 @@ def test_planted_reward_json_does_not_beat_the_verifiers_reward_txt(shared, jobs
     # (the path is built from pieces: the static scan of patches would catch it otherwise)
     assert r["status"] == "unresolved", r
     assert "reward.txt says 0" in r["reason"] and "grader works without the patch" in r["reason"]
+    assert r["exclusion_rule"] is None  # no verifier run excluded the trial
 
 
 def test_empty_reward_txt_excludes_the_trial_when_the_base_is_excluded_too(shared, jobs):
@@ -51,6 +52,7 @@ def test_empty_reward_txt_excludes_the_trial_when_the_base_is_excluded_too(share
     lb("run", "-p", task, "-a", "oracle", "-o", jobs)
     r = one_result(jobs)
     assert r["status"] == "invalid" and "excluded by the task's verifier" in r["reason"], r
+    assert r["exclusion_rule"] == "control"  # the result records which exclusion rule its status follows
     trial = next((jobs).glob("*/trials/*"))
     # the oracle's patch is not empty: the untouched repository was graded, and excluded as well
     assert (trial / "verifier" / "base" / "logs" / "reward.txt").read_text() == ""

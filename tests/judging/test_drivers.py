@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from lancebench.judging.drivers import DRIVER_TABLE, read_go, read_jest, read_mix, script_folders
 from lancebench.judging.validation import classify
 from lancebench.judging.validation_spec import ValidationSpec
@@ -126,3 +128,38 @@ def test_reports_nested_past_the_recursion_limit_are_no_report(tmp_path: Path) -
     assert read_jest(report, "", 2) is None
     assert read_go(None, deep + "\n", 2) == read_go(None, "", 2)
 
+
+
+def test_mix_cases_are_erlang_terms_every_elixir_reads_and_build_output_is_not_the_repository() -> None:
+    """Regression (issue 21, the driver's first run with Debian's Elixir 1.14): the wrapper decoded
+    ``cases.json`` with ``JSON`` (Elixir 1.18+) or ``Jason`` (a dependency), neither there, so
+    every mix-test story was a script error; and ``mix test`` compiling the patched project into
+    ``_build`` changed the repository's fingerprint, which discarded every run. The cases are now
+    Erlang's external term format, ``:erlang.binary_to_term/2`` reads them, and ``_build`` is left
+    out of the fingerprint. The bytes below are written from the format's specification."""
+    from lancebench.judging.drivers import runner_outputs
+    from lancebench.judging.etf import term_to_binary
+
+    mix = DRIVER_TABLE["mix-test"]
+    name, data = mix.cases([{"inputs": {"a": [True, None]}, "expected": 5}])
+    assert name == "cases.etf" and data == term_to_binary([{"inputs": {"a": [True, None]}, "expected": 5}])
+    wrapper = mix.files("  defp check(i, e), do: assert i == e\n")["story_test.exs"]
+    assert ":erlang.binary_to_term(File.read!(Path.join(__DIR__, \"cases.etf\")), [:safe])" in wrapper
+    assert "Jason" not in wrapper and "JSON" not in wrapper
+    assert DRIVER_TABLE["jest"].cases([{"inputs": 1}]) == ("cases.json", b'[{"inputs": 1}]')
+    assert term_to_binary(5) == bytes([131, 97, 5])
+    assert term_to_binary(-1) == bytes([131, 98, 255, 255, 255, 255])
+    assert term_to_binary(2 ** 64) == bytes([131, 111, 0, 0, 0, 9, 0]) + bytes(8) + bytes([1])
+    assert term_to_binary(-(2 ** 40)) == bytes([131, 111, 0, 0, 0, 6, 1, 0, 0, 0, 0, 0, 1])
+    assert term_to_binary(0.5) == bytes([131, 70, 0x3F, 0xE0, 0, 0, 0, 0, 0, 0])
+    assert term_to_binary("é") == bytes([131, 109, 0, 0, 0, 2, 0xC3, 0xA9])
+    assert term_to_binary([]) == bytes([131, 106])
+    assert term_to_binary({"a": [True, None]}) == (bytes([131, 116, 0, 0, 0, 1, 109, 0, 0, 0, 1]) + b"a"
+                                                  + bytes([108, 0, 0, 0, 2, 119, 4]) + b"true"
+                                                  + bytes([119, 3]) + b"nil" + bytes([106]))
+    with pytest.raises(ValueError):
+        term_to_binary(float("nan"))
+    spec = ValidationSpec.model_validate({"stories": [{"name": n, "driver": d, "cases": [{"name": "c"}]}
+                                                      for n, d in (("a", "mix-test"), ("b", "jest"), ("c", "pytest"))]})
+    assert runner_outputs(spec) == ["_build"]
+    assert runner_outputs(ValidationSpec.model_validate({"stories": []})) == []

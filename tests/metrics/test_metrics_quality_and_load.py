@@ -156,7 +156,11 @@ def test_the_exclusion_rule_switch_counts_a_task_excluded_trial_as_harbor_does(t
     task_rule = under_rule(rs, "task")
     assert [r.status for r in task_rule] == ["resolved", "invalid", "unresolved"]
     assert task_rule[1].reason.startswith("left out by the task's own exclusion")
-    assert under_rule(rs, "control") == rs
+    control_rule = under_rule(rs, "control")
+    assert [(r.status, r.reason) for r in control_rule] == [(r.status, r.reason) for r in rs]
+    # each excluded trial names the rule its status follows (issue 21)
+    assert [r.exclusion_rule for r in control_rule] == [None, "control", None]
+    assert [r.exclusion_rule for r in task_rule] == [None, "task", None]
     job = job_writer(tmp_path, "j", rs)
     for rule, pass1 in (("control", (1 / 2 + 0) / 2), ("task", (1 + 0) / 2)):
         shown = CliRunner().invoke(app, ["show", str(job), "--json", "--exclusions", rule])
@@ -165,4 +169,16 @@ def test_the_exclusion_rule_switch_counts_a_task_excluded_trial_as_harbor_does(t
         assert summary["exclusion_rule"] == rule and summary["pass_at_1"] == pytest.approx(pass1), summary
         assert summary["invalid"] == (rule == "task")
     bad = CliRunner().invoke(app, ["show", str(job), "--exclusions", "harbor"])
+    assert bad.exit_code != 0 and "give one of control, task" in bad.output
+    # `report` gives either rule too, records which applied and says what it changed (issue 21)
+    for rule, pass1 in (("control", (1 / 2 + 0) / 2), ("task", (1 + 0) / 2)):
+        shown = CliRunner().invoke(app, ["report", str(job), "--format", "json", "--exclusions", rule])
+        assert shown.exit_code == 0, shown.output
+        data = json.loads(shown.stdout)
+        (row,) = data["rows"]
+        assert data["exclusion_rule"] == rule and row["pass_at_1"] == pytest.approx(pass1), row
+        assert data["exclusions_note"] in row["notes"]
+        assert data["exclusions_note"].startswith("exclusions: the task's rule: 1 of the 1 trial(s)" if rule == "task"
+                                                  else "exclusions: lancebench's control rule: 1 of the 1 trial(s)")
+    bad = CliRunner().invoke(app, ["report", str(job), "--exclusions", "harbor"])
     assert bad.exit_code != 0 and "give one of control, task" in bad.output

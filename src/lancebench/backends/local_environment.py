@@ -171,7 +171,9 @@ async def _build(task: Task, tmp: Path, variables: dict[str, str], options: Back
         lines.append(f"$ checkout {recipe.checkout.repo} at {recipe.checkout.rev} = {commit} "
                      f"({time.monotonic() - t0:.1f}s)")
     limits = Limits(memory_mb=max(task.config.environment.memory_mb, 4096), pids=4096, output_bytes=400_000)
+    # node reads no SSL_CERT_FILE: NODE_EXTRA_CA_CERTS, as docker builds get it (sandbox/docker_image.py)
     build_env = dict(variables) | {"SSL_CERT_FILE": CA_BUNDLE, "PIP_CERT": CA_BUNDLE, "REQUESTS_CA_BUNDLE": CA_BUNDLE,
+                                   "NODE_EXTRA_CA_CERTS": CA_BUNDLE,
                                    "HOME": "/tmp/home", "PIP_NO_INPUT": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
     build_env |= {k: os.environ[k] for k in PASS_THROUGH if k in os.environ}
     mounts = [Mount(env, "/env", True)]
@@ -180,7 +182,7 @@ async def _build(task: Task, tmp: Path, variables: dict[str, str], options: Back
         shutil.copy(user_ca, tmp / "ca-bundle.pem")
         mounts.append(Mount(tmp / "ca-bundle.pem", USER_CA, False))
         build_env |= {"SSL_CERT_FILE": USER_CA, "PIP_CERT": USER_CA, "REQUESTS_CA_BUNDLE": USER_CA,
-                      "CURL_CA_BUNDLE": USER_CA, "GIT_SSL_CAINFO": USER_CA}
+                      "CURL_CA_BUNDLE": USER_CA, "GIT_SSL_CAINFO": USER_CA, "NODE_EXTRA_CA_CERTS": USER_CA}
     if task.paths.environment.is_dir():  # a copy: the task folder may be private to its owner
         shutil.copytree(task.paths.environment, tmp / "task-env", symlinks=True)
         mounts.append(Mount(tmp / "task-env", "/task-env", False))

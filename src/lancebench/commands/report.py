@@ -11,6 +11,7 @@ from rich.console import Console
 
 from lancebench.commands.common import load_finished_jobs
 from lancebench.errors import ConfigError, LancebenchError
+from lancebench.metrics.exclusions import EXCLUSION_RULES, exclusion_note, under_rule
 from lancebench.report.build import ReportOptions, build_report
 from lancebench.report.compare_render import render_common, render_comparisons
 from lancebench.report.render import check_format, render_table, to_csv, to_json, write_parquet
@@ -63,6 +64,10 @@ def report(
     errors_as_failures: bool = typer.Option(False, "--errors-as-failures",
                                             help="Count invalid trials as unresolved with reward 0 (the conservative "
                                                  "number); each row's notes say so."),
+    exclusions: str = typer.Option("control", "--exclusions",
+                                   help="control: lancebench's rule (an exclusion only the patched run shows is "
+                                        "unresolved); task: every trial the task's verifier excluded is left out, "
+                                        "as Harbor and the leaderboard count. The report records which applied."),
 ) -> None:
     """Report pass@k, pass^k, dollars earned, cost savings and quality, with confidence intervals."""
     try:
@@ -73,7 +78,9 @@ def report(
             raise ConfigError(f"--power {power}: give a probability between 0 and 1, such as 0.8")
         if not 0.0 < detect <= 1.0:
             raise ConfigError(f"--detect {detect}: give a pass@1 difference as a fraction in (0, 1], such as 0.05")
-        jobs = load_finished_jobs(job_dirs)
+        if exclusions not in EXCLUSION_RULES:
+            raise ConfigError(f"--exclusions {exclusions}: give one of {', '.join(EXCLUSION_RULES)}")
+        jobs, excluded_note = _apply_exclusions(load_finished_jobs(job_dirs), exclusions)
         note = None
         if errors_as_failures:
             jobs, note = _count_errors(jobs)
@@ -86,6 +93,11 @@ def report(
             if out is None:  # the site was asked for; a table or file too only with --out
                 return
         data = build_report(jobs, options)
+        data["exclusion_rule"] = exclusions
+        if excluded_note is not None:
+            data["exclusions_note"] = excluded_note
+            for row in data["rows"]:
+                row["notes"].append(excluded_note)
         if note is not None:
             data["errors_as_failures"] = note
             for row in data["rows"]:
@@ -94,6 +106,13 @@ def report(
     except LancebenchError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(code=2) from exc
+
+
+def _apply_exclusions(jobs: list[JobResults], rule: str) -> tuple[list[JobResults], str | None]:
+    """``jobs`` counted under the exclusion ``rule`` (:func:`lancebench.metrics.exclusions.under_rule`)
+    and the note saying what the rule changed (None when no task excluded a trial)."""
+    recorded = [r for j in jobs for r in j.results]
+    return [dataclasses.replace(j, results=under_rule(j.results, rule)) for j in jobs], exclusion_note(recorded, rule)
 
 
 def _count_errors(jobs: list[JobResults]) -> tuple[list[JobResults], str]:

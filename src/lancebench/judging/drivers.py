@@ -14,7 +14,9 @@ outcome from that report:
 - ``go-test``: ``validation_test.go`` and ``check_test.go``; ``go test -json -count=1 .`` in
   the story's folder; test2json events of ``TestValidation/caseI``.
 - ``mix-test``: ``story_test.exs``; ``mix test <file> --trace``; ExUnit's text (``N) test caseI``
-  and ``T tests, F failures``).
+  and ``T tests, F failures``). Its cases are read from ``cases.etf`` (Erlang's term format,
+  :mod:`lancebench.judging.etf`: Elixir before 1.18 has no JSON module), and ``_build``, where mix
+  compiles the patched project, is left out of the fingerprint.
 
 A runner that wrote no report, or a report that does not account for every case, makes the story
 a ``script-error`` (:func:`lancebench.judging.validation.classify`); the outcomes are never
@@ -37,6 +39,7 @@ from typing import Any
 
 from lancebench.errors import LancebenchError
 from lancebench.grading.junit import parse_junit
+from lancebench.judging.etf import term_to_binary
 from lancebench.judging.validation_spec import Story, ValidationSpec
 
 VDIR = ".lancebench-validation"
@@ -105,9 +108,7 @@ func TestValidation(t *testing.T) {
 MIX_WRAPPER = '''defmodule LancebenchValidation.StoryTest do
   use ExUnit.Case, async: false
 
-  @lb_text File.read!(Path.join(__DIR__, "cases.json"))
-  @lb_json (if Code.ensure_loaded?(JSON), do: JSON, else: Jason)
-  @lb_cases apply(@lb_json, :decode!, [@lb_text])
+  @lb_cases :erlang.binary_to_term(File.read!(Path.join(__DIR__, "cases.etf")), [:safe])
 
 {script}
 
@@ -127,7 +128,10 @@ class Driver:
     text, ``cases.json`` added by the caller), ``folder`` (the scripts' folder, relative to the
     workdir), ``command`` (story folder inside, report path -> argv and cwd, both inside the
     sandbox) and ``read`` (the report copied to the host, the run's output, number of cases ->
-    :data:`CaseResults`, or None when there is no usable report)."""
+    :data:`CaseResults`, or None when there is no usable report), ``cases`` (the cases' payloads
+    -> the file the wrapper reads them from, its name and bytes: ``cases.json`` but for
+    ``mix-test``) and ``outputs`` (folders, relative to the workdir, where the runner itself
+    writes build output: left out of the repository fingerprint)."""
 
     name: str
     language: str
@@ -136,6 +140,8 @@ class Driver:
     folder: Callable[[Story, ValidationSpec], str]
     command: Callable[[str, str, Story, ValidationSpec, str], tuple[list[str], str]]
     read: Callable[[Path | None, str, int], CaseResults | None]
+    cases: Callable[[list[dict]], tuple[str, bytes]] = lambda cases: ("cases.json", json.dumps(cases).encode())
+    outputs: tuple[str, ...] = ()
 
 
 def _index(name: str, prefix: str = "case") -> int | None:
@@ -277,7 +283,8 @@ DRIVER_TABLE: dict[str, Driver] = {
                        "defp check(inputs, expected); maps have string keys)",
                        "  defp check(inputs, expected) do\n    assert MyApp.f(inputs[\"value\"]) == expected\n  end\n",
                        lambda s: {"story_test.exs": MIX_WRAPPER.replace("{script}", s)},
-                       lambda story, spec: MIX_DIR, _mix_command, read_mix),
+                       lambda story, spec: MIX_DIR, _mix_command, read_mix,
+                       lambda cases: ("cases.etf", term_to_binary(cases)), ("_build",)),
 }
 
 
@@ -291,3 +298,10 @@ def script_folders(spec: ValidationSpec) -> list[str]:
     """Every folder (relative to the workdir) the spec's scripts go to: left out of the
     repository fingerprint, removed with the sandbox."""
     return sorted({driver_for(s).folder(s, spec) for s in spec.stories})
+
+
+def runner_outputs(spec: ValidationSpec) -> list[str]:
+    """Folders (relative to the workdir) where the spec's runners write their own build output
+    (``mix test`` compiles the project into ``_build``, and the patch changed sources): left out of
+    the repository fingerprint with the scripts' folders."""
+    return sorted({out for s in spec.stories for out in driver_for(s).outputs})

@@ -16,7 +16,8 @@ For each story of ``validation_spec.toml`` (see :mod:`lancebench.judging.validat
    the cases did not all run) or ``unsure`` (the model gave up or failed).
 
 Score = passed stories / stories. The scripts live in the drivers' folders inside the repository
-(:func:`lancebench.judging.drivers.script_folders`); the repository outside them is fingerprinted
+(:func:`lancebench.judging.drivers.script_folders`); the repository outside them (and outside the
+runners' own build output, :func:`lancebench.judging.drivers.runner_outputs`) is fingerprinted
 before the first script and after the last: a change discards the run (:class:`ValidationInvalid`),
 as do model outages (never the agent's fault), unless a control
 shows the agent's code made the change (issue 20): the run's final scripts run again, with no
@@ -46,7 +47,7 @@ from pydantic import BaseModel, model_validator
 
 from lancebench.errors import LancebenchError, ModelAuthError, ModelError, ModelRefused, SandboxError
 from lancebench.judging.conversation import TOOL_HELP, JudgeFailed, Limits, converse
-from lancebench.judging.drivers import CaseResults, driver_for, script_folders
+from lancebench.judging.drivers import CaseResults, driver_for, runner_outputs, script_folders
 from lancebench.judging.snapshot import RepoSnapshot
 from lancebench.judging.untrusted import block, review_prompt, system
 from lancebench.judging.validation_spec import Story, ValidationSpec
@@ -206,7 +207,8 @@ class _Run:
         local.mkdir(parents=True)
         for name, text in driver.files(script).items():
             (local / name).write_text(text)
-        (local / "cases.json").write_text(json.dumps([c.payload() for c in story.cases[:cases]]))
+        name, data = driver.cases([c.payload() for c in story.cases[:cases]])
+        (local / name).write_bytes(data)
         inside = f"{self.env.workdir}/{driver.folder(story, self.spec)}/story-{index}"
         await self.sandbox.put(local, inside)
         report = f"/tmp/lancebench/v-{secrets.token_hex(8)}/report"
@@ -281,10 +283,10 @@ async def validate(client: LLMClient, task: Task, backend: Backend, env: Prepare
         made = await sandbox.exec(["mkdir", "-p", *folders], cwd=env.workdir)
         if not made.ok:
             raise SandboxError(f"the validation folders could not be made: {made.output[-300:]}")
-        before = await fingerprint(sandbox, env.workdir, folders, scratch / "before.txt")
+        before = await fingerprint(sandbox, env.workdir, [*folders, *runner_outputs(spec)], scratch / "before.txt")
         for i, story in enumerate(spec.stories):
             outcomes.append(await run.story(i, story))
-        after = await fingerprint(sandbox, env.workdir, folders, scratch / "after.txt")
+        after = await fingerprint(sandbox, env.workdir, [*folders, *runner_outputs(spec)], scratch / "after.txt")
     except JudgeFailed as exc:
         rec = _record("failed:model-error", outcomes, run.turns, client.usage.since(start_usage), exc.detail[:1000])
         raise ValidationInvalid(f"validation: the model failed: {exc.detail[:300]}", rec,
@@ -371,10 +373,10 @@ async def _rerun_scripts(task: Task, backend: Backend, env: PreparedEnvironment,
         made = await box.exec(["mkdir", "-p", *folders], cwd=env.workdir)
         if not made.ok:
             raise SandboxError(f"the validation folders could not be made: {made.output[-300:]}")
-        before = await fingerprint(box, env.workdir, folders, scratch / "before.txt")
+        before = await fingerprint(box, env.workdir, [*folders, *runner_outputs(spec)], scratch / "before.txt")
         for i, script in sorted(scripts.items()):
             await run.run_cases(i, script, spec.stories[i], len(spec.stories[i].cases))
-        after = await fingerprint(box, env.workdir, folders, scratch / "after.txt")
+        after = await fingerprint(box, env.workdir, [*folders, *runner_outputs(spec)], scratch / "after.txt")
     finally:
         await box.stop()
     return where, changed_paths(before, after)

@@ -290,6 +290,12 @@ class TrialResult(_Strict):
     - ``tests``: test id -> ``passed`` | ``failed`` | ``error`` | ``skipped`` | ``missing`` (JUnit).
     - ``choice``: the proposal id the agent chose (choice tasks).
     - ``price_usd``: the task's price (USD); ``usage``: tokens and USD; ``timings``: seconds.
+    - ``exclusion_rule``: set when the task's own verifier excluded the trial (an empty
+      ``reward.txt``): the rule its ``status`` follows, ``control`` as recorded (lancebench's: the
+      exclusion stands, ``invalid``, only when the untouched base is excluded too or the patch is
+      empty, else ``unresolved``), ``task`` as ``show``/``report --exclusions task`` count it
+      (left out, ``invalid``, as Harbor and the leaderboard do; :mod:`lancebench.metrics.exclusions`).
+      None when no verifier run excluded the trial.
     - ``judges``: senior grading, judge name -> :class:`JudgeRecord` (empty without
       ``--judge-model``); ``quality``: the :class:`QualityVerdict` (None without judges).
     - ``config``: the configuration that produced it (None in results of older versions).
@@ -323,6 +329,7 @@ class TrialResult(_Strict):
     scan_notes: list[str] = Field(default_factory=list)
     tests: dict[str, str] = Field(default_factory=dict)
     choice: int | None = None
+    exclusion_rule: Literal["control", "task"] | None = None
     agent_exit: str | None = None
     usage: Usage = Field(default_factory=Usage)
     timings: Timings = Field(default_factory=Timings)

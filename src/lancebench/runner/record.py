@@ -133,7 +133,10 @@ def _verdict_fields(trace: Trace, failure: Failure | None) -> dict:
                 "error": failure.error, **_steps_fields(trace)}
     v = trace.verdict
     assert v is not None, "a trial that did not fail has a verdict"
+    graded = [v, *(step for _, step in trace.steps)]
+    excluded = any(run.excluded for verdict in graded for run in verdict.runs)
     out = {"status": v.status, "reason": v.reason, "control": trace.control, "rewards": dict(v.rewards),
+           "exclusion_rule": "control" if excluded else None,
            "tests": dict(v.tests), "dropped_paths": list(v.dropped_paths), "scan_notes": list(v.scan_notes),
            "patch_applied": v.patch_applied, "choice": v.choice, **_steps_fields(trace)}
     last = trace.outcomes[-1] if trace.outcomes else None
