@@ -177,6 +177,7 @@ def test_claude_code_with_the_local_model_records_usage_and_a_trajectory(tmp_pat
     (tokens > 0, cost 0 for a local model), a trajectory whose agent step carries that call's
     metrics, and a provider key set on the host appears nowhere in the job folder."""
     proc = lancebench("run", "-p", str(TASK), "-a", "claude-code", "-m", "local", "--ao", "max_turns=1",
+                      "--ao", "max_output_tokens=32",  # SmolLM2 may ramble for thousands of tokens
                       "--agent-timeout", "900", "-o", str(tmp_path), "--job-name", "j",
                       env={"ANTHROPIC_API_KEY": REAL_KEY, "OPENAI_API_KEY": REAL_KEY})
     assert proc.returncode == 0, proc.stdout + proc.stderr
