@@ -125,3 +125,16 @@ def test_one_slot_per_concurrent_trial_each_with_the_full_window():
             props = _json.load(r)
     assert props["total_slots"] == 2
     assert props["default_generation_settings"]["n_ctx"] == 8192
+
+
+
+def test_a_window_above_the_training_context_is_served_with_yarn():
+    """An installed agent's first request is about 10,000 tokens (Claude Code's system prompt and
+    tools); llama.cpp caps a slot at SmolLM2's training context (8,192) unless the rope is scaled,
+    so a 32,768-token window is asked with YaRN (factor 8,192 / 32,768): llama.cpp serves it whole
+    (without the scaling it reports 8,192, as the test above shows for the default window)."""
+    import json as _json
+    with LocalModelServer("local", ctx_tokens=32768) as server:
+        with urllib.request.urlopen(server.api_base.removesuffix("/v1") + "/props", timeout=10) as r:
+            props = _json.load(r)
+    assert props["default_generation_settings"]["n_ctx"] == 32768

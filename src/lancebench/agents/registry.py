@@ -17,10 +17,10 @@ BUILTIN: dict[str, type[Agent]] = {"oracle": OracleAgent, "nop": NopAgent, "rand
 INSTALLED = {"aider": "lancebench.agents.installed.aider:AiderAgent",
              "claude-code": "lancebench.agents.installed.claude_code:ClaudeCodeAgent",
              "codex": "lancebench.agents.installed.codex:CodexAgent"}
-# the backends each installed agent runs on: Aider's virtual environment is made with the host's
-# Python (its interpreter is a link to it), so it runs on the host's filesystem only; Claude Code
-# and Codex are native binaries that also run in a container (glibc / static musl)
-INSTALLED_BACKENDS = {"aider": ("local",), "claude-code": ("local", "docker"), "codex": ("local", "docker")}
+# the backends each installed agent runs on: Claude Code and Codex are native binaries (glibc /
+# static musl); Aider's virtual environment links to the host's Python, which a container has
+# when its image has the same one (checked in the sandbox before Aider runs: AiderAgent.probe)
+INSTALLED_BACKENDS = {"aider": ("local", "docker"), "claude-code": ("local", "docker"), "codex": ("local", "docker")}
 LLM_AGENTS = {"mini-swe-agent": "lancebench.agents.mini_swe:MiniSweAgent", **INSTALLED}
 
 

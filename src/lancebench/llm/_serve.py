@@ -22,6 +22,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=0, help="CPU threads (0: all cores)")
     ap.add_argument("--parallel", type=int, default=1, help="slots: requests served at once, each with --ctx tokens")
     ap.add_argument("--alias", default="", help="model name reported by the server")
+    ap.add_argument("--train-ctx", type=int, default=0,
+                    help="the model's training context; a larger --ctx is reached with YaRN rope scaling")
     args = ap.parse_args(argv)
 
     import os
@@ -36,6 +38,11 @@ def main(argv: list[str] | None = None) -> int:
     threads = args.threads or (os.cpu_count() or 1)
     params.cpuparams.n_threads = threads
     params.cpuparams_batch.n_threads = threads
+    if 0 < args.train_ctx < args.ctx:
+        # llama.cpp caps a slot at the model's training context unless its rope is scaled (YaRN)
+        params.rope_scaling_type = xlc.llama_rope_scaling_type.LLAMA_ROPE_SCALING_TYPE_YARN
+        params.rope_freq_scale = args.train_ctx / args.ctx
+        params.yarn_orig_ctx = args.train_ctx
     if args.alias:
         params.model_alias = args.alias
     server = xlc.Server(params)

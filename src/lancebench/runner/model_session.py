@@ -12,6 +12,9 @@ from collections.abc import Iterator
 from lancebench.runner.job import JobOptions
 
 MAX_LOCAL_SLOTS = 4
+# tokens: an installed agent's first request alone is about 10,000 (Claude Code's system prompt and
+# tool schemas, Codex's instructions); SmolLM2's own 8,192 cannot hold it (docs/agents.md)
+INSTALLED_AGENT_CTX_TOKENS = 32768
 
 
 @contextlib.contextmanager
@@ -27,11 +30,14 @@ def _agent_session(opts: JobOptions) -> Iterator[JobOptions]:
     if not model or opts.agent.instance is not None:
         yield opts
         return
+    from lancebench.agents.registry import INSTALLED
     from lancebench.llm import serving
+    from lancebench.llm.local import DEFAULT_CTX_TOKENS
     # A local server gets one slot per concurrent trial (capped): each keeps its own prompt cache,
     # and replies to two trials are computed in one batch (benchmarks/local_model_slots.py).
     slots = min(opts.concurrency, MAX_LOCAL_SLOTS)
-    with serving.model_endpoint(model, opts.agent.api_base, slots=slots) as (name, api_base):
+    window = INSTALLED_AGENT_CTX_TOKENS if opts.agent.spec in INSTALLED else DEFAULT_CTX_TOKENS
+    with serving.model_endpoint(model, opts.agent.api_base, slots=slots, ctx_tokens=window) as (name, api_base):
         recipe = dataclasses.replace(opts.agent, resolved_model=name, resolved_api_base=api_base)
         yield dataclasses.replace(opts, agent=recipe)
 

@@ -32,6 +32,11 @@ class AiderAgent(InstalledAgent):
 
     name = "aider"
     package = Package("pypi", "aider-chat", "0.86.2")
+    # its virtual environment's interpreter is a link to the host's /usr/bin/python3.X: a
+    # container runs it when its image has the same Python there (Debian's, as the mini images)
+    probe = f"{INSIDE}/bin/python -c 'import aider'"
+    probe_hint = ("Aider's environment is made with the host's /usr/bin/python3, which the image must have at the "
+                  "same path and version on --backend docker (docs/agents.md); or use --backend local")
 
     def command(self, ctx: AgentContext, run: Run) -> tuple[str, dict[str, str]]:
         model = "openai/" + resolve_model(self.model, self.api_base).litellm_model.split("/", 1)[-1]

@@ -55,6 +55,10 @@ class InstalledAgent(abc.ABC):
 
     name = "installed"
     package = Package("pypi", "none", "0")
+    # a shell command that must succeed in the sandbox before the agent starts (its installed
+    # files run there); when it fails the trial is invalid: lancebench's agent could not run
+    probe: str | None = None
+    probe_hint = ""  # what to do when the probe fails
 
     def __init__(self, model: str | None = None, api_base: str | None = None, version: str | None = None,
                  **options: Any):
@@ -79,6 +83,7 @@ class InstalledAgent(abc.ABC):
         if self._gateway is None:
             raise AgentError(f"{self.name}: the runner did not prepare the sandbox (sandbox_mounts)")
         gw = self._gateway
+        await self._probe(ctx)
         key = gw.issue_key(f"{ctx.task_name}#{ctx.attempt}")
         run = Run(base_url="", key=key, instruction=f"{WORK}/instruction.md", logs_inside=LOGS_INSIDE,
                   logs=ctx.logs_dir / "native", timeout_sec=max(ctx.deadline - time.monotonic() - 5, 1.0))
@@ -120,6 +125,16 @@ class InstalledAgent(abc.ABC):
         (ctx.logs_dir / f"{self.name}.log").write_text(
             f"exit code: {res.exit_code}\n--- stdout\n{res.stdout}\n--- stderr\n{res.stderr}")
         return res
+
+    async def _probe(self, ctx: AgentContext) -> None:
+        """Run :attr:`probe` in the sandbox, before any agent code. Raises :class:`AgentError`
+        (the runner makes the trial ``invalid``: a bundled agent that could not run)."""
+        if not self.probe:
+            return
+        res = await ctx.sandbox.exec(["bash", "-c", self.probe], cwd=ctx.workdir, timeout=120)
+        if res.exit_code != 0:
+            raise AgentError(f"{self.name} cannot run in this sandbox ({self.probe!r} failed with exit code "
+                             f"{res.exit_code}: {res.output[-500:]}); {self.probe_hint}")
 
     async def _fetch_logs(self, ctx: AgentContext, run: Run) -> None:
         try:

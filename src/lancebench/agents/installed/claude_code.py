@@ -12,7 +12,8 @@ the gateway's record of that call.
 
 Options (``--ao``): ``version``, ``model_alias`` (the model name Claude Code believes it talks
 to, ``claude-sonnet-4-5``; the gateway answers with the job's model whatever the name),
-``thinking_tokens`` (0), ``max_turns`` (no limit), ``extra_args`` (more Claude Code flags).
+``thinking_tokens`` (0), ``max_turns`` (no limit), ``max_output_tokens`` (tokens per answer;
+Claude Code's own default, 32,000, when not given), ``extra_args`` (more Claude Code flags).
 """
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ class ClaudeCodeAgent(InstalledAgent):
         env = {"ANTHROPIC_BASE_URL": run.base_url, "ANTHROPIC_API_KEY": run.key, "HOME": home,
                "PATH": f"{INSIDE}/node_modules/.bin:/usr/local/bin:/usr/bin:/bin",
                "MAX_THINKING_TOKENS": str(int(self.options.get("thinking_tokens", 0))),
+               **({"CLAUDE_CODE_MAX_OUTPUT_TOKENS": str(int(self.options["max_output_tokens"]))}
+                  if self.options.get("max_output_tokens") else {}),
                "IS_SANDBOX": "1",  # lets --dangerously-skip-permissions run when the sandbox's user is root
                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1",
                "DISABLE_TELEMETRY": "1", "DISABLE_ERROR_REPORTING": "1"}
