@@ -170,6 +170,7 @@ def test_codex_resolves_a_mini_task_on_docker_through_the_gateways_responses_api
 
 
 @pytest.mark.llm
+@pytest.mark.heavy  # about 10,000 prompt tokens on SmolLM2: 2-9 minutes on 2 cores; run with -m heavy
 def test_claude_code_with_the_local_model_records_usage_and_a_trajectory(tmp_path):
     """`-a claude-code -m local`: Claude Code's first request (about 10,000 tokens of system prompt
     and tools) reaches SmolLM2 through the gateway in a window above its training context; one
