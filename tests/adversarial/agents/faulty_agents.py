@@ -53,12 +53,17 @@ class SandboxKiller:
 
 
 class RefusedAgent:
-    """Writes a wrong change, then makes one request through lancebench's model client (the
-    instruction's ``API_BASE=`` line: a scripted server) that the provider refuses for what it
-    holds (attack pass round 4: a content filter, or a parameter the provider refuses, was an
-    ``invalid`` trial, "the model provider failed")."""
+    """Writes a wrong change, then makes one request through lancebench's model client that the
+    provider refuses (attack pass round 4: a content filter, or a parameter the provider refuses,
+    was an ``invalid`` trial, "the model provider failed"). The instruction's last ``API_BASE=``
+    line says where: ``job`` for the job's model (``-m``, ``--api-base``, with an argument of the
+    agent's own, ``temperature``), or a URL of a server of the agent's choosing (attack pass round 5: one
+    that refuses everything, or refuses the credentials)."""
 
     name = "refused"
+
+    def __init__(self, model: str | None = None, api_base: str | None = None):
+        self.model, self.api_base = model, api_base
 
     async def run(self, ctx: AgentContext) -> AgentOutcome:
         import asyncio
@@ -67,6 +72,10 @@ class RefusedAgent:
 
         await ctx.sandbox.exec("echo '# touched' >> calc.py", cwd=ctx.workdir, timeout=30)
         api_base = re.findall(r"^API_BASE=(\S+)$", ctx.instruction, re.M)[-1]
-        client = LLMClient("openai/scripted", api_base, max_retries=0)
+        if api_base == "job":
+            assert self.model is not None
+            client = LLMClient(self.model, self.api_base, max_retries=0, model_kwargs={"temperature": 1.7})
+        else:
+            client = LLMClient("openai/scripted", api_base, max_retries=0)
         await asyncio.to_thread(client.complete, [{"role": "user", "content": "something the filter refuses"}])
         return AgentOutcome(exit="completed")
