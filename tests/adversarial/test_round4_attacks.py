@@ -141,3 +141,20 @@ def test_an_agents_request_the_provider_refuses_is_its_failure(jobs, shared, scr
     # agent's request and the control (without the agent's argument)
     assert [len(s.requests) for s in [*own.values(), *jobs_model.values()]] == [1, 1, 3, 3]
     assert [r["body"].get("temperature") for r in jobs_model["answered"].requests] == [None, 1.7, None]
+
+
+@pytest.mark.slow
+def test_a_refusal_of_what_the_models_conversation_held_is_the_agents_failure(jobs, shared, scripted):  # noqa: F811
+    # Round 5: mini-swe-agent turned every model error into an outcome claiming an outage
+    # (invalid_reason), refusals included, so the round-4 control never ran: a model whose own
+    # turns made the provider refuse the conversation (or a task's agent steering it there) had its
+    # losing trial `invalid`. Now a refusal reaches the agent phase's control: a plain request to
+    # the same model is answered, so the trial is the agent's failure, graded `unresolved`.
+    srv = scripted([Reply("ok"), FILTERED, Reply("ok")])  # the run's preflight, the agent's request, the control
+    task = derive_task(CALC, shared / "calc-mini")
+    lb("run", "-p", task, "-a", "mini-swe-agent", "-m", "openai/scripted", "--api-base", srv.api_base, "-o", jobs,
+       "--backend", "local", "--job-name", "j", check=True, timeout=600, env={"OPENAI_API_KEY": "sk-scripted"})
+    (got,) = results(jobs / "j")
+    assert (got["status"], got["rewards"].get("reward")) == ("unresolved", 0.0), (got["status"], got["reason"],
+                                                                                  got.get("control"))
+    assert len(srv.requests) == 3 and "refused" in json.dumps(got)
