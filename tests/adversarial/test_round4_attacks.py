@@ -110,26 +110,29 @@ def test_an_agents_request_the_provider_refuses_is_its_failure(jobs, shared, scr
     # graded; refused too -> invalid.
     # Round 5: the control asked the refusing client itself, so (a) an agent whose client aimed
     # at a server of its own that refuses everything got `invalid` ("refused too"), (b) one whose
-    # server refused the credentials stopped the whole job (exit 3), and (c) the control carried
+    # server refused the credentials stopped the whole job (exit 3), so did (d) a key of its own
+    # given with a request to the job's model, and (c) the control carried
     # the agent's own arguments (here `temperature`), which may be what the provider refuses. A failure of
     # a model or server the job does not name is now the agent's, and the control holds nothing of
     # the agent's.
     own = {"own-refusing": scripted([FILTERED, FILTERED]), "own-auth": scripted([Fail(401, "invalid api key")])}
     ok = Reply("ok")  # the run's preflight request, before any trial
-    jobs_model = {"answered": scripted([ok, FILTERED, ok]), "refused": scripted([ok, FILTERED, FILTERED])}
+    jobs_model = {"answered": scripted([ok, FILTERED, ok]), "refused": scripted([ok, FILTERED, FILTERED]),
+                  "own-key": scripted([ok, Fail(401, "invalid api key"), ok])}
     for name, srv in own.items():
         derive_task(CALC, shared / name / f"calc-{name}", append_instruction=f"API_BASE={srv.api_base}")
     for name in jobs_model:
-        derive_task(CALC, shared / name / f"calc-{name}", append_instruction="API_BASE=job")
+        derive_task(CALC, shared / name / f"calc-{name}",
+                    append_instruction="API_BASE=job-own-key" if name == "own-key" else "API_BASE=job")
     env = {"PYTHONPATH": os.pathsep.join(p for p in (str(AGENTS), os.environ.get("PYTHONPATH", "")) if p),
            "OPENAI_API_KEY": "sk-scripted"}
     got = {}
-    for job, paths in (("answered", ["answered", *own]), ("refused", ["refused"])):
+    for job, paths in (("answered", ["answered", *own]), ("refused", ["refused"]), ("own-key", ["own-key"])):
         args = [a for p in paths for a in ("-p", shared / p / f"calc-{p}")]
         lb("run", *args, "-a", "faulty_agents:RefusedAgent", "-m", "openai/scripted", "--api-base",
            jobs_model[job].api_base, "-o", jobs, "--backend", "local", "-n", "3", "--job-name", job, check=True,
            timeout=600, env=env)
-        got |= {r["task"].split("-", 1)[1]: r for r in results(jobs / job)}
+        got |= {r["task"].split("-", 1)[1]: r for r in results(jobs / job)}  # calc-own-key -> own-key
     assert sorted(got) == sorted([*own, *jobs_model]), sorted(got)
     not_its = {n: (r["status"], r["reason"], r.get("control")) for n, r in got.items()
                if n != "refused" and (r["status"] != "unresolved" or r["rewards"].get("reward") != 0.0)}
@@ -139,7 +142,7 @@ def test_an_agents_request_the_provider_refuses_is_its_failure(jobs, shared, scr
     assert refused["status"] == "invalid" and "refused too" in (refused.get("control") or ""), refused
     # each own server got the agent's one request and no control; the job's model the preflight, the
     # agent's request and the control (without the agent's argument)
-    assert [len(s.requests) for s in [*own.values(), *jobs_model.values()]] == [1, 1, 3, 3]
+    assert [len(s.requests) for s in [*own.values(), *jobs_model.values()]] == [1, 1, 3, 3, 3]
     assert [r["body"].get("temperature") for r in jobs_model["answered"].requests] == [None, 1.7, None]
 
 

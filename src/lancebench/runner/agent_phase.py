@@ -113,7 +113,9 @@ async def run_agent(agent: Agent, ctx: AgentContext, budget: float, point: Check
     (:attr:`TrialSpec.model_endpoint`). How what the agent raises counts (issue 20):
 
     - :class:`ModelAuthError` raised by lancebench's model client for the job's model (or by a
-      bundled agent) propagates (the job stops); one a plug-in agent raised itself is its failure;
+      bundled agent) propagates (the job stops), unless a plain request to the job's model by the
+      harness's client is answered (a plug-in agent's client gave credentials of its own: its
+      failure); one a plug-in agent raised itself is its failure;
     - a :class:`ModelError` (credentials refused included) raised by lancebench's model client for a
       model or server the job does not name (``ModelError.endpoint``: an agent building its own
       client) is the agent's failure (attack pass round 5: an agent's client aimed at a server
@@ -155,7 +157,9 @@ async def run_agent(agent: Agent, ctx: AgentContext, budget: float, point: Check
             return _crashed(ctx, exc, f"{exc.endpoint[0]} at {exc.endpoint[1] or 'its provider'} is not the job's "
                                       "model: the agent chose where to send the request")
         if isinstance(exc, ModelAuthError):
-            raise
+            if _bundled(agent) or not await _answered(endpoint):
+                raise
+            return _crashed(ctx, exc, "the job's model refused the credentials the agent gave: " + ANSWERED)
         control = await _refusal_control(exc, endpoint)
         if control == ANSWERED:  # the provider refused what the agent's request held (round 4)
             return _crashed(ctx, exc, "the provider refused what the agent's request held: " + ANSWERED)
@@ -202,6 +206,19 @@ def _plain_request(endpoint: tuple[str, str | None]) -> None:
     nothing of the agent's (messages, arguments); raises :class:`ModelError` when it fails."""
     client = LLMClient(*endpoint, max_retries=2, backoff_sec=1.0, max_backoff_sec=5.0, request_timeout_sec=120.0)
     client.complete([{"role": "user", "content": "Reply with the word OK."}], max_tokens=8)
+
+
+async def _answered(endpoint: tuple[str, str | None] | None) -> bool:
+    """Whether the job's model ``endpoint`` answers a plain request by a client of the harness's
+    (:func:`_plain_request`): the control of credentials a plug-in agent's client was refused
+    with (attack pass round 5: its own ``api_key`` argument to the job's model stopped the job)."""
+    if endpoint is None:
+        return False
+    try:
+        await asyncio.to_thread(_plain_request, endpoint)
+    except ModelError:
+        return False
+    return True
 
 
 async def _refusal_control(exc: BaseException, endpoint: tuple[str, str | None] | None) -> str | None:

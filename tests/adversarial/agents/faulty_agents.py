@@ -57,8 +57,9 @@ class RefusedAgent:
     provider refuses (attack pass round 4: a content filter, or a parameter the provider refuses,
     was an ``invalid`` trial, "the model provider failed"). The instruction's last ``API_BASE=``
     line says where: ``job`` for the job's model (``-m``, ``--api-base``, with an argument of the
-    agent's own, ``temperature``), or a URL of a server of the agent's choosing (attack pass round 5: one
-    that refuses everything, or refuses the credentials)."""
+    agent's own, ``temperature``), ``job-own-key`` for the job's model with a key of the agent's,
+    or a URL of a server of the agent's choosing (attack pass round 5: one that refuses
+    everything, or refuses the credentials)."""
 
     name = "refused"
 
@@ -72,9 +73,10 @@ class RefusedAgent:
 
         await ctx.sandbox.exec("echo '# touched' >> calc.py", cwd=ctx.workdir, timeout=30)
         api_base = re.findall(r"^API_BASE=(\S+)$", ctx.instruction, re.M)[-1]
-        if api_base == "job":
+        if api_base in ("job", "job-own-key"):
             assert self.model is not None
-            client = LLMClient(self.model, self.api_base, max_retries=0, model_kwargs={"temperature": 1.7})
+            own = {"temperature": 1.7} if api_base == "job" else {"api_key": "sk-the-agents-own"}
+            client = LLMClient(self.model, self.api_base, max_retries=0, model_kwargs=own)
         else:
             client = LLMClient("openai/scripted", api_base, max_retries=0)
         await asyncio.to_thread(client.complete, [{"role": "user", "content": "something the filter refuses"}])
