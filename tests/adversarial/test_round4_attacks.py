@@ -111,7 +111,8 @@ def test_an_agents_request_the_provider_refuses_is_its_failure(jobs, shared, scr
     # Round 5: the control asked the refusing client itself, so (a) an agent whose client aimed
     # at a server of its own that refuses everything got `invalid` ("refused too"), (b) one whose
     # server refused the credentials stopped the whole job (exit 3), so did (d) a key of its own
-    # given with a request to the job's model, and (c) the control carried
+    # given with a request to the job's model, (e) a call given a deadline already past (the client's
+    # DeadlineExceeded) was an outage, `invalid`, and (c) the control carried
     # the agent's own arguments (here `temperature`), which may be what the provider refuses. A failure of
     # a model or server the job does not name is now the agent's, and the control holds nothing of
     # the agent's.
@@ -124,16 +125,18 @@ def test_an_agents_request_the_provider_refuses_is_its_failure(jobs, shared, scr
     for name in jobs_model:
         derive_task(CALC, shared / name / f"calc-{name}",
                     append_instruction="API_BASE=job-own-key" if name == "own-key" else "API_BASE=job")
+    derive_task(CALC, shared / "past-deadline" / "calc-past-deadline", append_instruction="API_BASE=job-past-deadline")
     env = {"PYTHONPATH": os.pathsep.join(p for p in (str(AGENTS), os.environ.get("PYTHONPATH", "")) if p),
            "OPENAI_API_KEY": "sk-scripted"}
     got = {}
-    for job, paths in (("answered", ["answered", *own]), ("refused", ["refused"]), ("own-key", ["own-key"])):
+    for job, paths in (("answered", ["answered", *own]), ("refused", ["refused"]),
+                       ("own-key", ["own-key", "past-deadline"])):
         args = [a for p in paths for a in ("-p", shared / p / f"calc-{p}")]
         lb("run", *args, "-a", "faulty_agents:RefusedAgent", "-m", "openai/scripted", "--api-base",
            jobs_model[job].api_base, "-o", jobs, "--backend", "local", "-n", "3", "--job-name", job, check=True,
            timeout=600, env=env)
         got |= {r["task"].split("-", 1)[1]: r for r in results(jobs / job)}  # calc-own-key -> own-key
-    assert sorted(got) == sorted([*own, *jobs_model]), sorted(got)
+    assert sorted(got) == sorted([*own, *jobs_model, "past-deadline"]), sorted(got)
     not_its = {n: (r["status"], r["reason"], r.get("control")) for n, r in got.items()
                if n != "refused" and (r["status"] != "unresolved" or r["rewards"].get("reward") != 0.0)}
     assert not_its == {}

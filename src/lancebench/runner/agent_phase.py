@@ -15,7 +15,7 @@ from pathlib import Path
 from lancebench.agents.base import Agent, AgentContext, AgentOutcome
 from lancebench.errors import LancebenchError, ModelAuthError, ModelError, ModelRefused, SandboxError
 from lancebench.judging.senior import JudgeSettings
-from lancebench.llm.client import LLMClient, resolve_model
+from lancebench.llm.client import ContextWindowError, DeadlineExceeded, LLMClient, resolve_model
 from lancebench.llm.meter import metering
 from lancebench.results.models import TrialConfig, Usage
 from lancebench.results.paths import TrialPaths
@@ -120,6 +120,10 @@ async def run_agent(agent: Agent, ctx: AgentContext, budget: float, point: Check
       model or server the job does not name (``ModelError.endpoint``: an agent building its own
       client) is the agent's failure (attack pass round 5: an agent's client aimed at a server
       refusing everything made its failing trial ``invalid``, or stopped the job);
+    - the client's :class:`DeadlineExceeded` (the deadline the agent gave a call) and
+      :class:`ContextWindowError` (its conversation outgrew the model's window) are the agent's:
+      exit ``timeout`` / ``limit``, its work graded (attack pass round 5: a plug-in agent that gave
+      a call a deadline already past had its trial ``invalid``, "the model provider failed");
     - a :class:`ModelError` raised in lancebench's model client (after its retries) for the job's
       model is a provider outage: :class:`TrialInvalid` with
       :data:`~lancebench.runner.control.MODEL_PROVIDER`; but a refusal of what the request held
@@ -153,6 +157,9 @@ async def run_agent(agent: Agent, ctx: AgentContext, budget: float, point: Check
             if isinstance(exc, ModelAuthError) and _bundled(agent):
                 raise
             return _crashed(ctx, exc, "it raised ModelError itself, not lancebench's model client")
+        if isinstance(exc, DeadlineExceeded | ContextWindowError):  # the agent's deadline or conversation
+            return dataclasses.replace(_crashed(ctx, exc, "not an outage"),
+                                       exit="timeout" if isinstance(exc, DeadlineExceeded) else "limit")
         if exc.endpoint is not None and not _is_job_model(exc.endpoint, endpoint):
             return _crashed(ctx, exc, f"{exc.endpoint[0]} at {exc.endpoint[1] or 'its provider'} is not the job's "
                                       "model: the agent chose where to send the request")

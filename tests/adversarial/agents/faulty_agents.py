@@ -6,6 +6,7 @@ their own, and which try to have them counted ``invalid`` (left out of every rat
 from __future__ import annotations
 
 import re
+import time
 
 from lancebench.agents.base import AgentContext, AgentOutcome
 from lancebench.errors import ModelError
@@ -59,7 +60,8 @@ class RefusedAgent:
     line says where: ``job`` for the job's model (``-m``, ``--api-base``, with an argument of the
     agent's own, ``temperature``), ``job-own-key`` for the job's model with a key of the agent's,
     or a URL of a server of the agent's choosing (attack pass round 5: one that refuses
-    everything, or refuses the credentials)."""
+    everything, or refuses the credentials), ``job-past-deadline`` for a call to the job's model
+    with a deadline already past."""
 
     name = "refused"
 
@@ -73,11 +75,14 @@ class RefusedAgent:
 
         await ctx.sandbox.exec("echo '# touched' >> calc.py", cwd=ctx.workdir, timeout=30)
         api_base = re.findall(r"^API_BASE=(\S+)$", ctx.instruction, re.M)[-1]
-        if api_base in ("job", "job-own-key"):
+        late = None
+        if api_base.startswith("job"):
             assert self.model is not None
             own = {"temperature": 1.7} if api_base == "job" else {"api_key": "sk-the-agents-own"}
             client = LLMClient(self.model, self.api_base, max_retries=0, model_kwargs=own)
+            late = time.monotonic() - 1 if api_base == "job-past-deadline" else None  # the client sends nothing
         else:
             client = LLMClient("openai/scripted", api_base, max_retries=0)
-        await asyncio.to_thread(client.complete, [{"role": "user", "content": "something the filter refuses"}])
+        await asyncio.to_thread(client.complete, [{"role": "user", "content": "something the filter refuses"}],
+                                deadline=late)
         return AgentOutcome(exit="completed")
