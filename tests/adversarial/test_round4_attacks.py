@@ -38,6 +38,7 @@ import base64
 import json
 import os
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -128,14 +129,17 @@ def test_an_agents_request_the_provider_refuses_is_its_failure(jobs, shared, scr
     derive_task(CALC, shared / "past-deadline" / "calc-past-deadline", append_instruction="API_BASE=job-past-deadline")
     env = {"PYTHONPATH": os.pathsep.join(p for p in (str(AGENTS), os.environ.get("PYTHONPATH", "")) if p),
            "OPENAI_API_KEY": "sk-scripted"}
-    got = {}
-    for job, paths in (("answered", ["answered", *own]), ("refused", ["refused"]),
-                       ("own-key", ["own-key", "past-deadline"])):
-        args = [a for p in paths for a in ("-p", shared / p / f"calc-{p}")]
+    runs = {"answered": ["answered", *own], "refused": ["refused"], "own-key": ["own-key", "past-deadline"]}
+
+    def run(job: str) -> None:  # one job per model server, the three side by side
+        args = [a for p in runs[job] for a in ("-p", shared / p / f"calc-{p}")]
         lb("run", *args, "-a", "faulty_agents:RefusedAgent", "-m", "openai/scripted", "--api-base",
            jobs_model[job].api_base, "-o", jobs, "--backend", "local", "-n", "3", "--job-name", job, check=True,
            timeout=600, env=env)
-        got |= {r["task"].split("-", 1)[1]: r for r in results(jobs / job)}  # calc-own-key -> own-key
+
+    with ThreadPoolExecutor(len(runs)) as pool:
+        list(pool.map(run, runs))
+    got = {r["task"].split("-", 1)[1]: r for job in runs for r in results(jobs / job)}  # calc-own-key -> own-key
     assert sorted(got) == sorted([*own, *jobs_model, "past-deadline"]), sorted(got)
     not_its = {n: (r["status"], r["reason"], r.get("control")) for n, r in got.items()
                if n != "refused" and (r["status"] != "unresolved" or r["rewards"].get("reward") != 0.0)}
