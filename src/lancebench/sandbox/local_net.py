@@ -178,8 +178,9 @@ class OutboundNet:
                 try:
                     await self._nft(netns, userns, f"add element ip lancebench_fence bridges {{ {', '.join(new)} }}\n")
                 except SandboxError:
-                    with contextlib.suppress(ProcessLookupError):
-                        os.kill(pid, signal.SIGKILL)
+                    with contextlib.suppress(OSError):  # the command's process still, not a pid used again
+                        if os.stat(f"/proc/{pid}/ns/net").st_ino == os.fstat(netns).st_ino:
+                            os.kill(pid, signal.SIGKILL)
                     return
                 fenced.update(new)
                 await asyncio.sleep(WATCH_SEC)
