@@ -62,7 +62,11 @@ class AgentError(LancebenchError):
 
 
 class ModelError(LancebenchError):
-    """A model call failed after retries (outage, server errors): the trial is invalid, not failed."""
+    """A model call failed after retries (outage, server errors): the trial is invalid, not failed.
+    ``endpoint``: the model and server the failed call went to (litellm's model name, api base
+    or None), set by lancebench's model client; None when raised elsewhere."""
+
+    endpoint: tuple[str, str | None] | None = None
 
 
 class ModelRefused(ModelError):

@@ -95,3 +95,54 @@ def test_a_public_trial_on_the_local_backend_cannot_reach_the_hosts_bridge_netwo
     patch = patch_text(jobs, r)
     assert "outbound.txt" in patch and "No route to host" in patch  # refused in the sandbox's namespace
     assert secret not in patch
+
+
+@pytest.mark.slow
+def test_a_bridge_made_while_a_public_command_runs_is_fenced_too(jobs, shared):
+    # Attack pass round 5: the fence was read once, before the command started; a command that
+    # waited for a new bridge (Docker makes `lancebench-public` at a docker job's first public
+    # trial) reached a server on it. Now the harness adds a new bridge's network to a running
+    # command's fence within half a second (local_net.OutboundNet._follow).
+    if os.geteuid() != 0:
+        pytest.skip("making a bridge interface needs root")
+    name, net = f"lbt{secrets.token_hex(4)}", "198.18.213"
+    secret = f"new-bridge-{secrets.token_hex(8)}"
+    made = threading.Event()
+
+    def make_bridge() -> None:
+        subprocess.run(["ip", "link", "add", name, "type", "bridge"], check=True)
+        subprocess.run(["ip", "addr", "add", f"{net}.1/24", "dev", name], check=True)
+        subprocess.run(["ip", "link", "set", name, "up"], check=True)
+        made.set()
+
+    class Signal(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 - the stdlib's name
+            if not made.is_set():
+                make_bridge()  # the agent's command is running: the bridge comes after it started
+                on_bridge.append(_serve(f"{net}.1", secret))
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(f"go:{on_bridge[0].server_address[1]}".encode())
+
+        def log_message(self, *args):
+            pass
+
+    on_bridge: list[http.server.ThreadingHTTPServer] = []
+    signal = http.server.ThreadingHTTPServer((host_address(), 0), Signal)
+    threading.Thread(target=signal.serve_forever, daemon=True).start()
+    try:
+        url = f"http://{signal.server_address[0]}:{signal.server_address[1]}/"
+        task = derive_task(TASKS / "calc", shared / "calc-public", toml={r"^\[agent\]$": PUBLIC_AGENT},
+                           append_instruction=f"SIGNAL_URL={url}\nBRIDGE_HOST={net}.1")
+        lb("run", "-p", task, "-a", f"script:{AGENTS / 'wait_for_new_bridge.sh'}", "-o", jobs, "--backend", "local",
+           check=True, timeout=600)
+    finally:
+        signal.shutdown()
+        for server in on_bridge:
+            server.shutdown()
+        subprocess.run(["ip", "link", "del", name], check=False)
+    assert made.is_set()
+    r = one_result(jobs)
+    patch = patch_text(jobs, r)
+    assert "bridge.txt" in patch and "No route to host" in patch, patch  # refused in the sandbox's namespace
+    assert secret not in patch

@@ -35,8 +35,10 @@ The honest fix (``honest``) stays ``resolved`` beside them.
 from __future__ import annotations
 
 import base64
+import json
 import os
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -104,16 +106,65 @@ def test_an_agents_request_the_provider_refuses_is_its_failure(jobs, shared, scr
     # 4. A plug-in agent using lancebench's model client makes a request the provider refuses for
     # what it holds (a content filter; a bad parameter is refused the same way): the refusal was a
     # "model provider" fault, the trial `invalid` (left out of every rate, retried by
-    # --retry-invalid): a losing agent's way out. Now a plain request to the same model (the
-    # control) decides: answered -> the agent's failure, its work graded; refused too -> invalid.
-    servers = {"answered": scripted([FILTERED, Reply("OK")]), "refused": scripted([FILTERED, FILTERED])}
-    for name, srv in servers.items():
-        derive_task(CALC, shared / f"calc-{name}", append_instruction=f"API_BASE={srv.api_base}")
-    env = {"PYTHONPATH": os.pathsep.join(p for p in (str(AGENTS), os.environ.get("PYTHONPATH", "")) if p)}
-    lb("run", "-p", shared / "calc-answered", "-p", shared / "calc-refused", "-a", "faulty_agents:RefusedAgent",
-       "-o", jobs, "--backend", "local", "-n", "2", "--job-name", "j", check=True, timeout=600, env=env)
-    got = {r["task"].rsplit("-", 1)[1]: r for r in results(jobs / "j")}
-    answered, refused = got["answered"], got["refused"]
-    assert answered["status"] == "unresolved", (answered["status"], answered["reason"], answered.get("control"))
+    # --retry-invalid): a losing agent's way out. Now a plain request to the job's model (the
+    # control, sent by the harness's own client) decides: answered -> the agent's failure, its work
+    # graded; refused too -> invalid.
+    # Round 5: the control asked the refusing client itself, so (a) an agent whose client aimed
+    # at a server of its own that refuses everything got `invalid` ("refused too"), (b) one whose
+    # server refused the credentials stopped the whole job (exit 3), so did (d) a key of its own
+    # given with a request to the job's model, (e) a call given a deadline already past (the client's
+    # DeadlineExceeded) was an outage, `invalid`, and (c) the control carried
+    # the agent's own arguments (here `temperature`), which may be what the provider refuses. A failure of
+    # a model or server the job does not name is now the agent's, and the control holds nothing of
+    # the agent's.
+    own = {"own-refusing": scripted([FILTERED, FILTERED]), "own-auth": scripted([Fail(401, "invalid api key")])}
+    ok = Reply("ok")  # the run's preflight request, before any trial
+    jobs_model = {"answered": scripted([ok, FILTERED, ok]), "refused": scripted([ok, FILTERED, FILTERED]),
+                  "own-key": scripted([ok, Fail(401, "invalid api key"), ok])}
+    for name, srv in own.items():
+        derive_task(CALC, shared / name / f"calc-{name}", append_instruction=f"API_BASE={srv.api_base}")
+    for name in jobs_model:
+        derive_task(CALC, shared / name / f"calc-{name}",
+                    append_instruction="API_BASE=job-own-key" if name == "own-key" else "API_BASE=job")
+    derive_task(CALC, shared / "past-deadline" / "calc-past-deadline", append_instruction="API_BASE=job-past-deadline")
+    env = {"PYTHONPATH": os.pathsep.join(p for p in (str(AGENTS), os.environ.get("PYTHONPATH", "")) if p),
+           "OPENAI_API_KEY": "sk-scripted"}
+    runs = {"answered": ["answered", *own], "refused": ["refused"], "own-key": ["own-key", "past-deadline"]}
+
+    def run(job: str) -> None:  # one job per model server, the three side by side
+        args = [a for p in runs[job] for a in ("-p", shared / p / f"calc-{p}")]
+        lb("run", *args, "-a", "faulty_agents:RefusedAgent", "-m", "openai/scripted", "--api-base",
+           jobs_model[job].api_base, "-o", jobs, "--backend", "local", "-n", "3", "--job-name", job, check=True,
+           timeout=600, env=env)
+
+    with ThreadPoolExecutor(len(runs)) as pool:
+        list(pool.map(run, runs))
+    got = {r["task"].split("-", 1)[1]: r for job in runs for r in results(jobs / job)}  # calc-own-key -> own-key
+    assert sorted(got) == sorted([*own, *jobs_model, "past-deadline"]), sorted(got)
+    not_its = {n: (r["status"], r["reason"], r.get("control")) for n, r in got.items()
+               if n != "refused" and (r["status"] != "unresolved" or r["rewards"].get("reward") != 0.0)}
+    assert not_its == {}
+    assert all("is not the job's model" in json.dumps(got[n]) for n in own), {n: got[n] for n in own}
+    refused = got["refused"]
     assert refused["status"] == "invalid" and "refused too" in (refused.get("control") or ""), refused
-    assert [len(s.requests) for s in servers.values()] == [2, 2]  # the agent's request, then the control
+    # each own server got the agent's one request and no control; the job's model the preflight, the
+    # agent's request and the control (without the agent's argument)
+    assert [len(s.requests) for s in [*own.values(), *jobs_model.values()]] == [1, 1, 3, 3, 3]
+    assert [r["body"].get("temperature") for r in jobs_model["answered"].requests] == [None, 1.7, None]
+
+
+@pytest.mark.slow
+def test_a_refusal_of_what_the_models_conversation_held_is_the_agents_failure(jobs, shared, scripted):  # noqa: F811
+    # Round 5: mini-swe-agent turned every model error into an outcome claiming an outage
+    # (invalid_reason), refusals included, so the round-4 control never ran: a model whose own
+    # turns made the provider refuse the conversation (or a task's agent steering it there) had its
+    # losing trial `invalid`. Now a refusal reaches the agent phase's control: a plain request to
+    # the same model is answered, so the trial is the agent's failure, graded `unresolved`.
+    srv = scripted([Reply("ok"), FILTERED, Reply("ok")])  # the run's preflight, the agent's request, the control
+    task = derive_task(CALC, shared / "calc-mini")
+    lb("run", "-p", task, "-a", "mini-swe-agent", "-m", "openai/scripted", "--api-base", srv.api_base, "-o", jobs,
+       "--backend", "local", "--job-name", "j", check=True, timeout=600, env={"OPENAI_API_KEY": "sk-scripted"})
+    (got,) = results(jobs / "j")
+    assert (got["status"], got["rewards"].get("reward")) == ("unresolved", 0.0), (got["status"], got["reason"],
+                                                                                  got.get("control"))
+    assert len(srv.requests) == 3 and "refused" in json.dumps(got)

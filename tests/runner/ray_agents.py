@@ -31,20 +31,23 @@ class SleepyAgent:
 
 class RefusedAgent:
     """On task ``calc``, waits until ``ready_file`` exists (written by the agent on the other
-    task, so both trials are in flight), then raises ModelAuthError; on every other task writes
-    ``ready_file`` and sleeps 600 s (the trial the job must cancel)."""
+    task, so both trials are in flight), then calls the job's model (``model`` at ``api_base``:
+    a server refusing the credentials), whose ModelAuthError stops the job; on every other task
+    writes ``ready_file`` and sleeps 600 s (the trial the job must cancel)."""
 
     name = "refused"
 
-    def __init__(self, ready_file: str):
+    def __init__(self, ready_file: str, model: str, api_base: str):
         self.ready_file = Path(ready_file)
+        self.model, self.api_base = model, api_base
 
     async def run(self, ctx: AgentContext) -> AgentOutcome:
-        from lancebench.errors import ModelAuthError
+        from lancebench.llm.client import LLMClient
         if ctx.task_name == "calc":
             for _ in range(600):
                 if self.ready_file.exists():
-                    raise ModelAuthError("the provider refused the API key (test)")
+                    client = LLMClient(self.model, self.api_base, max_retries=0)
+                    await asyncio.to_thread(client.complete, [{"role": "user", "content": "hello"}])
                 await asyncio.sleep(0.1)
             raise TimeoutError("the other trial never started")
         self.ready_file.write_text(str(os.getpid()))

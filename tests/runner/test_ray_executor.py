@@ -12,6 +12,7 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -38,6 +39,9 @@ from lancebench.task.model import TaskPaths  # noqa: E402
 pytestmark = pytest.mark.slow
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "llm"))
+from scripted_server import Fail, scripted  # noqa: E402,F401  (the fixture)
+
 FIXTURES = HERE.parent / "fixtures" / "tasks"
 
 
@@ -159,15 +163,17 @@ def test_worker_killed_mid_trial_is_rerun_not_lost(ray_cluster, tasks, tmp_path)
     assert {r.task: r.status for r in on_disk} == {"calc": "unresolved", "pick": "unresolved"}
 
 
-def test_model_auth_error_on_a_worker_stops_the_job(ray_cluster, tasks, tmp_path):
+def test_model_auth_error_on_a_worker_stops_the_job(ray_cluster, tasks, tmp_path, scripted):  # noqa: F811
     ready = tmp_path / "ready"
+    srv = scripted([Fail(401, "invalid api key")] * 2)  # the agent's call, the harness's plain request
     opts = JobOptions(name="refused", jobs_dir=tmp_path / "jobs", concurrency=2,
-                      agent=AgentRecipe("ray_agents:RefusedAgent", options={"ready_file": str(ready)}))
+                      agent=AgentRecipe("ray_agents:RefusedAgent", model="openai/scripted", api_base=srv.api_base,
+                                        options={"ready_file": str(ready)}))
     write_job_config(opts, [])
     todo, _ = plan(tasks, opts)
     recorded = []
     t0 = time.monotonic()
-    with pytest.raises(ModelAuthError, match="refused the API key"):
+    with pytest.raises(ModelAuthError, match="refused the credentials"):
         asyncio.run(asyncio.wait_for(RayExecutor().run(todo, opts.agent, opts.backend, 2, recorded.append), 120))
     assert time.monotonic() - t0 < 60  # the sleeping trial was cancelled, not waited for
     assert ready.exists() and not recorded

@@ -37,7 +37,7 @@ from jinja2 import StrictUndefined, Template
 
 from lancebench.agents.base import AgentContext, AgentOutcome
 from lancebench.agents.trajectory import Metrics, TrajectoryBuilder, write_trajectory
-from lancebench.errors import ConfigError, ModelAuthError, ModelError
+from lancebench.errors import ConfigError, ModelAuthError, ModelError, ModelRefused
 from lancebench.llm.client import ContextWindowError, DeadlineExceeded, LLMClient
 
 os.environ.setdefault("MSWEA_SILENT_STARTUP", "1")  # mini-swe-agent prints a banner at import otherwise
@@ -321,7 +321,9 @@ class MiniSweAgent:
     (required for ``local``: the address :func:`lancebench.llm.serve_model` yields).
     ``options``: see :class:`MiniSweOptions`; ``ctx.options`` override them per trial.
     Raises :class:`ConfigError` for unknown options. ``run`` raises :class:`ModelAuthError` (job
-    stops); a model outage returns an outcome with ``invalid_reason`` set.
+    stops) and :class:`ModelRefused` (a request refused for what it held: the agent phase's control,
+    a plain request to the same model, decides whose failure it is); a model outage returns an
+    outcome with ``invalid_reason`` set.
     """
 
     name = "mini-swe-agent"
@@ -374,6 +376,9 @@ class MiniSweAgent:
             raise
         except ModelAuthError as exc:  # a refused key, or a used-up quota (ModelQuotaError)
             self._save(ctx, agent, client, mode, {**meta, "exit_status": type(exc).__name__})
+            raise
+        except ModelRefused as exc:  # for what the conversation held: the harness's control decides (round 5)
+            self._save(ctx, agent, client, mode, {**meta, "exit_status": "ModelRefused", "error": str(exc)})
             raise
         except ModelError as exc:
             self._save(ctx, agent, client, mode, {**meta, "exit_status": "ModelError", "error": str(exc)})

@@ -290,6 +290,16 @@ class LLMClient:
         (then :class:`ModelError` is raised). Raises :class:`ModelAuthError`,
         :class:`ContextWindowError` or :class:`ModelError` as the module docstring says.
         """
+        try:
+            return self._complete(messages, tools=tools, max_tokens=max_tokens, deadline=deadline, **kwargs)
+        except ModelError as exc:  # which model and server refused or failed (the agent phase's control reads it)
+            if exc.endpoint is None:
+                exc.endpoint = (self.resolved.litellm_model, self.resolved.api_base)
+            raise
+
+    def _complete(self, messages: list[dict[str, Any]], *, tools: list[dict] | None, max_tokens: int | None,
+                  deadline: float | None, **kwargs: Any) -> Completion:
+        """:meth:`complete` without the endpoint on its errors."""
         ll = _litellm()
         r = self.resolved
         args: dict[str, Any] = {"model": r.litellm_model, "messages": messages, "drop_params": True,

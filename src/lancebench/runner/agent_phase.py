@@ -15,6 +15,7 @@ from pathlib import Path
 from lancebench.agents.base import Agent, AgentContext, AgentOutcome
 from lancebench.errors import LancebenchError, ModelAuthError, ModelError, ModelRefused, SandboxError
 from lancebench.judging.senior import JudgeSettings
+from lancebench.llm.client import ContextWindowError, DeadlineExceeded, LLMClient, resolve_model
 from lancebench.llm.meter import metering
 from lancebench.results.models import TrialConfig, Usage
 from lancebench.results.paths import TrialPaths
@@ -34,7 +35,10 @@ class TrialSpec:
     """What to run: one ``attempt`` (0-based) of the agent of ``config`` (the job's configuration,
     recorded in the result: agent, its options, model, agent timeout) on ``task`` within job ``job``,
     its files in ``paths``, a host folder ``scratch`` for its sandboxes; ``senior``: senior grading
-    (``--judge-model``, :mod:`lancebench.judging.senior`)."""
+    (``--judge-model``, :mod:`lancebench.judging.senior`); ``model_endpoint``: the model and server
+    the job's agent calls (``-m`` and ``--api-base`` as resolved, a local model server's included;
+    None without ``-m``), set by :func:`lancebench.runner.executor.execute_trial`: the agent
+    phase's model controls ask it (:func:`run_agent`)."""
 
     task: Task
     config: TrialConfig
@@ -44,6 +48,7 @@ class TrialSpec:
     paths: TrialPaths
     scratch: Path
     senior: JudgeSettings | None = None
+    model_endpoint: tuple[str, str | None] | None = None
 
     @property
     def agent_name(self) -> str:
@@ -101,15 +106,30 @@ def trial_labels(spec: TrialSpec) -> dict[str, str]:
     return {"lancebench.job": spec.job, "lancebench.trial": spec.trial_id}
 
 
-async def run_agent(agent: Agent, ctx: AgentContext, budget: float, point: Checkpoint | None = None) -> AgentOutcome:
+async def run_agent(agent: Agent, ctx: AgentContext, budget: float, point: Checkpoint | None = None,
+                    endpoint: tuple[str, str | None] | None = None) -> AgentOutcome:
     """Run the agent, ending it at its deadline (plus a grace period for its own clean-up); from
-    here on agent code has run (``point.agent_ran``). How what the agent raises counts (issue 20):
+    here on agent code has run (``point.agent_ran``). ``endpoint``: the job's model and server
+    (:attr:`TrialSpec.model_endpoint`). How what the agent raises counts (issue 20):
 
-    - :class:`ModelAuthError` propagates (the job stops);
-    - a :class:`ModelError` raised in lancebench's model client (after its retries) is a provider
-      outage: :class:`TrialInvalid` with :data:`~lancebench.runner.control.MODEL_PROVIDER`; but
-      a refusal of what the request held (:class:`ModelRefused`) whose control, a plain request
-      to the same model, is answered is the agent's failure (:func:`_refusal_control`);
+    - :class:`ModelAuthError` raised by lancebench's model client for the job's model (or by a
+      bundled agent) propagates (the job stops), unless a plain request to the job's model by the
+      harness's client is answered (a plug-in agent's client gave credentials of its own: its
+      failure); one a plug-in agent raised itself is its failure;
+    - a :class:`ModelError` (credentials refused included) raised by lancebench's model client for a
+      model or server the job does not name (``ModelError.endpoint``: an agent building its own
+      client) is the agent's failure (attack pass round 5: an agent's client aimed at a server
+      refusing everything made its failing trial ``invalid``, or stopped the job);
+    - the client's :class:`DeadlineExceeded` (the deadline the agent gave a call) and
+      :class:`ContextWindowError` (its conversation outgrew the model's window) are the agent's:
+      exit ``timeout`` / ``limit``, its work graded (attack pass round 5: a plug-in agent that gave
+      a call a deadline already past had its trial ``invalid``, "the model provider failed");
+    - a :class:`ModelError` raised in lancebench's model client (after its retries) for the job's
+      model is a provider outage: :class:`TrialInvalid` with
+      :data:`~lancebench.runner.control.MODEL_PROVIDER`; but a refusal of what the request held
+      (:class:`ModelRefused`) whose control, a plain request to the job's model by a client of the
+      harness's (none of the agent's arguments), is answered is the agent's failure
+      (:func:`_refusal_control`);
     - a :class:`SandboxError` propagates: the trial blames it with a control run;
     - another lancebench error of a built-in agent (an oracle without a solution) is the harness's
       or the task's: :class:`TrialInvalid`;
@@ -130,12 +150,24 @@ async def run_agent(agent: Agent, ctx: AgentContext, budget: float, point: Check
     except TimeoutError:
         return AgentOutcome(exit="timeout", message=f"ended by the harness after {budget:.0f}s",
                             usage=usage_from_trajectory(ctx.logs_dir / "trajectory.json"))
-    except (ModelAuthError, SandboxError):
+    except SandboxError:
         raise
     except ModelError as exc:
         if not raised_by_model_client(exc):
+            if isinstance(exc, ModelAuthError) and _bundled(agent):
+                raise
             return _crashed(ctx, exc, "it raised ModelError itself, not lancebench's model client")
-        control = await _refusal_control(exc)
+        if isinstance(exc, DeadlineExceeded | ContextWindowError):  # the agent's deadline or conversation
+            return dataclasses.replace(_crashed(ctx, exc, "not an outage"),
+                                       exit="timeout" if isinstance(exc, DeadlineExceeded) else "limit")
+        if exc.endpoint is not None and not _is_job_model(exc.endpoint, endpoint):
+            return _crashed(ctx, exc, f"{exc.endpoint[0]} at {exc.endpoint[1] or 'its provider'} is not the job's "
+                                      "model: the agent chose where to send the request")
+        if isinstance(exc, ModelAuthError):
+            if _bundled(agent) or not await _answered(endpoint):
+                raise
+            return _crashed(ctx, exc, "the job's model refused the credentials the agent gave: " + ANSWERED)
+        control = await _refusal_control(exc, endpoint)
         if control == ANSWERED:  # the provider refused what the agent's request held (round 4)
             return _crashed(ctx, exc, "the provider refused what the agent's request held: " + ANSWERED)
         raise TrialInvalid(f"model error: {exc}", MODEL_PROVIDER + (f"; {control}" if control else "")) from exc
@@ -164,23 +196,56 @@ def _bundled(agent: Agent) -> bool:
 ANSWERED = "a plain request to the same model is answered (control)"
 
 
-async def _refusal_control(exc: BaseException) -> str | None:
+def _is_job_model(called: tuple[str, str | None], job: tuple[str, str | None] | None) -> bool:
+    """Whether ``called`` (litellm's model name and api base of a failed call) is the job's model
+    ``job`` (``-m`` and ``--api-base`` as resolved; None: the job names no model)."""
+    if job is None:
+        return False
+    try:
+        resolved = resolve_model(*job)
+    except LancebenchError:
+        return False
+    return called == (resolved.litellm_model, resolved.api_base)
+
+
+def _plain_request(endpoint: tuple[str, str | None]) -> None:
+    """A plain request to the job's model (``endpoint``) by a client of the harness's, holding
+    nothing of the agent's (messages, arguments); raises :class:`ModelError` when it fails."""
+    client = LLMClient(*endpoint, max_retries=2, backoff_sec=1.0, max_backoff_sec=5.0, request_timeout_sec=120.0)
+    client.complete([{"role": "user", "content": "Reply with the word OK."}], max_tokens=8)
+
+
+async def _answered(endpoint: tuple[str, str | None] | None) -> bool:
+    """Whether the job's model ``endpoint`` answers a plain request by a client of the harness's
+    (:func:`_plain_request`): the control of credentials a plug-in agent's client was refused
+    with (attack pass round 5: its own ``api_key`` argument to the job's model stopped the job)."""
+    if endpoint is None:
+        return False
+    try:
+        await asyncio.to_thread(_plain_request, endpoint)
+    except ModelError:
+        return False
+    return True
+
+
+async def _refusal_control(exc: BaseException, endpoint: tuple[str, str | None] | None) -> str | None:
     """The control of a request the provider refused for what it held (a :class:`ModelRefused`
-    in ``exc``'s chain, with its ``control``): :data:`ANSWERED` when a plain request to the same
-    model is answered (the agent's request caused the refusal: its failure, never ``invalid``;
-    attack pass round 4: an agent using lancebench's client made a request the provider refuses,
-    a content filter or a bad parameter, and its losing trial was ``invalid``), a note when it is
-    refused too (the provider's fault), None for any other model error (an outage after the
-    client's retries). Raises :class:`ModelAuthError` (the job stops)."""
+    in ``exc``'s chain): :data:`ANSWERED` when a plain request to the job's model ``endpoint``,
+    by a client of the harness's (the refusing client's own arguments could be what is refused,
+    attack pass round 5), is answered (the agent's request caused the refusal: its failure, never
+    ``invalid``; attack pass round 4: an agent using lancebench's client made a request the
+    provider refuses, a content filter or a bad parameter, and its losing trial was ``invalid``),
+    a note when it is refused too (the provider's fault), None for any other model error (an
+    outage after the client's retries). Raises :class:`ModelAuthError` (the job stops)."""
     seen: set[int] = set()
     current: BaseException | None = exc
     while current is not None and id(current) not in seen and not isinstance(current, ModelRefused):
         seen.add(id(current))
         current = current.__cause__ or current.__context__
-    if not isinstance(current, ModelRefused) or current.control is None:
+    if not isinstance(current, ModelRefused) or endpoint is None:
         return None
     try:
-        await asyncio.to_thread(current.control)
+        await asyncio.to_thread(_plain_request, endpoint)
     except ModelAuthError:
         raise
     except ModelError as again:

@@ -11,6 +11,7 @@ a remote worker can rebuild them: :func:`execute_trial` is the whole unit of wor
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -46,8 +47,12 @@ class AgentRecipe:
 async def execute_trial(spec: TrialSpec, agent: AgentRecipe, backend: str,
                         options: BackendOptions | None = None) -> TrialResult:
     """Build the agent, and the backend by name with ``options``, and run one trial (writes its
-    result.json). Raises :class:`lancebench.errors.ConfigError` for an unknown agent or backend."""
-    return await run_trial(spec, agent.build(), make_backend(backend, options))
+    result.json), the job's model endpoint set on ``spec`` (:attr:`TrialSpec.model_endpoint`). Raises
+    :class:`lancebench.errors.ConfigError` for an unknown agent or backend."""
+    model = agent.resolved_model or agent.model
+    endpoint = (model, agent.resolved_api_base or agent.api_base) if model else None
+    return await run_trial(dataclasses.replace(spec, model_endpoint=endpoint), agent.build(),
+                           make_backend(backend, options))
 
 
 OnResult = Callable[[TrialResult], None]

@@ -227,7 +227,8 @@ async def _agent_step(spec: TrialSpec, agent: Agent, backend: Backend, env: Prep
     with clock.phase("agent", plan.name):
         progress.set_phase(spec.trial_id, "agent")
         plan.logs.mkdir(parents=True, exist_ok=True)
-        outcome = await run_agent(agent, _context(spec, env, agent_box, plan), plan.budget, point)
+        outcome = await run_agent(agent, _context(spec, env, agent_box, plan), plan.budget, point,
+                                    spec.model_endpoint)
         if user_tool:
             await user_tool.close()  # before the capture: user_tool/ never enters the patch
     trace.outcomes.append(outcome)

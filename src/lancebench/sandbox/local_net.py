@@ -11,12 +11,14 @@ model gateway, local model servers and other trials' servers), DNS at 10.0.2.3 (
 ``resolv.conf`` bound in the sandbox, :data:`RESOLV_CONF`). slirp4netns is stopped by pid when
 the command ends, and exits by itself when the harness does (``--exit-fd``). Packets to the
 networks of the host's bridges (Docker's, where other trials' containers are) are refused in the
-namespace by nftables before the command starts (:meth:`OutboundNet._fence`).
+namespace by nftables before the command starts (:meth:`OutboundNet._fence`), and a bridge made
+while the command runs is added within :data:`WATCH_SEC` (:meth:`OutboundNet._follow`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import fcntl
 import functools
 import ipaddress
@@ -32,6 +34,8 @@ from lancebench.errors import SandboxError
 
 RESOLV_CONF = "nameserver 10.0.2.3\n"  # slirp4netns's built-in DNS forwarder
 READY_TIMEOUT_SEC = 10.0
+WATCH_SEC = 0.5  # how often a running public command's fence looks for a bridge made since it started
+LOOKUP_SEC = 3.0  # how long after the bridges changed their addresses are looked up (Docker gives one at once)
 NS_GET_USERNS = 0xB701  # ioctl: the user namespace owning a namespace (linux/nsfs.h, _IO(0xb7, 0x1))
 NO_FENCE = ("nftables is not installed (it fences a public phase's network off the host's bridges, where "
             "Docker's containers are, on the local backend): apt-get install nftables")
@@ -56,6 +60,7 @@ class OutboundNet:
         self.block_w: int | None = block_w
         self.proc: asyncio.subprocess.Process | None = None
         self._exit_w: int | None = None
+        self._watch: asyncio.Task | None = None  # adds bridges made while the command runs (:meth:`_follow`)
 
     def bwrap_args(self) -> list[str]:
         """bubblewrap's options: wait on the block pipe until the network is up."""
@@ -86,7 +91,9 @@ class OutboundNet:
                 if not await _set_up(pid, os.fstat(userns).st_ino):
                     return
                 ready_r = await self._start(netns, userns)
-                await self._fence(netns, userns)
+                fenced = await self._fence(netns, userns)
+                if fenced is not None:
+                    self._watch = asyncio.create_task(self._follow(pid, os.dup(netns), os.dup(userns), fenced))
             finally:
                 os.close(userns)
         finally:
@@ -124,22 +131,66 @@ class OutboundNet:
             os.close(exit_r)
         return ready_r
 
-    async def _fence(self, netns: int, userns: int) -> None:
+    async def _fence(self, netns: int, userns: int) -> tuple[frozenset[str], set[str]] | None:
         """Refuse, in the network namespace ``netns`` (owned by ``userns``; fds), every packet to
         the networks of the host's bridges (:func:`bridge_networks`: Docker's bridges, where other
         trials' containers are, and their gateway, the harness's resolver): slirp4netns connects
         from the host's own namespace, which reaches them all (attack pass round 4: a public
         local trial fetched what a docker trial's container served on ``lancebench-public``, whose
         containers are otherwise kept apart). nftables, run as slirp4netns is (the uid owning
-        ``userns``); the sandbox's processes hold no capability there to undo it. Raises
-        :class:`SandboxError` when the rules cannot be installed (never runs the command open)."""
+        ``userns``); the sandbox's processes hold no capability there to undo it. Returns the
+        bridges' names seen before and the networks fenced (a set :meth:`_follow` adds to), or None
+        when nftables is not installed and the host has no bridge. Raises :class:`SandboxError` when the rules cannot be
+        installed (never runs the command open)."""
+        names = _bridge_names()
         nets = await asyncio.to_thread(bridge_networks)
-        if not nets:
-            return
         if shutil.which("nft") is None or shutil.which("nsenter") is None:
-            raise SandboxError(NO_FENCE)
-        rules = ("table ip lancebench_fence {\n chain out {\n  type filter hook output priority 0; policy accept;\n"
-                 f"  ip daddr {{ {', '.join(nets)} }} reject with icmp type admin-prohibited\n }}\n}}\n")
+            if nets:
+                raise SandboxError(NO_FENCE)
+            return None
+        elements = f"  elements = {{ {', '.join(nets)} }}\n" if nets else ""
+        await self._nft(netns, userns, "table ip lancebench_fence {\n set bridges {\n  type ipv4_addr; "
+                        f"flags interval;\n{elements} }}\n chain out {{\n  type filter hook output priority 0; "
+                        "policy accept;\n  ip daddr @bridges reject with icmp type admin-prohibited\n }\n}\n")
+        return names, set(nets)
+
+    async def _follow(self, pid: int, netns: int, userns: int, known: tuple[frozenset[str], set[str]]) -> None:
+        """While the command runs, add to its fence every bridge network made since it started,
+        within :data:`WATCH_SEC` (attack pass round 5: a command that waited for Docker to make a
+        network, ``lancebench-public`` at a docker job's first public trial, then reached a server
+        on it). When the rules cannot be added, the command is ended (SIGKILL to bubblewrap's
+        child ``pid``). ``known``: the bridges' names and the networks :meth:`_fence` fenced.
+        Closes the fds ``netns`` and ``userns``."""
+        names, fenced = known
+        try:
+            changed = 0.0
+            while True:
+                now = _bridge_names()
+                if now != names:
+                    names, changed = now, time.monotonic()
+                if not now or time.monotonic() - changed > LOOKUP_SEC:
+                    await asyncio.sleep(WATCH_SEC)
+                    continue  # addresses are looked up only for a while after the bridges changed
+                new = sorted(set(await asyncio.to_thread(bridge_networks)) - fenced)
+                if not new:
+                    await asyncio.sleep(WATCH_SEC)
+                    continue
+                try:
+                    await self._nft(netns, userns, f"add element ip lancebench_fence bridges {{ {', '.join(new)} }}\n")
+                except SandboxError:
+                    with contextlib.suppress(OSError):  # the command's process still, not a pid used again
+                        if os.stat(f"/proc/{pid}/ns/net").st_ino == os.fstat(netns).st_ino:
+                            os.kill(pid, signal.SIGKILL)
+                    return
+                fenced.update(new)
+                await asyncio.sleep(WATCH_SEC)
+        finally:
+            os.close(netns)
+            os.close(userns)
+
+    async def _nft(self, netns: int, userns: int, rules: str) -> None:
+        """Run ``nft -f -`` with ``rules`` in the namespace ``netns`` (fds; see :meth:`_fence`).
+        Raises :class:`SandboxError` when it fails."""
         argv = ["nsenter", f"--user=/proc/self/fd/{userns}", f"--net=/proc/self/fd/{netns}", "--preserve-credentials",
                 "nft", "-f", "-"]
         try:
@@ -161,7 +212,12 @@ class OutboundNet:
             os.setuid(self.uid)
 
     async def close(self) -> None:
-        """Stop slirp4netns (by its pid) and close the pipes; safe to call twice."""
+        """Stop following new bridges, stop slirp4netns (by its pid) and close the pipes; safe to call twice."""
+        if self._watch is not None:
+            watch, self._watch = self._watch, None
+            watch.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await watch
         for attr in ("block_w", "_exit_w"):
             fd = getattr(self, attr)
             if fd is not None:
@@ -175,14 +231,19 @@ class OutboundNet:
             await self.proc.wait()
 
 
+def _bridge_names() -> frozenset[str]:
+    """Names of the host's bridge interfaces (``/sys/class/net/<name>/bridge``; empty when unreadable)."""
+    try:
+        return frozenset(n for n in os.listdir("/sys/class/net") if os.path.isdir(f"/sys/class/net/{n}/bridge"))
+    except OSError:
+        return frozenset()
+
+
 def bridge_networks() -> list[str]:
     """The IPv4 networks (``a.b.c.d/n``) of the host's bridge interfaces (those with
     ``/sys/class/net/<name>/bridge``: Docker's ``docker0`` and ``br-*``, libvirt's ``virbr0``),
     sorted; empty when there is none or ``ip`` cannot tell."""
-    try:
-        names = {n for n in os.listdir("/sys/class/net") if os.path.isdir(f"/sys/class/net/{n}/bridge")}
-    except OSError:
-        return []
+    names = _bridge_names()
     if not names:
         return []
     try:

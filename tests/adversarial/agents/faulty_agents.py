@@ -6,6 +6,7 @@ their own, and which try to have them counted ``invalid`` (left out of every rat
 from __future__ import annotations
 
 import re
+import time
 
 from lancebench.agents.base import AgentContext, AgentOutcome
 from lancebench.errors import ModelError
@@ -53,12 +54,19 @@ class SandboxKiller:
 
 
 class RefusedAgent:
-    """Writes a wrong change, then makes one request through lancebench's model client (the
-    instruction's ``API_BASE=`` line: a scripted server) that the provider refuses for what it
-    holds (attack pass round 4: a content filter, or a parameter the provider refuses, was an
-    ``invalid`` trial, "the model provider failed")."""
+    """Writes a wrong change, then makes one request through lancebench's model client that the
+    provider refuses (attack pass round 4: a content filter, or a parameter the provider refuses,
+    was an ``invalid`` trial, "the model provider failed"). The instruction's last ``API_BASE=``
+    line says where: ``job`` for the job's model (``-m``, ``--api-base``, with an argument of the
+    agent's own, ``temperature``), ``job-own-key`` for the job's model with a key of the agent's,
+    or a URL of a server of the agent's choosing (attack pass round 5: one that refuses
+    everything, or refuses the credentials), ``job-past-deadline`` for a call to the job's model
+    with a deadline already past."""
 
     name = "refused"
+
+    def __init__(self, model: str | None = None, api_base: str | None = None):
+        self.model, self.api_base = model, api_base
 
     async def run(self, ctx: AgentContext) -> AgentOutcome:
         import asyncio
@@ -67,6 +75,14 @@ class RefusedAgent:
 
         await ctx.sandbox.exec("echo '# touched' >> calc.py", cwd=ctx.workdir, timeout=30)
         api_base = re.findall(r"^API_BASE=(\S+)$", ctx.instruction, re.M)[-1]
-        client = LLMClient("openai/scripted", api_base, max_retries=0)
-        await asyncio.to_thread(client.complete, [{"role": "user", "content": "something the filter refuses"}])
+        late = None
+        if api_base.startswith("job"):
+            assert self.model is not None
+            own = {"temperature": 1.7} if api_base == "job" else {"api_key": "sk-the-agents-own"}
+            client = LLMClient(self.model, self.api_base, max_retries=0, model_kwargs=own)
+            late = time.monotonic() - 1 if api_base == "job-past-deadline" else None  # the client sends nothing
+        else:
+            client = LLMClient("openai/scripted", api_base, max_retries=0)
+        await asyncio.to_thread(client.complete, [{"role": "user", "content": "something the filter refuses"}],
+                                deadline=late)
         return AgentOutcome(exit="completed")
