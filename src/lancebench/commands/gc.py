@@ -32,6 +32,12 @@ def gc_command(
     for name in local.sandboxes:
         console.print(f"  {name}", highlight=False)
     try:
+        import docker  # noqa: F401  # the docker extra; without it no docker trial ran here
+    except ImportError:
+        console.print("docker: the Docker SDK is not installed here (lancebench[docker]), so no docker trial "
+                      "ran: nothing to remove", highlight=False)
+        return
+    try:
         result = gc(job, images=images)
     except SandboxError as exc:
         console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
