@@ -86,3 +86,47 @@ class RefusedAgent:
         await asyncio.to_thread(client.complete, [{"role": "user", "content": "something the filter refuses"}],
                                 deadline=late)
         return AgentOutcome(exit="completed")
+
+
+class ForgingAgent:
+    """Writes a wrong change, then makes its own call through lancebench's client fail and has the
+    agent phase take it for an outage of the job's model (attack pass round 6: ``invalid``, "the
+    model provider failed", no control run). ``VARIANT=endpoint``: a call to a dead server of its
+    choosing, the error's ``endpoint`` cleared; ``VARIANT=timeout``: a call to the job's model
+    (``-m``, ``--api-base``) with a timeout of a fraction of a second and no retry."""
+
+    name = "forging"
+
+    def __init__(self, model: str | None = None, api_base: str | None = None):
+        self.model, self.api_base = model, api_base
+
+    async def run(self, ctx: AgentContext) -> AgentOutcome:
+        import asyncio
+
+        from lancebench.llm.client import LLMClient
+
+        await ctx.sandbox.exec("echo '# touched' >> calc.py", cwd=ctx.workdir, timeout=30)
+        if variant(ctx, "endpoint") == "timeout":
+            assert self.model is not None
+            client = LLMClient(self.model, self.api_base, max_retries=0, request_timeout_sec=0.5)
+        else:
+            client = LLMClient("openai/nothing", "http://127.0.0.1:9/v1", max_retries=0, request_timeout_sec=5)
+        try:
+            await asyncio.to_thread(client.complete, [{"role": "user", "content": "hi"}])
+        except ModelError as exc:
+            exc.endpoint = None if variant(ctx, "endpoint") == "endpoint" else exc.endpoint
+            raise
+        return AgentOutcome(exit="completed")
+
+
+class ForgedModule:
+    """Writes a wrong change and claims an outage, its class saying it is lancebench's own (attack
+    pass round 6: the agent phase trusted an ``invalid_reason`` of any class whose ``__module__``
+    starts with ``lancebench.``)."""
+
+    __module__ = "lancebench.agents.builtin"
+    name = "forged-module"
+
+    async def run(self, ctx: AgentContext) -> AgentOutcome:
+        await ctx.sandbox.exec("echo '# touched' >> calc.py", cwd=ctx.workdir, timeout=30)
+        return AgentOutcome(exit="error", invalid_reason="model error: the provider is down")
