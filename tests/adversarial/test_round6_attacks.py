@@ -13,6 +13,9 @@ counted ``invalid`` (left out of every rate) instead of ``unresolved``:
    model itself with a timeout of half a second and no retry (the scripted model answers in 3 s).
    Fixed: a plug-in agent's model error counts as the job's model's only when a plain request to
    the job's model by the harness's client fails too (answered here: the agent's failure).
+4. ``exit`` / ``cancel``: it raises ``SystemExit(0)`` (a task raising it raises it out of the event
+   loop: the whole job ended with exit 0 and no result) or a ``CancelledError`` the harness never
+   asked for (the job ended with its traceback). Fixed: both are the agent's failure.
 """
 
 from __future__ import annotations
@@ -32,24 +35,28 @@ AGENTS = Path(__file__).resolve().parent / "agents"
 
 
 @pytest.mark.slow
-def test_a_plug_in_agent_cannot_forge_an_outage(jobs, shared, scripted):  # noqa: F811
+def test_a_plug_in_agent_cannot_forge_an_outage_or_end_the_job(jobs, shared, scripted):  # noqa: F811
     slow = scripted([Reply("ok"), Reply("late", delay_sec=3.0), Reply("ok")])  # preflight, the agent's, the control
-    for name in ("forged-module", "endpoint", "timeout"):
+    tasks = {"forged-module": ["forged-module"], "endpoint": ["endpoint"], "timeout": ["timeout"],
+             "exiting": ["exit", "cancel"]}
+    for name in (n for names in tasks.values() for n in names):
         derive_task(TASKS / "calc", shared / name / f"calc-{name}", append_instruction=f"VARIANT={name}")
     env = {"PYTHONPATH": os.pathsep.join(p for p in (str(AGENTS), os.environ.get("PYTHONPATH", "")) if p),
            "OPENAI_API_KEY": "sk-scripted"}
     runs = {"forged-module": ["-a", "faulty_agents:ForgedModule"], "endpoint": ["-a", "faulty_agents:ForgingAgent"],
-            "timeout": ["-a", "faulty_agents:ForgingAgent", "-m", "openai/scripted", "--api-base", slow.api_base]}
+            "timeout": ["-a", "faulty_agents:ForgingAgent", "-m", "openai/scripted", "--api-base", slow.api_base],
+            "exiting": ["-a", "faulty_agents:ExitingAgent"]}
 
     def run(job: str) -> None:
-        lb("run", "-p", shared / job / f"calc-{job}", *runs[job], "-o", jobs, "--backend", "local",
-           "--job-name", job, check=True, timeout=300, env=env)
+        paths = [a for n in tasks[job] for a in ("-p", shared / n / f"calc-{n}")]
+        lb("run", *paths, *runs[job], "-o", jobs, "--backend", "local", "--job-name", job, check=True,
+           timeout=300, env=env)
 
     with ThreadPoolExecutor(len(runs)) as pool:
         list(pool.map(run, runs))
     got = {job: [(r["status"], r["rewards"].get("reward"), r["reason"]) for r in results(jobs / job)] for job in runs}
     wrong = {job: rows for job, rows in got.items()
-             if [(status, reward) for status, reward, _ in rows] != [("unresolved", 0.0)]}
+             if [(status, reward) for status, reward, _ in rows] != [("unresolved", 0.0)] * len(tasks[job])}
     assert wrong == {}
     assert "the agent stopped with an error" in got["forged-module"][0][2], got
     # the timeout's control: the preflight, the agent's own call, the harness's plain request

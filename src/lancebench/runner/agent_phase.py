@@ -136,7 +136,9 @@ async def run_agent(agent: Agent, ctx: AgentContext, budget: float, point: Check
     - a :class:`SandboxError` propagates: the trial blames it with a control run;
     - another lancebench error of a built-in agent (an oracle without a solution) is the harness's
       or the task's: :class:`TrialInvalid`;
-    - anything else (the agent's own code raising, a ``ModelError`` it raised itself, a value that
+    - anything else (the agent's own code raising, ``SystemExit`` or a ``CancelledError`` it raised
+      itself included: attack pass round 6, a plug-in agent's ``raise SystemExit(0)`` ended the
+      whole job with exit 0 and no result; a ``ModelError`` it raised itself, a value that
       is not an :class:`AgentOutcome`, an ``invalid_reason`` of an agent not bundled with
       lancebench, which no control can check) is the agent's failure: an outcome with exit
       ``error`` whose work is captured and graded as any other (the traceback in ``crash.log``).
@@ -150,7 +152,7 @@ async def run_agent(agent: Agent, ctx: AgentContext, budget: float, point: Check
     meter = spend.current()
     try:
         with metering(meter) if meter is not None else contextlib.nullcontext():
-            outcome = await asyncio.wait_for(agent.run(ctx), budget + AGENT_GRACE_SEC)
+            outcome = await asyncio.wait_for(_no_exit(agent.run(ctx)), budget + AGENT_GRACE_SEC)
     except TimeoutError:
         return AgentOutcome(exit="timeout", message=f"ended by the harness after {budget:.0f}s",
                             usage=usage_from_trajectory(ctx.logs_dir / "trajectory.json"))
@@ -165,6 +167,14 @@ async def run_agent(agent: Agent, ctx: AgentContext, budget: float, point: Check
         return _crashed(ctx, exc)
     except Exception as exc:
         return _crashed(ctx, exc)
+    except asyncio.CancelledError as exc:
+        if _cancelled_by_harness():
+            raise
+        return _crashed(ctx, exc, "it raised CancelledError itself; the harness cancelled nothing")
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # a BaseException of its own: never the job's end (round 6)
+        return _crashed(ctx, exc, "an agent ends its own run, never the job")
     if not isinstance(outcome, AgentOutcome):
         return AgentOutcome(exit="error", message=f"the agent returned {type(outcome).__name__}, not AgentOutcome",
                             usage=usage_from_trajectory(ctx.logs_dir / "trajectory.json"))
@@ -208,6 +218,28 @@ async def _model_failure(agent: Agent, ctx: AgentContext, exc: ModelError,
                else "the agent's call failed")
         return _crashed(ctx, exc, f"{why}: {ANSWERED}")
     raise TrialInvalid(f"model error: {exc}", MODEL_PROVIDER + (f"; {control}" if control else "")) from exc
+
+
+class AgentExited(Exception):
+    """The agent's code raised ``SystemExit`` (:func:`_no_exit`)."""
+
+
+async def _no_exit(run):
+    """Await the agent's coroutine ``run``, its ``SystemExit`` raised as :class:`AgentExited`: a task
+    whose coroutine raises ``SystemExit`` raises it out of the event loop too, ending the whole job
+    (attack pass round 6: a plug-in agent's ``raise SystemExit(0)`` ended the job with exit 0 and
+    no result)."""
+    try:
+        return await run
+    except SystemExit as exc:
+        raise AgentExited(f"the agent raised SystemExit({exc.code!r})") from exc
+
+
+def _cancelled_by_harness() -> bool:
+    """Whether the running task was asked to stop (``Task.cancelling()``): a cancellation of the
+    harness's (a stopped job, Ctrl-C), not a ``CancelledError`` the agent raised itself."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
 
 
 def _bundled(agent: Agent) -> bool:

@@ -130,3 +130,20 @@ class ForgedModule:
     async def run(self, ctx: AgentContext) -> AgentOutcome:
         await ctx.sandbox.exec("echo '# touched' >> calc.py", cwd=ctx.workdir, timeout=30)
         return AgentOutcome(exit="error", invalid_reason="model error: the provider is down")
+
+
+class ExitingAgent:
+    """Writes a wrong change, then ends its run as a program would end itself (attack pass round
+    6): ``VARIANT=exit`` raises ``SystemExit(0)`` (a task raising it raises it out of the event
+    loop: the whole job ended with exit 0 and no result), ``VARIANT=cancel`` a ``CancelledError``
+    no one asked for (the job ended with its traceback)."""
+
+    name = "exiting"
+
+    async def run(self, ctx: AgentContext) -> AgentOutcome:
+        import asyncio
+
+        await ctx.sandbox.exec("echo '# touched' >> calc.py", cwd=ctx.workdir, timeout=30)
+        if variant(ctx, "exit") == "cancel":
+            raise asyncio.CancelledError()
+        raise SystemExit(0)
