@@ -96,8 +96,10 @@ async def check_health(task: Task, sandbox: Sandbox, step=None, point: Checkpoin
 async def agent_mounts(agent: Agent) -> tuple[Mount, ...]:
     """The host folders an agent needs bound into its sandbox (an installed agent's package and
     the model gateway's socket, :mod:`lancebench.agents.installed`); it installs what is missing
-    first. An install that fails raises :class:`AgentError`: the trial is ``invalid``."""
-    prepare = getattr(agent, "sandbox_mounts", None)
+    first. An install that fails raises :class:`AgentError`: the trial is ``invalid``. Only a
+    bundled agent is asked (attack pass round 6: a plug-in agent's ``sandbox_mounts`` raising
+    ``AgentError`` made every trial of it ``invalid``)."""
+    prepare = getattr(agent, "sandbox_mounts", None) if _bundled(agent) else None  # a plug-in's: not asked (round 6)
     return tuple(await prepare()) if prepare is not None else ()
 
 
@@ -148,7 +150,6 @@ async def run_agent(agent: Agent, ctx: AgentContext, budget: float, point: Check
     """
     if point is not None:
         point.agent_ran = True
-    name = getattr(agent, "name", type(agent).__name__)
     meter = spend.current()
     try:
         with metering(meter) if meter is not None else contextlib.nullcontext():
@@ -161,7 +162,8 @@ async def run_agent(agent: Agent, ctx: AgentContext, budget: float, point: Check
     except ModelError as exc:
         return await _model_failure(agent, ctx, exc, endpoint)
     except LancebenchError as exc:
-        if _bundled(agent):
+        if _bundled(agent):  # its name is the harness's to read (a plug-in's may raise: round 6)
+            name = getattr(agent, "name", type(agent).__name__)
             raise TrialInvalid(f"agent {name}: {type(exc).__name__}: {exc}",
                                f"{HARNESS}: lancebench's bundled agent {name} could not run") from exc
         return _crashed(ctx, exc)

@@ -147,3 +147,28 @@ class ExitingAgent:
         if variant(ctx, "exit") == "cancel":
             raise asyncio.CancelledError()
         raise SystemExit(0)
+
+
+class BadName:
+    """Writes a wrong change; reading its ``name`` raises (attack pass round 6: the agent phase read
+    it before the run, outside its handlers: ``invalid``, "internal error")."""
+
+    @property
+    def name(self) -> str:
+        raise RuntimeError("no name today")
+
+    async def run(self, ctx: AgentContext) -> AgentOutcome:
+        await ctx.sandbox.exec("echo '# touched' >> calc.py", cwd=ctx.workdir, timeout=30)
+        return AgentOutcome(exit="completed")
+
+
+class BadMounts(BadName):
+    """Writes a wrong change; its ``sandbox_mounts`` (the hook of lancebench's installed agents)
+    raises :class:`AgentError` (attack pass round 6: "the install failed", ``invalid``, before the
+    agent ran)."""
+
+    name = "bad-mounts"  # type: ignore[assignment]
+
+    async def sandbox_mounts(self) -> list:
+        from lancebench.errors import AgentError
+        raise AgentError("the install failed")
