@@ -19,7 +19,9 @@ counted ``invalid`` (left out of every rate) instead of ``unresolved``:
 5. ``bad-name`` / ``bad-mounts``: its ``name`` property raises (read before the run, outside the
    agent phase's handlers), or its ``sandbox_mounts`` (the hook of lancebench's installed agents)
    raises ``AgentError``: both ``invalid``. Fixed: the name is read for bundled agents only, and
-   only theirs have their mounts asked.
+   only theirs have their mounts asked. ``bad-outcome``: its outcome's ``usage`` raises when read
+   (the whole job ended, "internal error"). Fixed: a plug-in's outcome is copied as plain values,
+   and one that cannot be read is its failure.
 """
 
 from __future__ import annotations
@@ -42,7 +44,8 @@ AGENTS = Path(__file__).resolve().parent / "agents"
 def test_a_plug_in_agent_cannot_forge_an_outage_or_end_the_job(jobs, shared, scripted):  # noqa: F811
     slow = scripted([Reply("ok"), Reply("late", delay_sec=3.0), Reply("ok")])  # preflight, the agent's, the control
     tasks = {"forged-module": ["forged-module"], "endpoint": ["endpoint"], "timeout": ["timeout"],
-             "exiting": ["exit", "cancel"], "bad-name": ["bad-name"], "bad-mounts": ["bad-mounts"]}
+             "exiting": ["exit", "cancel"], "bad-name": ["bad-name"], "bad-mounts": ["bad-mounts"],
+             "bad-outcome": ["bad-outcome"]}
     for name in (n for names in tasks.values() for n in names):
         derive_task(TASKS / "calc", shared / name / f"calc-{name}", append_instruction=f"VARIANT={name}")
     env = {"PYTHONPATH": os.pathsep.join(p for p in (str(AGENTS), os.environ.get("PYTHONPATH", "")) if p),
@@ -50,7 +53,7 @@ def test_a_plug_in_agent_cannot_forge_an_outage_or_end_the_job(jobs, shared, scr
     runs = {"forged-module": ["-a", "faulty_agents:ForgedModule"], "endpoint": ["-a", "faulty_agents:ForgingAgent"],
             "timeout": ["-a", "faulty_agents:ForgingAgent", "-m", "openai/scripted", "--api-base", slow.api_base],
             "exiting": ["-a", "faulty_agents:ExitingAgent"], "bad-name": ["-a", "faulty_agents:BadName"],
-            "bad-mounts": ["-a", "faulty_agents:BadMounts"]}
+            "bad-mounts": ["-a", "faulty_agents:BadMounts"], "bad-outcome": ["-a", "faulty_agents:BadOutcome"]}
 
     def run(job: str) -> None:
         paths = [a for n in tasks[job] for a in ("-p", shared / n / f"calc-{n}")]

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import json
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
@@ -180,6 +181,11 @@ async def run_agent(agent: Agent, ctx: AgentContext, budget: float, point: Check
     if not isinstance(outcome, AgentOutcome):
         return AgentOutcome(exit="error", message=f"the agent returned {type(outcome).__name__}, not AgentOutcome",
                             usage=usage_from_trajectory(ctx.logs_dir / "trajectory.json"))
+    if not _bundled(agent):
+        try:
+            outcome = _plain_outcome(outcome)
+        except Exception as exc:  # noqa: BLE001 - whatever its values raise is the agent's
+            return _crashed(ctx, exc, "its outcome could not be read")
     if outcome.invalid_reason and not _bundled(agent):
         return dataclasses.replace(outcome, exit="error", invalid_reason=None,
                                    message=f"the agent reported a failure not its own, which the harness cannot "
@@ -220,6 +226,25 @@ async def _model_failure(agent: Agent, ctx: AgentContext, exc: ModelError,
                else "the agent's call failed")
         return _crashed(ctx, exc, f"{why}: {ANSWERED}")
     raise TrialInvalid(f"model error: {exc}", MODEL_PROVIDER + (f"; {control}" if control else "")) from exc
+
+
+def _plain_outcome(outcome: AgentOutcome) -> AgentOutcome:
+    """A plain :class:`AgentOutcome` of a plug-in agent's ``outcome``, its values copied as plain
+    values (``exit`` one of the four, text, a fresh :class:`Usage`, a JSON ``choice``); raises
+    whatever reading them raises (attack pass round 6: a subclass whose ``usage`` property raised
+    ended the whole job, "internal error")."""
+    exit_, message, applied = outcome.exit, outcome.message, outcome.patch_applied
+    if type(exit_) is not str or exit_ not in ("completed", "limit", "timeout", "error"):
+        raise ValueError(f"exit {exit_!r} is not completed, limit, timeout or error")
+    usage = outcome.usage
+    if not isinstance(usage, Usage):
+        raise TypeError(f"usage is {type(usage).__name__}, not Usage")
+    reason = outcome.invalid_reason
+    return AgentOutcome(exit=exit_, message=None if message is None else str(message)[:100_000],
+                        patch_applied=None if applied is None else applied is True,
+                        choice=json.loads(json.dumps(outcome.choice)),
+                        usage=Usage.model_validate_json(Usage.model_dump_json(usage)),
+                        invalid_reason=None if reason is None else str(reason)[:2000])
 
 
 class AgentExited(Exception):

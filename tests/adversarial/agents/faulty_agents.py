@@ -172,3 +172,26 @@ class BadMounts(BadName):
     async def sandbox_mounts(self) -> list:
         from lancebench.errors import AgentError
         raise AgentError("the install failed")
+
+
+class _RaisingUsage(AgentOutcome):
+    """An outcome whose ``usage`` raises when read."""
+
+    @property  # type: ignore[override]
+    def usage(self):  # type: ignore[override]
+        raise RuntimeError("no usage today")
+
+    @usage.setter
+    def usage(self, value) -> None:
+        pass
+
+
+class BadOutcome(BadName):
+    """Writes a wrong change and returns an outcome whose ``usage`` raises when read (attack pass
+    round 6: the whole job ended, "internal error", no result)."""
+
+    name = "bad-outcome"  # type: ignore[assignment]
+
+    async def run(self, ctx: AgentContext) -> AgentOutcome:
+        await ctx.sandbox.exec("echo '# touched' >> calc.py", cwd=ctx.workdir, timeout=30)
+        return _RaisingUsage(exit="completed")
