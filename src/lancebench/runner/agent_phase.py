@@ -178,19 +178,7 @@ async def run_agent(agent: Agent, ctx: AgentContext, budget: float, point: Check
         raise
     except BaseException as exc:  # a BaseException of its own: never the job's end (round 6)
         return _crashed(ctx, exc, "an agent ends its own run, never the job")
-    if not isinstance(outcome, AgentOutcome):
-        return AgentOutcome(exit="error", message=f"the agent returned {type(outcome).__name__}, not AgentOutcome",
-                            usage=usage_from_trajectory(ctx.logs_dir / "trajectory.json"))
-    if not _bundled(agent):
-        try:
-            outcome = _plain_outcome(outcome)
-        except Exception as exc:  # noqa: BLE001 - whatever its values raise is the agent's
-            return _crashed(ctx, exc, "its outcome could not be read")
-    if outcome.invalid_reason and not _bundled(agent):
-        return dataclasses.replace(outcome, exit="error", invalid_reason=None,
-                                   message=f"the agent reported a failure not its own, which the harness cannot "
-                                           f"check: {outcome.invalid_reason}"[:2000])
-    return outcome
+    return _checked(agent, ctx, outcome)
 
 
 async def _model_failure(agent: Agent, ctx: AgentContext, exc: ModelError,
@@ -226,6 +214,26 @@ async def _model_failure(agent: Agent, ctx: AgentContext, exc: ModelError,
                else "the agent's call failed")
         return _crashed(ctx, exc, f"{why}: {ANSWERED}")
     raise TrialInvalid(f"model error: {exc}", MODEL_PROVIDER + (f"; {control}" if control else "")) from exc
+
+
+def _checked(agent: Agent, ctx: AgentContext, outcome: object) -> AgentOutcome:
+    """The outcome ``agent`` returned, as the trial counts it (the rules of :func:`run_agent`): a
+    value that is not an :class:`AgentOutcome`, or one that cannot be read, is its failure; a
+    plug-in agent's is copied as plain values (:func:`_plain_outcome`), its ``invalid_reason``
+    dropped (its failure)."""
+    if not isinstance(outcome, AgentOutcome):
+        return AgentOutcome(exit="error", message=f"the agent returned {type(outcome).__name__}, not AgentOutcome",
+                            usage=usage_from_trajectory(ctx.logs_dir / "trajectory.json"))
+    if not _bundled(agent):
+        try:
+            outcome = _plain_outcome(outcome)
+        except Exception as exc:  # noqa: BLE001 - whatever its values raise is the agent's
+            return _crashed(ctx, exc, "its outcome could not be read")
+    if outcome.invalid_reason and not _bundled(agent):
+        return dataclasses.replace(outcome, exit="error", invalid_reason=None,
+                                   message=f"the agent reported a failure not its own, which the harness cannot "
+                                           f"check: {outcome.invalid_reason}"[:2000])
+    return outcome
 
 
 def _plain_outcome(outcome: AgentOutcome) -> AgentOutcome:
