@@ -98,19 +98,26 @@ def test_a_public_trial_on_the_local_backend_cannot_reach_the_hosts_bridge_netwo
 
 
 @pytest.mark.slow
-def test_a_bridge_made_while_a_public_command_runs_is_fenced_too(jobs, shared):
+@pytest.mark.parametrize("late", ["bridge", "address"])
+def test_a_bridge_made_while_a_public_command_runs_is_fenced_too(jobs, shared, late):
     # Attack pass round 5: the fence was read once, before the command started; a command that
     # waited for a new bridge (Docker makes `lancebench-public` at a docker job's first public
     # trial) reached a server on it. Now the harness adds a new bridge's network to a running
     # command's fence within half a second (local_net.OutboundNet._follow).
+    # Round 6 (`address`): the watch looked addresses up only when the bridges' names changed, so
+    # a network given to a bridge that existed, without an address, before the command started was
+    # never fenced: the secret in the patch without the fix (checked). Now the host's routes count.
     if os.geteuid() != 0:
         pytest.skip("making a bridge interface needs root")
     name, net = f"lbt{secrets.token_hex(4)}", "198.18.213"
     secret = f"new-bridge-{secrets.token_hex(8)}"
     made = threading.Event()
+    if late == "address":
+        subprocess.run(["ip", "link", "add", name, "type", "bridge"], check=True)
 
     def make_bridge() -> None:
-        subprocess.run(["ip", "link", "add", name, "type", "bridge"], check=True)
+        if late == "bridge":
+            subprocess.run(["ip", "link", "add", name, "type", "bridge"], check=True)
         subprocess.run(["ip", "addr", "add", f"{net}.1/24", "dev", name], check=True)
         subprocess.run(["ip", "link", "set", name, "up"], check=True)
         made.set()
@@ -118,7 +125,7 @@ def test_a_bridge_made_while_a_public_command_runs_is_fenced_too(jobs, shared):
     class Signal(http.server.BaseHTTPRequestHandler):
         def do_GET(self):  # noqa: N802 - the stdlib's name
             if not made.is_set():
-                make_bridge()  # the agent's command is running: the bridge comes after it started
+                make_bridge()  # the agent's command is running: the bridge (or its address) comes after it started
                 on_bridge.append(_serve(f"{net}.1", secret))
             self.send_response(200)
             self.end_headers()

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import json
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
@@ -96,8 +97,10 @@ async def check_health(task: Task, sandbox: Sandbox, step=None, point: Checkpoin
 async def agent_mounts(agent: Agent) -> tuple[Mount, ...]:
     """The host folders an agent needs bound into its sandbox (an installed agent's package and
     the model gateway's socket, :mod:`lancebench.agents.installed`); it installs what is missing
-    first. An install that fails raises :class:`AgentError`: the trial is ``invalid``."""
-    prepare = getattr(agent, "sandbox_mounts", None)
+    first. An install that fails raises :class:`AgentError`: the trial is ``invalid``. Only a
+    bundled agent is asked (attack pass round 6: a plug-in agent's ``sandbox_mounts`` raising
+    ``AgentError`` made every trial of it ``invalid``)."""
+    prepare = getattr(agent, "sandbox_mounts", None) if _bundled(agent) else None  # a plug-in's: not asked (round 6)
     return tuple(await prepare()) if prepare is not None else ()
 
 
@@ -129,58 +132,103 @@ async def run_agent(agent: Agent, ctx: AgentContext, budget: float, point: Check
       :data:`~lancebench.runner.control.MODEL_PROVIDER`; but a refusal of what the request held
       (:class:`ModelRefused`) whose control, a plain request to the job's model by a client of the
       harness's (none of the agent's arguments), is answered is the agent's failure
-      (:func:`_refusal_control`);
+      (:func:`_refusal_control`); a plug-in agent's error of any kind counts as the job's model's
+      only when that control fails too (its client's settings, a timeout of a millisecond, and the
+      error's ``endpoint`` are the agent's to set; one with no ``endpoint`` is the agent's:
+      :func:`_model_failure`, attack pass round 6);
     - a :class:`SandboxError` propagates: the trial blames it with a control run;
     - another lancebench error of a built-in agent (an oracle without a solution) is the harness's
       or the task's: :class:`TrialInvalid`;
-    - anything else (the agent's own code raising, a ``ModelError`` it raised itself, a value that
+    - anything else (the agent's own code raising, ``SystemExit`` or a ``CancelledError`` it raised
+      itself included: attack pass round 6, a plug-in agent's ``raise SystemExit(0)`` ended the
+      whole job with exit 0 and no result; a ``ModelError`` it raised itself, a value that
       is not an :class:`AgentOutcome`, an ``invalid_reason`` of an agent not bundled with
       lancebench, which no control can check) is the agent's failure: an outcome with exit
       ``error`` whose work is captured and graded as any other (the traceback in ``crash.log``).
+      "Bundled" is by the class's identity with one the registry names (:func:`_bundled`).
 
     The trial's usage meter (:mod:`lancebench.runner.spend`) counts its model calls meanwhile.
     """
     if point is not None:
         point.agent_ran = True
-    name = getattr(agent, "name", type(agent).__name__)
     meter = spend.current()
     try:
         with metering(meter) if meter is not None else contextlib.nullcontext():
-            outcome = await asyncio.wait_for(agent.run(ctx), budget + AGENT_GRACE_SEC)
+            outcome = await asyncio.wait_for(_no_exit(agent.run(ctx)), budget + AGENT_GRACE_SEC)
     except TimeoutError:
         return AgentOutcome(exit="timeout", message=f"ended by the harness after {budget:.0f}s",
                             usage=usage_from_trajectory(ctx.logs_dir / "trajectory.json"))
     except SandboxError:
         raise
     except ModelError as exc:
-        if not raised_by_model_client(exc):
-            if isinstance(exc, ModelAuthError) and _bundled(agent):
-                raise
-            return _crashed(ctx, exc, "it raised ModelError itself, not lancebench's model client")
-        if isinstance(exc, DeadlineExceeded | ContextWindowError):  # the agent's deadline or conversation
-            return dataclasses.replace(_crashed(ctx, exc, "not an outage"),
-                                       exit="timeout" if isinstance(exc, DeadlineExceeded) else "limit")
-        if exc.endpoint is not None and not _is_job_model(exc.endpoint, endpoint):
-            return _crashed(ctx, exc, f"{exc.endpoint[0]} at {exc.endpoint[1] or 'its provider'} is not the job's "
-                                      "model: the agent chose where to send the request")
-        if isinstance(exc, ModelAuthError):
-            if _bundled(agent) or not await _answered(endpoint):
-                raise
-            return _crashed(ctx, exc, "the job's model refused the credentials the agent gave: " + ANSWERED)
-        control = await _refusal_control(exc, endpoint)
-        if control == ANSWERED:  # the provider refused what the agent's request held (round 4)
-            return _crashed(ctx, exc, "the provider refused what the agent's request held: " + ANSWERED)
-        raise TrialInvalid(f"model error: {exc}", MODEL_PROVIDER + (f"; {control}" if control else "")) from exc
+        return await _model_failure(agent, ctx, exc, endpoint)
     except LancebenchError as exc:
-        if _bundled(agent):
+        if _bundled(agent):  # its name is the harness's to read (a plug-in's may raise: round 6)
+            name = getattr(agent, "name", type(agent).__name__)
             raise TrialInvalid(f"agent {name}: {type(exc).__name__}: {exc}",
                                f"{HARNESS}: lancebench's bundled agent {name} could not run") from exc
         return _crashed(ctx, exc)
     except Exception as exc:
         return _crashed(ctx, exc)
+    except asyncio.CancelledError as exc:
+        if _cancelled_by_harness():
+            raise
+        return _crashed(ctx, exc, "it raised CancelledError itself; the harness cancelled nothing")
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # a BaseException of its own: never the job's end (round 6)
+        return _crashed(ctx, exc, "an agent ends its own run, never the job")
+    return _checked(agent, ctx, outcome)
+
+
+async def _model_failure(agent: Agent, ctx: AgentContext, exc: ModelError,
+                         endpoint: tuple[str, str | None] | None) -> AgentOutcome:
+    """How a :class:`ModelError` the agent raised counts (the rules of :func:`run_agent`): an
+    outcome when it is the agent's failure; raises :class:`TrialInvalid` (an outage or refusal its
+    control confirms) or the error itself (credentials refused: the job stops). A plug-in agent's
+    error counts as the job's model's only once a plain request to the job's model by the harness's
+    client fails too (attack pass round 6: the error's ``endpoint``, a plain attribute, cleared by
+    the agent after a call of its own to a dead server made its losing trial ``invalid``, "the
+    model provider failed", with no control)."""
+    bundled = _bundled(agent)
+    if not raised_by_model_client(exc):
+        if isinstance(exc, ModelAuthError) and bundled:
+            raise exc
+        return _crashed(ctx, exc, "it raised ModelError itself, not lancebench's model client")
+    if isinstance(exc, DeadlineExceeded | ContextWindowError):  # the agent's deadline or conversation
+        return dataclasses.replace(_crashed(ctx, exc, "not an outage"),
+                                   exit="timeout" if isinstance(exc, DeadlineExceeded) else "limit")
+    if (exc.endpoint is not None or not bundled) and not _is_job_model(exc.endpoint, endpoint):
+        where = (f"{exc.endpoint[0]} at {exc.endpoint[1] or 'its provider'}" if exc.endpoint
+                 else "a call whose endpoint was cleared")
+        return _crashed(ctx, exc, f"{where} is not the job's model: the agent chose where to send the request")
+    if bundled:
+        if isinstance(exc, ModelAuthError):
+            raise exc
+        control = await _refusal_control(exc, endpoint)
+    else:  # its client's arguments and settings are its own: the harness's plain request decides
+        control = await _control(endpoint)
+    if control == ANSWERED:
+        why = ("the job's model refused the credentials the agent gave" if isinstance(exc, ModelAuthError)
+               else "the provider refused what the agent's request held" if _refusal(exc) is not None
+               else "the agent's call failed")
+        return _crashed(ctx, exc, f"{why}: {ANSWERED}")
+    raise TrialInvalid(f"model error: {exc}", MODEL_PROVIDER + (f"; {control}" if control else "")) from exc
+
+
+def _checked(agent: Agent, ctx: AgentContext, outcome: object) -> AgentOutcome:
+    """The outcome ``agent`` returned, as the trial counts it (the rules of :func:`run_agent`): a
+    value that is not an :class:`AgentOutcome`, or one that cannot be read, is its failure; a
+    plug-in agent's is copied as plain values (:func:`_plain_outcome`), its ``invalid_reason``
+    dropped (its failure)."""
     if not isinstance(outcome, AgentOutcome):
         return AgentOutcome(exit="error", message=f"the agent returned {type(outcome).__name__}, not AgentOutcome",
                             usage=usage_from_trajectory(ctx.logs_dir / "trajectory.json"))
+    if not _bundled(agent):
+        try:
+            outcome = _plain_outcome(outcome)
+        except Exception as exc:  # noqa: BLE001 - whatever its values raise is the agent's
+            return _crashed(ctx, exc, "its outcome could not be read")
     if outcome.invalid_reason and not _bundled(agent):
         return dataclasses.replace(outcome, exit="error", invalid_reason=None,
                                    message=f"the agent reported a failure not its own, which the harness cannot "
@@ -188,18 +236,70 @@ async def run_agent(agent: Agent, ctx: AgentContext, budget: float, point: Check
     return outcome
 
 
+def _plain_outcome(outcome: AgentOutcome) -> AgentOutcome:
+    """A plain :class:`AgentOutcome` of a plug-in agent's ``outcome``, its values copied as plain
+    values (``exit`` one of the four, text, a fresh :class:`Usage`, a JSON ``choice``); raises
+    whatever reading them raises (attack pass round 6: a subclass whose ``usage`` property raised
+    ended the whole job, "internal error")."""
+    exit_, message, applied = outcome.exit, outcome.message, outcome.patch_applied
+    if type(exit_) is not str or exit_ not in ("completed", "limit", "timeout", "error"):
+        raise ValueError(f"exit {exit_!r} is not completed, limit, timeout or error")
+    usage = outcome.usage
+    if not isinstance(usage, Usage):
+        raise TypeError(f"usage is {type(usage).__name__}, not Usage")
+    reason = outcome.invalid_reason
+    return AgentOutcome(exit=exit_, message=None if message is None else str(message)[:100_000],
+                        patch_applied=None if applied is None else applied is True,
+                        choice=json.loads(json.dumps(outcome.choice)),
+                        usage=Usage.model_validate_json(Usage.model_dump_json(usage)),
+                        invalid_reason=None if reason is None else str(reason)[:2000])
+
+
+class AgentExited(Exception):
+    """The agent's code raised ``SystemExit`` (:func:`_no_exit`)."""
+
+
+async def _no_exit(run):
+    """Await the agent's coroutine ``run``, its ``SystemExit`` raised as :class:`AgentExited`: a task
+    whose coroutine raises ``SystemExit`` raises it out of the event loop too, ending the whole job
+    (attack pass round 6: a plug-in agent's ``raise SystemExit(0)`` ended the job with exit 0 and
+    no result)."""
+    try:
+        return await run
+    except SystemExit as exc:
+        raise AgentExited(f"the agent raised SystemExit({exc.code!r})") from exc
+
+
+def _cancelled_by_harness() -> bool:
+    """Whether the running task was asked to stop (``Task.cancelling()``): a cancellation of the
+    harness's (a stopped job, Ctrl-C), not a ``CancelledError`` the agent raised itself."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
+
+
 def _bundled(agent: Agent) -> bool:
-    """Whether ``agent`` is one of lancebench's own (its code is the harness's)."""
-    return type(agent).__module__.startswith("lancebench.")
+    """Whether ``agent`` is one of lancebench's own (its code is the harness's): its class is one
+    the registry names (:mod:`lancebench.agents.registry`), by identity (attack pass round 6: a
+    plug-in class claiming ``__module__ = "lancebench.agents.builtin"`` had its ``invalid_reason``
+    trusted, its losing trial ``invalid``)."""
+    from lancebench.agents.builtin import ScriptAgent
+    from lancebench.agents.registry import BUILTIN, LLM_AGENTS
+    from lancebench.plugins import load_object
+
+    cls = type(agent)
+    if cls in (*BUILTIN.values(), ScriptAgent):
+        return True
+    path = f"{cls.__module__}:{cls.__qualname__}"
+    return path in LLM_AGENTS.values() and load_object(path, "agent") is cls
 
 
 ANSWERED = "a plain request to the same model is answered (control)"
 
 
-def _is_job_model(called: tuple[str, str | None], job: tuple[str, str | None] | None) -> bool:
-    """Whether ``called`` (litellm's model name and api base of a failed call) is the job's model
-    ``job`` (``-m`` and ``--api-base`` as resolved; None: the job names no model)."""
-    if job is None:
+def _is_job_model(called: tuple[str, str | None] | None, job: tuple[str, str | None] | None) -> bool:
+    """Whether ``called`` (litellm's model name and api base of a failed call; None: unknown) is
+    the job's model ``job`` (``-m`` and ``--api-base`` as resolved; None: the job names no model)."""
+    if called is None or job is None:
         return False
     try:
         resolved = resolve_model(*job)
@@ -215,19 +315,6 @@ def _plain_request(endpoint: tuple[str, str | None]) -> None:
     client.complete([{"role": "user", "content": "Reply with the word OK."}], max_tokens=8)
 
 
-async def _answered(endpoint: tuple[str, str | None] | None) -> bool:
-    """Whether the job's model ``endpoint`` answers a plain request by a client of the harness's
-    (:func:`_plain_request`): the control of credentials a plug-in agent's client was refused
-    with (attack pass round 5: its own ``api_key`` argument to the job's model stopped the job)."""
-    if endpoint is None:
-        return False
-    try:
-        await asyncio.to_thread(_plain_request, endpoint)
-    except ModelError:
-        return False
-    return True
-
-
 async def _refusal_control(exc: BaseException, endpoint: tuple[str, str | None] | None) -> str | None:
     """The control of a request the provider refused for what it held (a :class:`ModelRefused`
     in ``exc``'s chain): :data:`ANSWERED` when a plain request to the job's model ``endpoint``,
@@ -237,19 +324,34 @@ async def _refusal_control(exc: BaseException, endpoint: tuple[str, str | None] 
     provider refuses, a content filter or a bad parameter, and its losing trial was ``invalid``),
     a note when it is refused too (the provider's fault), None for any other model error (an
     outage after the client's retries). Raises :class:`ModelAuthError` (the job stops)."""
+    if _refusal(exc) is None or endpoint is None:
+        return None
+    return await _control(endpoint)
+
+
+def _refusal(exc: BaseException) -> ModelRefused | None:
+    """The :class:`ModelRefused` in ``exc``'s chain (``__cause__``/``__context__``), if any."""
     seen: set[int] = set()
     current: BaseException | None = exc
     while current is not None and id(current) not in seen and not isinstance(current, ModelRefused):
         seen.add(id(current))
         current = current.__cause__ or current.__context__
-    if not isinstance(current, ModelRefused) or endpoint is None:
-        return None
+    return current if isinstance(current, ModelRefused) else None
+
+
+async def _control(endpoint: tuple[str, str | None] | None) -> str:
+    """A plain request to the job's model ``endpoint`` by the harness's client
+    (:func:`_plain_request`): :data:`ANSWERED`, or a note saying how it failed too. Raises
+    :class:`ModelAuthError` when the harness's own credentials are refused (the job stops)."""
+    if endpoint is None:
+        return "control: the job names no model to send a plain request to"
     try:
         await asyncio.to_thread(_plain_request, endpoint)
     except ModelAuthError:
         raise
     except ModelError as again:
-        return f"control: a plain request to the same model is refused too: {str(again)[:200]}"
+        how = "refused" if isinstance(again, ModelRefused) else "failing"
+        return f"control: a plain request to the same model is {how} too: {str(again)[:200]}"
     return ANSWERED
 
 

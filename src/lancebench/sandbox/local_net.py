@@ -12,7 +12,8 @@ model gateway, local model servers and other trials' servers), DNS at 10.0.2.3 (
 the command ends, and exits by itself when the harness does (``--exit-fd``). Packets to the
 networks of the host's bridges (Docker's, where other trials' containers are) are refused in the
 namespace by nftables before the command starts (:meth:`OutboundNet._fence`), and a bridge made
-while the command runs is added within :data:`WATCH_SEC` (:meth:`OutboundNet._follow`).
+(or a network given to a bridge) while the command runs is added within :data:`WATCH_SEC`
+(:meth:`OutboundNet._follow`).
 """
 
 from __future__ import annotations
@@ -131,18 +132,18 @@ class OutboundNet:
             os.close(exit_r)
         return ready_r
 
-    async def _fence(self, netns: int, userns: int) -> tuple[frozenset[str], set[str]] | None:
+    async def _fence(self, netns: int, userns: int) -> tuple[tuple[frozenset[str], str], set[str]] | None:
         """Refuse, in the network namespace ``netns`` (owned by ``userns``; fds), every packet to
         the networks of the host's bridges (:func:`bridge_networks`: Docker's bridges, where other
         trials' containers are, and their gateway, the harness's resolver): slirp4netns connects
         from the host's own namespace, which reaches them all (attack pass round 4: a public
         local trial fetched what a docker trial's container served on ``lancebench-public``, whose
         containers are otherwise kept apart). nftables, run as slirp4netns is (the uid owning
-        ``userns``); the sandbox's processes hold no capability there to undo it. Returns the
-        bridges' names seen before and the networks fenced (a set :meth:`_follow` adds to), or None
+        ``userns``); the sandbox's processes hold no capability there to undo it. Returns what
+        :func:`_watched` saw before and the networks fenced (a set :meth:`_follow` adds to), or None
         when nftables is not installed and the host has no bridge. Raises :class:`SandboxError` when the rules cannot be
         installed (never runs the command open)."""
-        names = _bridge_names()
+        names = _watched()
         nets = await asyncio.to_thread(bridge_networks)
         if shutil.which("nft") is None or shutil.which("nsenter") is None:
             if nets:
@@ -154,21 +155,24 @@ class OutboundNet:
                         "policy accept;\n  ip daddr @bridges reject with icmp type admin-prohibited\n }\n}\n")
         return names, set(nets)
 
-    async def _follow(self, pid: int, netns: int, userns: int, known: tuple[frozenset[str], set[str]]) -> None:
+    async def _follow(self, pid: int, netns: int, userns: int,
+                      known: tuple[tuple[frozenset[str], str], set[str]]) -> None:
         """While the command runs, add to its fence every bridge network made since it started,
         within :data:`WATCH_SEC` (attack pass round 5: a command that waited for Docker to make a
         network, ``lancebench-public`` at a docker job's first public trial, then reached a server
-        on it). When the rules cannot be added, the command is ended (SIGKILL to bubblewrap's
-        child ``pid``). ``known``: the bridges' names and the networks :meth:`_fence` fenced.
-        Closes the fds ``netns`` and ``userns``."""
+        on it), or an address given since to a bridge that had none (attack pass round 6: the watch
+        looked addresses up only when the bridges' names changed, so a network given to a bridge
+        that already existed was never fenced). When the rules cannot be added, the command is
+        ended (SIGKILL to bubblewrap's child ``pid``). ``known``: what :func:`_watched` saw and the
+        networks :meth:`_fence` fenced. Closes the fds ``netns`` and ``userns``."""
         names, fenced = known
         try:
             changed = 0.0
             while True:
-                now = _bridge_names()
+                now = _watched()
                 if now != names:
                     names, changed = now, time.monotonic()
-                if not now or time.monotonic() - changed > LOOKUP_SEC:
+                if not now[0] or time.monotonic() - changed > LOOKUP_SEC:
                     await asyncio.sleep(WATCH_SEC)
                     continue  # addresses are looked up only for a while after the bridges changed
                 new = sorted(set(await asyncio.to_thread(bridge_networks)) - fenced)
@@ -229,6 +233,18 @@ class OutboundNet:
             except ProcessLookupError:
                 pass
             await self.proc.wait()
+
+
+def _watched() -> tuple[frozenset[str], str]:
+    """What the fence's watch compares between looks (cheap: no subprocess): the host's bridges'
+    names and its IPv4 routes (``/proc/net/route``, where an address given to a bridge adds the
+    route of its network; empty when unreadable)."""
+    try:
+        with open("/proc/net/route") as f:
+            routes = f.read()
+    except OSError:
+        routes = ""
+    return _bridge_names(), routes
 
 
 def _bridge_names() -> frozenset[str]:

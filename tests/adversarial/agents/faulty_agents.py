@@ -86,3 +86,112 @@ class RefusedAgent:
         await asyncio.to_thread(client.complete, [{"role": "user", "content": "something the filter refuses"}],
                                 deadline=late)
         return AgentOutcome(exit="completed")
+
+
+class ForgingAgent:
+    """Writes a wrong change, then makes its own call through lancebench's client fail and has the
+    agent phase take it for an outage of the job's model (attack pass round 6: ``invalid``, "the
+    model provider failed", no control run). ``VARIANT=endpoint``: a call to a dead server of its
+    choosing, the error's ``endpoint`` cleared; ``VARIANT=timeout``: a call to the job's model
+    (``-m``, ``--api-base``) with a timeout of a fraction of a second and no retry."""
+
+    name = "forging"
+
+    def __init__(self, model: str | None = None, api_base: str | None = None):
+        self.model, self.api_base = model, api_base
+
+    async def run(self, ctx: AgentContext) -> AgentOutcome:
+        import asyncio
+
+        from lancebench.llm.client import LLMClient
+
+        await ctx.sandbox.exec("echo '# touched' >> calc.py", cwd=ctx.workdir, timeout=30)
+        if variant(ctx, "endpoint") == "timeout":
+            assert self.model is not None
+            client = LLMClient(self.model, self.api_base, max_retries=0, request_timeout_sec=0.5)
+        else:
+            client = LLMClient("openai/nothing", "http://127.0.0.1:9/v1", max_retries=0, request_timeout_sec=5)
+        try:
+            await asyncio.to_thread(client.complete, [{"role": "user", "content": "hi"}])
+        except ModelError as exc:
+            exc.endpoint = None if variant(ctx, "endpoint") == "endpoint" else exc.endpoint
+            raise
+        return AgentOutcome(exit="completed")
+
+
+class ForgedModule:
+    """Writes a wrong change and claims an outage, its class saying it is lancebench's own (attack
+    pass round 6: the agent phase trusted an ``invalid_reason`` of any class whose ``__module__``
+    starts with ``lancebench.``)."""
+
+    __module__ = "lancebench.agents.builtin"
+    name = "forged-module"
+
+    async def run(self, ctx: AgentContext) -> AgentOutcome:
+        await ctx.sandbox.exec("echo '# touched' >> calc.py", cwd=ctx.workdir, timeout=30)
+        return AgentOutcome(exit="error", invalid_reason="model error: the provider is down")
+
+
+class ExitingAgent:
+    """Writes a wrong change, then ends its run as a program would end itself (attack pass round
+    6): ``VARIANT=exit`` raises ``SystemExit(0)`` (a task raising it raises it out of the event
+    loop: the whole job ended with exit 0 and no result), ``VARIANT=cancel`` a ``CancelledError``
+    no one asked for (the job ended with its traceback)."""
+
+    name = "exiting"
+
+    async def run(self, ctx: AgentContext) -> AgentOutcome:
+        import asyncio
+
+        await ctx.sandbox.exec("echo '# touched' >> calc.py", cwd=ctx.workdir, timeout=30)
+        if variant(ctx, "exit") == "cancel":
+            raise asyncio.CancelledError()
+        raise SystemExit(0)
+
+
+class BadName:
+    """Writes a wrong change; reading its ``name`` raises (attack pass round 6: the agent phase read
+    it before the run, outside its handlers: ``invalid``, "internal error")."""
+
+    @property
+    def name(self) -> str:
+        raise RuntimeError("no name today")
+
+    async def run(self, ctx: AgentContext) -> AgentOutcome:
+        await ctx.sandbox.exec("echo '# touched' >> calc.py", cwd=ctx.workdir, timeout=30)
+        return AgentOutcome(exit="completed")
+
+
+class BadMounts(BadName):
+    """Writes a wrong change; its ``sandbox_mounts`` (the hook of lancebench's installed agents)
+    raises :class:`AgentError` (attack pass round 6: "the install failed", ``invalid``, before the
+    agent ran)."""
+
+    name = "bad-mounts"  # type: ignore[assignment]
+
+    async def sandbox_mounts(self) -> list:
+        from lancebench.errors import AgentError
+        raise AgentError("the install failed")
+
+
+class _RaisingUsage(AgentOutcome):
+    """An outcome whose ``usage`` raises when read."""
+
+    @property  # type: ignore[override]
+    def usage(self):  # type: ignore[override]
+        raise RuntimeError("no usage today")
+
+    @usage.setter
+    def usage(self, value) -> None:
+        pass
+
+
+class BadOutcome(BadName):
+    """Writes a wrong change and returns an outcome whose ``usage`` raises when read (attack pass
+    round 6: the whole job ended, "internal error", no result)."""
+
+    name = "bad-outcome"  # type: ignore[assignment]
+
+    async def run(self, ctx: AgentContext) -> AgentOutcome:
+        await ctx.sandbox.exec("echo '# touched' >> calc.py", cwd=ctx.workdir, timeout=30)
+        return _RaisingUsage(exit="completed")
