@@ -45,10 +45,11 @@ def _serve(host: str, body: str) -> http.server.ThreadingHTTPServer:
     return server
 
 
-@pytest.mark.slow
-def test_a_public_trial_on_the_local_backend_cannot_reach_the_hosts_loopback(jobs, shared):
-    secret, control = f"host-only-{secrets.token_hex(8)}", f"outbound-{secrets.token_hex(8)}"
-    local, other = _serve("127.0.0.1", secret), _serve(host_address(), control)
+def _reach(jobs, shared, loopback: tuple[str, str], outbound: tuple[str, str]) -> str:
+    """Serve ``loopback`` and ``outbound`` ((address, body) each), run ``reach_host_loopback.sh``
+    in a public local trial told the loopback server's port and the outbound server's URL, and
+    return the trial's patch (what the agent got) after checking the trial is unresolved."""
+    local, other = _serve(*loopback), _serve(*outbound)
     try:
         url = f"http://{other.server_address[0]}:{other.server_address[1]}/"
         task = derive_task(TASKS / "calc", shared / "calc-public", toml={r"^\[agent\]$": PUBLIC_AGENT},
@@ -60,7 +61,13 @@ def test_a_public_trial_on_the_local_backend_cannot_reach_the_hosts_loopback(job
         other.shutdown()
     r = one_result(jobs)
     assert r["status"] == "unresolved", (r["status"], r["reason"])
-    patch = patch_text(jobs, r)
+    return patch_text(jobs, r)
+
+
+@pytest.mark.slow
+def test_a_public_trial_on_the_local_backend_cannot_reach_the_hosts_loopback(jobs, shared):
+    secret, control = f"host-only-{secrets.token_hex(8)}", f"outbound-{secrets.token_hex(8)}"
+    patch = _reach(jobs, shared, ("127.0.0.1", secret), (host_address(), control))
     assert "reached.txt" in patch and "Connection refused" in patch  # the agent ran and kept what it got
     assert secret not in patch
     assert control in patch  # the public phase still reaches the host's other addresses
@@ -80,19 +87,7 @@ def test_a_public_trial_on_the_local_backend_cannot_reach_the_hosts_bridge_netwo
     if bridge is None:
         pytest.skip("no bridge interface on this host (Docker makes docker0)")
     secret = f"bridge-only-{secrets.token_hex(8)}"
-    local, on_bridge = _serve("127.0.0.1", "unused"), _serve(bridge, secret)
-    try:
-        url = f"http://{bridge}:{on_bridge.server_address[1]}/"
-        task = derive_task(TASKS / "calc", shared / "calc-public", toml={r"^\[agent\]$": PUBLIC_AGENT},
-                           append_instruction=f"HOST_PORT={local.server_address[1]}\nOUTBOUND_URL={url}")
-        lb("run", "-p", task, "-a", f"script:{AGENTS / 'reach_host_loopback.sh'}", "-o", jobs, "--backend", "local",
-           check=True, timeout=600)
-    finally:
-        local.shutdown()
-        on_bridge.shutdown()
-    r = one_result(jobs)
-    assert r["status"] == "unresolved", (r["status"], r["reason"])
-    patch = patch_text(jobs, r)
+    patch = _reach(jobs, shared, ("127.0.0.1", "unused"), (bridge, secret))
     assert "outbound.txt" in patch and "No route to host" in patch  # refused in the sandbox's namespace
     assert secret not in patch
 
