@@ -46,6 +46,7 @@ from lancebench.results.store import atomic_write
 from lancebench.sandbox.backend import Backend, PreparedEnvironment
 from lancebench.sandbox.base import ExecResult, Mount, Sandbox
 from lancebench.sandbox.fstree import notes_path, remove_tree
+from lancebench.sandbox.names import unnamed
 from lancebench.task.model import Task
 from lancebench.task.settings import NetworkPolicy, network_policy, phase_env, phase_user, secret_values
 
@@ -146,7 +147,8 @@ async def verify_patch(task: Task, backend: Backend, env: PreparedEnvironment, p
     verifier of a multi-step task's ``step`` when given (see :func:`grade_once`).
 
     Verifier files go to ``paths.verifier/run-<n>/`` (and ``base/`` when the base is graded);
-    ``scratch`` is a host folder for the sandboxes. Raises :class:`SandboxError` when the
+    ``scratch`` is a host folder for the sandboxes (each run's in a folder of a random name,
+    :mod:`lancebench.sandbox.names`, so that no run can tell which it is). Raises :class:`SandboxError` when the
     backend fails (the runner records an ``invalid`` trial).
     """
     kept, dropped = filter_patch(patch, task.protected_globs(), task.lb.unprotect)
@@ -168,7 +170,7 @@ async def _grade_runs(g: Grading, kept: str, dropped: tuple[str, ...]) -> Verdic
     runs: list[RunOutcome] = []
     applied: bool | None = None
     for i in range(task.lb.test_runs):
-        ok, run = await _grade_once(g, kept, g.scratch / f"grade-{i}", g.paths.verifier / f"run-{i}")
+        ok, run = await _grade_once(g, kept, unnamed(g.scratch), g.paths.verifier / f"run-{i}")
         applied = ok  # None: an empty patch
         if ok is False:
             return Verdict(status="unresolved", reason="the patch did not apply", dropped_paths=tuple(dropped),
@@ -225,7 +227,7 @@ async def _canary_check(g: Grading, patch: str, graded: JUnitReport | None) -> t
         if canary is None:
             return None, "canary: none made (no module-level pytest test function with an assert in the hidden tests)"
         test_sh = (probe / "test.sh").read_text(errors="replace") if (probe / "test.sh").is_file() else ""
-        _, run = await _grade_once(g, patch, g.scratch / "grade-canary",
+        _, run = await _grade_once(g, patch, unnamed(g.scratch),
                                    g.paths.verifier / ("canary" if attempt == 1 else "canary-2"), tests_from=probe)
         if not (run.broken or run.excluded or _lost_cases(graded, run)):
             forged, note = judge_canary(canary, run.report, passed=run.passed,
@@ -330,7 +332,7 @@ async def _grade_base(g: Grading) -> RunOutcome:
     skipped-P2P controls of one graded work read the same base run, so a trial grades its base at most once
     (per step)."""
     if not g.base_runs:
-        _, base = await _grade_once(g, "", g.scratch / "grade-base", g.paths.verifier / "base")
+        _, base = await _grade_once(g, "", unnamed(g.scratch), g.paths.verifier / "base")
         g.base_runs.append(base)
     return g.base_runs[0]
 
@@ -379,6 +381,7 @@ async def _grade_once(g: Grading, patch: str, scratch: Path, out_dir: Path,
     if tests_from is not None:  # the canary run's tests (grading.canary)
         shutil.rmtree(tests)
         shutil.copytree(tests_from, tests)
+    _fresh_times(tests)
     pyboot = scratch / "pyboot"  # a copy: the harness's install may sit where the sandbox user cannot read
     write_pyboot(pyboot, on=task.lb.scan_patch, workdir=env.workdir, plugins=list(settings.plugins))
     box = backend.open(task, env, scratch / "sandbox", network=settings.network, labels=g.labels,
@@ -437,6 +440,16 @@ def _not_regular(logs: Path, name: str) -> bool:
         return path.is_symlink() or not path.is_file()
     notes = notes_path(logs)
     return notes.is_file() and f"{name}: special file left out" in notes.read_text(errors="replace").splitlines()
+
+
+def _fresh_times(tests: Path) -> None:
+    """Give every file and folder of the run's copy of the hidden tests the time of now: a copy
+    keeps the task's times, while the canary's file was written seconds before its run, so the
+    age of a test file told the canary run from the graded run (attack pass round 3,
+    ``exit_by_test_file_age.sh``). Links are left as they are (never followed)."""
+    for path in [tests, *tests.rglob("*")]:
+        if not path.is_symlink():
+            os.utime(path)
 
 
 def copy_tests(task: Task, step: str | None, dest: Path) -> None:

@@ -45,6 +45,7 @@ from lancebench.runner.record import PhaseClock, Trace, merged_steps
 from lancebench.sandbox.as_user import as_user
 from lancebench.sandbox.backend import Backend, PreparedEnvironment, task_limits
 from lancebench.sandbox.base import Sandbox
+from lancebench.sandbox.names import unnamed
 from lancebench.task.artifacts import declares_artifacts
 from lancebench.task.harbor import StepConfig
 from lancebench.task.model import Task
@@ -166,7 +167,7 @@ async def run_steps(spec: TrialSpec, agent: Agent, backend: Backend, env: Prepar
         user_tool = UserToolService(task, backend, env, spec.scratch / "user-tool", spec.paths.agent)
     agent_env = dataclasses.replace(env, variables={**env.variables, **phase_env(task, "agent")})
     mounts = (*(user_tool.mounts() if user_tool else ()), *await agent_mounts(agent))
-    box = backend.open(task, agent_env, spec.scratch / "agent", mounts=mounts, network=point.network,
+    box = backend.open(task, agent_env, unnamed(spec.scratch), mounts=mounts, network=point.network,
                        labels=trial_labels(spec))
     if user_tool:
         user_tool.attach(box)  # before start: a container backend reads PATH when it starts
