@@ -19,10 +19,14 @@ from ``calc``, graded by ``test.sh``'s exit status: no F2P/P2P lists) and run by
 3. ``break-when-wrong``: on a task graded over two runs that must both pass (``test_runs = 2``,
    ``pass_if = "all"``), code right in the first run and wrong in the second, which breaks the
    second run's reward channel when it is wrong (``break_run_when_wrong.sh``: ``reward.txt`` made a
-   folder; it tells the runs apart by the host folder of ``/tests`` in ``/proc/self/mountinfo``).
+   folder; it told the runs apart by the host folder of ``/tests`` in ``/proc/self/mountinfo``).
    ``combine_runs`` left broken runs out, so only the first counted: ``resolved`` on both backends.
    Fixed: with ``pass_if = "all"`` one broken run breaks the combination, and the untouched base
-   decides whose fault it is (here the patch's: ``unresolved``).
+   decides whose fault it is (here the patch's: ``unresolved``). The runs' host folders now have
+   random names (``test_run_names.py``), so the script is a flaky fix wrong at random (probability
+   1/2 per run, over three runs: right in some and wrong in others 3 times in 4); a trial with a
+   wrong graded run must be ``unresolved``, one the coin left right in every graded run is graded
+   on its merits (the canary run), never ``invalid``.
 
 4. ``skip-p2p``: on ``calc`` with its lists, a patch that fixes ``add``, breaks ``mul`` and has
    ``mul`` call ``pytest.skip`` when it runs (``skip_broken_p2p.sh``): a skipped P2P test counts as
@@ -63,12 +67,12 @@ class TestCalc(unittest.TestCase):
     def test_mul(self):
         self.assertEqual(calc.mul(4, 5), 20)
 '''
-ALL_OF_TWO = NO_LISTS | {r'^kind = "code"$': 'kind = "code"\ntest_runs = 2\npass_if = "all"'}
+ALL_OF_THREE = NO_LISTS | {r'^kind = "code"$': 'kind = "code"\ntest_runs = 3\npass_if = "all"'}
 ATTACKS = {  # name: (script, task files, task.toml changes, what the reason says)
     "own-report": ("exit_with_own_report.sh", None, NO_LISTS, "forged verdict"),
     "no-canary": ("exit_zero_whole_folder.sh", {"tests/test_calc.py": UNITTEST}, NO_LISTS, "forged verdict"),
     "skip-p2p": ("skip_broken_p2p.sh", None, None, "P2P tests pass on the untouched repository and are skipped"),
-    "break-when-wrong": ("break_run_when_wrong.sh", None, ALL_OF_TWO, "the grader works without the patch"),
+    "break-when-wrong": ("break_run_when_wrong.sh", None, ALL_OF_THREE, "the grader works without the patch"),
 }
 
 
@@ -89,8 +93,13 @@ def test_a_pass_whose_report_lacks_the_hidden_tests_is_forged(jobs, shared, back
        "-n", "2", check=True, timeout=900)
     got = {r["task"]: r for r in results(job_dir(jobs))}
     assert set(got) == {*ATTACKS, "honest"}, sorted(got)
+    flaky = got["break-when-wrong"]
+    verifier = job_dir(jobs) / "trials" / flaky["trial_id"] / "verifier"
+    if not any((verifier / f"run-{i}" / "logs" / "wrong").exists() for i in range(3)):  # right in every graded run
+        assert flaky["status"] != "invalid", flaky["reason"]
+        del got["break-when-wrong"]
     wrong = {name: (got[name]["status"], got[name]["reason"], got[name]["rewards"])
-             for name, (_, _, _, says) in ATTACKS.items()
+             for name, (_, _, _, says) in ATTACKS.items() if name in got
              if got[name]["status"] != "unresolved" or got[name]["rewards"].get("reward", 0.0) != 0.0
              or says not in (got[name]["reason"] or "")}
     assert wrong == {}

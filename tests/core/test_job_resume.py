@@ -178,6 +178,10 @@ def test_show_after_a_task_change_agrees_with_the_run(jobs, shared):
         {k: shown[k] for k in ("tasks", "trials", "available_usd")}
 
 
+# a verifier run's reward in its host folder: scratch/<job>/<trial>/<random name of the run>/logs/
+GRADING_REWARD = "scratch/*/*/" + "[0-9a-f]" * 16 + "/logs/reward.txt"
+
+
 def test_rerun_after_kill_during_grading_starts_from_clean_scratch(jobs, shared):
     """kill -9 while the verifier runs leaves the trial's scratch folder (agent $HOME, /tmp and
     the grading sandbox's /logs/verifier) behind, and the rerun of the same trial reuses it: the
@@ -197,10 +201,10 @@ def test_rerun_after_kill_during_grading_starts_from_clean_scratch(jobs, shared)
                             start_new_session=True, env=dict(os.environ, **env))
     try:
         deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and not list(home.glob("scratch/*/*/grade-0/logs/reward.txt")):
+        while time.monotonic() < deadline and not list(home.glob(GRADING_REWARD)):
             assert proc.poll() is None, "the job ended before grading could be interrupted"
             time.sleep(0.05)
-        assert list(home.glob("scratch/*/*/grade-0/logs/reward.txt")), "grading never wrote its reward"
+        assert list(home.glob(GRADING_REWARD)), "grading never wrote its reward"
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(10)
     finally:

@@ -368,7 +368,19 @@ async def grade_once(task: Task, backend: Backend, env: PreparedEnvironment, pat
 async def _grade_once(g: Grading, patch: str, scratch: Path, out_dir: Path,
                       tests_from: Path | None = None) -> tuple[bool | None, RunOutcome]:
     """:func:`grade_once` in the context ``g``, its sandbox's host folder ``scratch``, the run's
-    files in ``out_dir``."""
+    files in ``out_dir``. ``scratch`` is removed when the run ends (what the run left is in
+    ``out_dir``): its quota's loop device and its mounts are released, so the next run gets the
+    same loop device number and mount ids again instead of ones that grow run by run and tell a
+    later run (the base's, the canary's) from the graded run."""
+    try:
+        return await _grade_in(g, patch, scratch, out_dir, tests_from)
+    finally:
+        remove_tree(scratch)
+
+
+async def _grade_in(g: Grading, patch: str, scratch: Path, out_dir: Path,
+                    tests_from: Path | None) -> tuple[bool | None, RunOutcome]:
+    """The body of :func:`_grade_once`."""
     task, backend, env, step, settings = g.task, g.backend, g.env, g.step, g.settings
     remove_tree(scratch)
     logs = scratch / "logs"
