@@ -15,8 +15,9 @@ counters, environment, host name, cwd, ids, cgroup, every visible process's comm
 names and ages of the files under ``/tests`` and ``/logs/verifier``) into the verifier's folder:
 from the hidden tests' module (every run, the base's included) and from the code under test
 (``calc.py``, written by the agent: the graded and the canary run). The records of the runs must be
-equal once random tokens (hexadecimal runs) and the kernel's counters are blanked, and the old
-readable names must not show.
+equal once random tokens (hexadecimal runs) and the kernel's counters are blanked (mount ids and
+loop device numbers move with whatever else the machine mounts), the old readable names must not
+show, and each run's host folder must be a new random name.
 """
 
 from __future__ import annotations

@@ -148,8 +148,8 @@ async def verify_patch(task: Task, backend: Backend, env: PreparedEnvironment, p
 
     Verifier files go to ``paths.verifier/run-<n>/`` (and ``base/`` when the base is graded);
     ``scratch`` is a host folder for the sandboxes (each run's in a folder of a random name,
-    :mod:`lancebench.sandbox.names`, so that no run can tell which it is). Raises :class:`SandboxError` when the
-    backend fails (the runner records an ``invalid`` trial).
+    :mod:`lancebench.sandbox.names`, so that no run can tell which it is). Raises
+    :class:`SandboxError` when the backend fails (the runner records an ``invalid`` trial).
     """
     kept, dropped = filter_patch(patch, task.protected_globs(), task.lb.unprotect)
     if dropped:  # what was graded, beside patch.diff (what was captured)
@@ -374,8 +374,8 @@ async def _grade_once(g: Grading, patch: str, scratch: Path, out_dir: Path,
     later run (the base's, the canary's) from the graded run."""
     try:
         return await _grade_in(g, patch, scratch, out_dir, tests_from)
-    finally:
-        remove_tree(scratch)
+    finally:  # off the event loop: a repository's copy can take a second to remove
+        await asyncio.to_thread(remove_tree, scratch)
 
 
 async def _grade_in(g: Grading, patch: str, scratch: Path, out_dir: Path,
