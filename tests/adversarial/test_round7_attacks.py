@@ -1,0 +1,45 @@
+"""Attack pass round 7: plug-in agents (``-a module:Class``) against the agent phase of round 6.
+
+One job, one derived ``calc`` task per variant of ``agents/round7_agents.py:Round7Agent``:
+
+1. ``reader``: every agent was handed the task's reference solution (``AgentContext.solution_dir``
+   and ``solution_env``, meant for the ``oracle``); a plug-in agent that ran it had its trial
+   ``resolved``. Fixed: given to lancebench's ``oracle`` only (``runner/steps.py:_context``).
+2. ``deaf``: an agent that swallows every cancellation held its trial, and the job, in the agent
+   phase for ever (past its deadline, and a SIGTERM). Fixed: cancelled at its deadline, an agent
+   that has not ended :data:`~lancebench.runner.agent_phase.DEAF_SEC` later is left behind, never
+   run again (``agent_phase._within``/``_cancel``): exit ``timeout``, its work graded.
+3. ``interrupt``: an agent raising ``KeyboardInterrupt`` ended the whole job (exit 130,
+   "interrupted", no result). Fixed: the agent's failure unless the harness is being stopped
+   (``agent_phase._no_exit``).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from lbtest import TASKS, derive_task, lb, results
+
+AGENTS = Path(__file__).resolve().parent / "agents"
+VARIANTS = ("reader", "deaf", "interrupt")
+
+
+@pytest.mark.slow
+def test_a_plug_in_agent_gets_no_solution_and_cannot_hold_or_stop_the_job(jobs, shared):
+    for name in VARIANTS:
+        derive_task(TASKS / "calc", shared / f"calc-{name}", append_instruction=f"VARIANT={name}")
+    env = {"PYTHONPATH": os.pathsep.join(p for p in (str(AGENTS), os.environ.get("PYTHONPATH", "")) if p)}
+    paths = [a for name in VARIANTS for a in ("-p", shared / f"calc-{name}")]
+    # the deaf agent: 2 s budget, 30 s grace, 10 s to end once cancelled; a hang fails at 240 s
+    lb("run", *paths, "-a", "round7_agents:Round7Agent", "--agent-timeout", "2", "-n", "3", "-o", jobs,
+       "--backend", "local", "--job-name", "round7", check=True, timeout=240, env=env)
+    got = {r["task"].removeprefix("calc-"): r for r in results(jobs / "round7")}
+    assert {k: (r["status"], r["rewards"].get("reward"), r["agent_exit"]) for k, r in got.items()} == {
+        "reader": ("unresolved", 0.0, "completed"), "deaf": ("unresolved", 0.0, "timeout"),
+        "interrupt": ("unresolved", 0.0, "error")}
+    trial = jobs / "round7" / "trials"
+    assert (trial / got["reader"]["trial_id"] / "agent" / "solution.txt").read_text() == "None []\n"
+    crash = (trial / got["interrupt"]["trial_id"] / "agent" / "crash.log").read_text()
+    assert "raised KeyboardInterrupt itself" in crash
