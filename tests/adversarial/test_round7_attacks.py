@@ -11,30 +11,34 @@ One job, one derived ``calc`` task per variant of ``agents/round7_agents.py:Roun
    run again (``agent_phase._within``/``_cancel``): exit ``timeout``, its work graded.
 3. ``interrupt``: an agent raising ``KeyboardInterrupt`` ended the whole job (exit 130,
    "interrupted", no result). Fixed: the agent's failure unless the harness is being stopped
-   (``agent_phase._no_exit``).
+   (``agent_phase._no_exit``); the harness's own SIGTERM, which lands as a ``KeyboardInterrupt`` in
+   whatever frame runs (often the agent's), still stops the job (exit 130, nothing recorded).
 """
 
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
-from lbtest import TASKS, derive_task, lb, results
+from lbtest import TASKS, derive_task, lancebench_exe, lb, results
 
 AGENTS = Path(__file__).resolve().parent / "agents"
 VARIANTS = ("reader", "deaf", "interrupt")
 
 
 @pytest.mark.slow
-def test_a_plug_in_agent_gets_no_solution_and_cannot_hold_or_stop_the_job(jobs, shared):
+def test_a_plug_in_agent_gets_no_solution_and_cannot_hold_or_stop_the_job(jobs, shared, backend):
     for name in VARIANTS:
         derive_task(TASKS / "calc", shared / f"calc-{name}", append_instruction=f"VARIANT={name}")
     env = {"PYTHONPATH": os.pathsep.join(p for p in (str(AGENTS), os.environ.get("PYTHONPATH", "")) if p)}
     paths = [a for name in VARIANTS for a in ("-p", shared / f"calc-{name}")]
     # the deaf agent: 2 s budget, 30 s grace, 10 s to end once cancelled; a hang fails at 240 s
     lb("run", *paths, "-a", "round7_agents:Round7Agent", "--agent-timeout", "2", "-n", "3", "-o", jobs,
-       "--backend", "local", "--job-name", "round7", check=True, timeout=240, env=env)
+       "--backend", backend, "--job-name", "round7", check=True, timeout=240, env=env)
     got = {r["task"].removeprefix("calc-"): r for r in results(jobs / "round7")}
     assert {k: (r["status"], r["rewards"].get("reward"), r["agent_exit"]) for k, r in got.items()} == {
         "reader": ("unresolved", 0.0, "completed"), "deaf": ("unresolved", 0.0, "timeout"),
@@ -43,3 +47,24 @@ def test_a_plug_in_agent_gets_no_solution_and_cannot_hold_or_stop_the_job(jobs, 
     assert (trial / got["reader"]["trial_id"] / "agent" / "solution.txt").read_text() == "None []\n"
     crash = (trial / got["interrupt"]["trial_id"] / "agent" / "crash.log").read_text()
     assert "raised KeyboardInterrupt itself" in crash
+
+
+def test_the_harness_sigterm_still_stops_a_job_whose_agent_is_running(jobs, shared):
+    derive_task(TASKS / "calc", shared / "calc-busy", append_instruction="VARIANT=busy")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (str(AGENTS), os.environ.get("PYTHONPATH", "")) if p))
+    args = ["run", "-p", str(shared / "calc-busy"), "-a", "round7_agents:Round7Agent", "-o", str(jobs),
+            "--backend", "local", "--job-name", "busy"]
+    proc = subprocess.Popen([*lancebench_exe(), *args], env=env, text=True, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not list((jobs / "busy").glob("trials/*/agent/busy")):
+            time.sleep(0.05)
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGTERM)
+        out, _ = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130, out
+    assert results(jobs / "busy") == []  # the stop is the harness's: nothing recorded as the agent's failure

@@ -153,11 +153,10 @@ async def run_agent(agent: Agent, ctx: AgentContext, budget: float, point: Check
     """
     if point is not None:
         point.agent_ran = True
-    meter = spend.current()
+    meter, stopping = spend.current(), _stopping(asyncio.current_task())
     try:
         with metering(meter) if meter is not None else contextlib.nullcontext():
-            outcome = await _within(_no_exit(agent.run(ctx), _stopping(asyncio.current_task())),
-                                    budget + AGENT_GRACE_SEC)
+            outcome = await _within(_no_exit(agent.run(ctx), stopping), budget + AGENT_GRACE_SEC)
     except TimeoutError as exc:
         note = f"; {exc}" if isinstance(exc, LeftBehind) else ""
         return AgentOutcome(exit="timeout", message=f"ended by the harness after {budget:.0f}s{note}",
@@ -178,6 +177,10 @@ async def run_agent(agent: Agent, ctx: AgentContext, budget: float, point: Check
         if _cancelled_by_harness():
             raise
         return _crashed(ctx, exc, "it raised CancelledError itself; the harness cancelled nothing")
+    except KeyboardInterrupt as exc:  # the harness's SIGTERM lands in whatever frame runs
+        if stopping():
+            raise
+        return _crashed(ctx, exc, "it raised KeyboardInterrupt itself; the harness was not interrupted")
     except BaseException as exc:  # a BaseException of its own: never the job's end (round 6)
         return _crashed(ctx, exc, "an agent ends its own run, never the job")
     return _checked(agent, ctx, outcome)

@@ -23,7 +23,8 @@ class Round7Agent:
     Otherwise it writes a wrong change (``calc.add`` left broken), then: ``VARIANT=deaf`` runs past
     its deadline swallowing every cancellation (a retry loop catching ``BaseException``: the trial,
     and the job, stayed in the agent phase for ever, a SIGTERM swallowed too); ``VARIANT=interrupt``
-    raises ``KeyboardInterrupt`` itself (the job ended, exit 130, "interrupted", no result)."""
+    raises ``KeyboardInterrupt`` itself (the job ended, exit 130, "interrupted", no result);
+    ``VARIANT=busy`` keeps running Python (a SIGTERM of the harness lands in its frames)."""
 
     name = "round7"
 
@@ -36,6 +37,11 @@ class Round7Agent:
                 await ctx.sandbox.exec(["bash", "/tmp/sol/solve.sh"], cwd=ctx.workdir, timeout=60)
                 return AgentOutcome(exit="completed")
         await ctx.sandbox.exec("echo '# touched' >> calc.py", cwd=ctx.workdir, timeout=30)
+        if kind == "busy":  # runs Python nearly all the time, so a signal lands in its frames
+            (ctx.logs_dir / "busy").write_text("running\n")
+            while True:
+                sum(range(10_000))
+                await asyncio.sleep(0)
         if kind == "interrupt":
             raise KeyboardInterrupt
         while kind == "deaf":
