@@ -68,3 +68,38 @@ def test_the_harness_sigterm_still_stops_a_job_whose_agent_is_running(jobs, shar
             os.killpg(proc.pid, signal.SIGKILL)
     assert proc.returncode == 130, out
     assert results(jobs / "busy") == []  # the stop is the harness's: nothing recorded as the agent's failure
+
+
+def test_a_deaf_run_is_left_behind_when_the_trial_is_cancelled_too(monkeypatch):
+    """The bound of ``_within`` also holds when the harness cancels the trial (Ctrl-C) while a run
+    that swallows every cancellation is awaited: the trial's task ends ``DEAF_SEC`` later (0.3 s
+    here) instead of never; at its deadline the same run raises ``LeftBehind``."""
+    import asyncio
+
+    from lancebench.runner import agent_phase
+
+    monkeypatch.setattr(agent_phase, "DEAF_SEC", 0.3)
+    ticks = []
+
+    async def deaf():
+        while True:
+            try:
+                await asyncio.sleep(0.05)
+                ticks.append(1)
+            except BaseException:  # noqa: BLE001,S110 - the attack
+                pass
+
+    async def main():
+        trial = asyncio.ensure_future(agent_phase._within(deaf(), 60))
+        await asyncio.sleep(0.2)
+        trial.cancel()
+        start = time.monotonic()
+        with pytest.raises(asyncio.CancelledError):
+            await trial
+        cancelled_after = time.monotonic() - start
+        with pytest.raises(agent_phase.LeftBehind):
+            await agent_phase._within(deaf(), 0.2)
+        return cancelled_after
+
+    assert asyncio.run(asyncio.wait_for(main(), 20)) < 5
+    assert ticks  # the run did run (and swallowed what it was sent)
