@@ -103,3 +103,21 @@ def test_a_deaf_run_is_left_behind_when_the_trial_is_cancelled_too(monkeypatch):
 
     assert asyncio.run(asyncio.wait_for(main(), 20)) < 5
     assert ticks  # the run did run (and swallowed what it was sent)
+
+
+def test_an_agent_cannot_record_less_usage_than_the_meter_saw(tmp_path):
+    """An agent's report wins over the meter when it counts more calls (an agent with a client of
+    its own); one that made ten metered calls and reported eleven, with no tokens and a negative
+    cost, had its claim recorded. Now each field is at least what the meter saw."""
+    from lancebench.llm.meter import UsageMeter
+    from lancebench.results.models import Usage
+    from lancebench.runner.spend import settle
+
+    meter = UsageMeter(tmp_path / "usage.json")
+    for _ in range(10):
+        meter.add(Usage(input_tokens=1000, output_tokens=200, cost_usd=0.5, calls=1))
+    claim = Usage(input_tokens=0, output_tokens=0, cost_usd=-1000.0, calls=11)
+    usage, _ = settle(claim, meter)
+    assert usage == Usage(input_tokens=10_000, output_tokens=2_000, cost_usd=5.0, calls=11)
+    honest = Usage(input_tokens=12_000, output_tokens=2_500, cost_usd=6.0, calls=12)  # its own client's calls too
+    assert settle(honest, UsageMeter(tmp_path / "b.json"))[0] == honest
