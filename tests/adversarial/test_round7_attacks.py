@@ -13,6 +13,9 @@ One job, one derived ``calc`` task per variant of ``agents/round7_agents.py:Roun
    "interrupted", no result). Fixed: the agent's failure unless the harness is being stopped
    (``agent_phase._no_exit``); the harness's own SIGTERM, which lands as a ``KeyboardInterrupt`` in
    whatever frame runs (often the agent's), still stops the job (exit 130, nothing recorded).
+4. ``bigusage``: it reported 10**30 input tokens (with more calls than the meter saw, so its report
+   was recorded), and ``show``/``report`` of the whole job ended in "internal error". Fixed: a
+   plug-in's usage out of range is its failure (``agent_phase._check_usage``).
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ import pytest
 from lbtest import TASKS, derive_task, lancebench_exe, lb, results
 
 AGENTS = Path(__file__).resolve().parent / "agents"
-VARIANTS = ("reader", "deaf", "interrupt")
+VARIANTS = ("reader", "deaf", "interrupt", "bigusage")
 
 
 @pytest.mark.slow
@@ -37,12 +40,14 @@ def test_a_plug_in_agent_gets_no_solution_and_cannot_hold_or_stop_the_job(jobs, 
     env = {"PYTHONPATH": os.pathsep.join(p for p in (str(AGENTS), os.environ.get("PYTHONPATH", "")) if p)}
     paths = [a for name in VARIANTS for a in ("-p", shared / f"calc-{name}")]
     # the deaf agent: 2 s budget, 30 s grace, 10 s to end once cancelled; a hang fails at 240 s
-    lb("run", *paths, "-a", "round7_agents:Round7Agent", "--agent-timeout", "2", "-n", "3", "-o", jobs,
+    lb("run", *paths, "-a", "round7_agents:Round7Agent", "--agent-timeout", "2", "-n", "4", "-o", jobs,
        "--backend", backend, "--job-name", "round7", check=True, timeout=240, env=env)
     got = {r["task"].removeprefix("calc-"): r for r in results(jobs / "round7")}
     assert {k: (r["status"], r["rewards"].get("reward"), r["agent_exit"]) for k, r in got.items()} == {
         "reader": ("unresolved", 0.0, "completed"), "deaf": ("unresolved", 0.0, "timeout"),
-        "interrupt": ("unresolved", 0.0, "error")}
+        "interrupt": ("unresolved", 0.0, "error"), "bigusage": ("unresolved", 0.0, "error")}
+    assert got["bigusage"]["usage"]["input_tokens"] == 0
+    lb("show", jobs / "round7", check=True)  # read back whole: an OverflowError before the fix
     trial = jobs / "round7" / "trials"
     assert (trial / got["reader"]["trial_id"] / "agent" / "solution.txt").read_text() == "None []\n"
     crash = (trial / got["interrupt"]["trial_id"] / "agent" / "crash.log").read_text()

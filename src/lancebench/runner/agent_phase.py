@@ -252,12 +252,32 @@ def _plain_outcome(outcome: AgentOutcome) -> AgentOutcome:
     usage = outcome.usage
     if not isinstance(usage, Usage):
         raise TypeError(f"usage is {type(usage).__name__}, not Usage")
+    _check_usage(usage)
     reason = outcome.invalid_reason
     return AgentOutcome(exit=exit_, message=None if message is None else str(message)[:100_000],
                         patch_applied=None if applied is None else applied is True,
                         choice=json.loads(json.dumps(outcome.choice)),
                         usage=Usage.model_validate_json(Usage.model_dump_json(usage)),
                         invalid_reason=None if reason is None else str(reason)[:2000])
+
+
+MAX_COUNT = 10**12  # tokens, calls or retries an agent may report for one trial
+MAX_COST_USD = 10.0**9
+
+
+def _check_usage(usage: Usage) -> Usage:
+    """``usage`` as an agent reported it (its outcome, its trajectory), unchanged; raises
+    ``ValueError`` when a count is negative or above :data:`MAX_COUNT`, or the cost is not a
+    finite number of dollars in [0, :data:`MAX_COST_USD`] (attack pass round 7: a plug-in's report
+    of 10**30 tokens was recorded, and ``show`` and ``report`` of the whole job ended in "internal
+    error", ``OverflowError`` in the metrics' int64 columns)."""
+    counts = (usage.input_tokens, usage.output_tokens, usage.cached_tokens, usage.calls, usage.retries)
+    if any(type(n) is not int or not 0 <= n <= MAX_COUNT for n in counts):
+        raise ValueError(f"usage counts {counts} are not whole numbers in [0, {MAX_COUNT}]")
+    cost = usage.cost_usd
+    if cost is not None and not (isinstance(cost, float | int) and 0 <= cost <= MAX_COST_USD):
+        raise ValueError(f"usage cost {cost!r} is not a number of dollars in [0, {MAX_COST_USD:.0f}]")
+    return usage
 
 
 class AgentExited(Exception):
@@ -444,7 +464,7 @@ def usage_from_trajectory(path: Path) -> Usage:
     """The usage an ended agent's trajectory recorded (empty when it wrote none)."""
     from lancebench.agents.trajectory import read_trajectory
     try:
-        return read_trajectory(path).usage() if path.is_file() else Usage()
+        return _check_usage(read_trajectory(path).usage()) if path.is_file() else Usage()
     except (LancebenchError, ValueError, OSError):
         return Usage()
 

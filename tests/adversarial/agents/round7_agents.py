@@ -24,7 +24,8 @@ class Round7Agent:
     its deadline swallowing every cancellation (a retry loop catching ``BaseException``: the trial,
     and the job, stayed in the agent phase for ever, a SIGTERM swallowed too); ``VARIANT=interrupt``
     raises ``KeyboardInterrupt`` itself (the job ended, exit 130, "interrupted", no result);
-    ``VARIANT=busy`` keeps running Python (a SIGTERM of the harness lands in its frames)."""
+    ``VARIANT=busy`` keeps running Python (a SIGTERM of the harness lands in its frames);
+    ``VARIANT=bigusage`` reports 10**30 input tokens (``show`` and ``report`` of the job crashed)."""
 
     name = "round7"
 
@@ -44,6 +45,10 @@ class Round7Agent:
                 await asyncio.sleep(0)
         if kind == "interrupt":
             raise KeyboardInterrupt
+        if kind == "bigusage":  # more calls than the meter saw (none), so its report would be recorded
+            from lancebench.results.models import Usage
+
+            return AgentOutcome(exit="completed", usage=Usage(calls=1, input_tokens=10**30, cost_usd=0.0))
         while kind == "deaf":
             try:
                 await asyncio.sleep(0.2)
