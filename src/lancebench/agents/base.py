@@ -24,9 +24,10 @@ class AgentContext:
     - ``options``: agent options from the command line (``--max-steps``, ``--max-cost``, ...).
     - ``kind``: ``code`` or ``choice``; for choice tasks ``proposal_ids`` and ``answer_file``
       (workspace-relative) say where to write ``{"selected_proposal_id": N}``.
-    - ``solution_dir``: the task's reference solution folder on the host; only the ``oracle``
-      agent should read it.
-    - ``solution_env``: the task's ``[solution].env`` (host templates filled), for the oracle only.
+    - ``solution_dir``: the task's reference solution folder on the host, given to lancebench's
+      ``oracle`` only (None for every other agent; attack pass round 7).
+    - ``solution_env``: the task's ``[solution].env`` (host templates filled), for the oracle only
+      (empty for every other agent).
     - ``browser``: the task has a browser test, so ``user-tool`` is available in the sandbox.
     - ``attempt``: which attempt of the task this trial is (0-based, as in ``-k``): seeded agents
       draw per attempt, so attempts are independent (pass@k needs them to be).

@@ -166,6 +166,9 @@ def slug(*parts: str | None, max_len: int = 100) -> str:
 
 
 def _sigterm(signum, frame):
+    phase = sys.modules.get("lancebench.runner.agent_phase")  # loaded once an agent can run
+    if phase is not None:
+        phase.note_interrupt()  # a KeyboardInterrupt raised in an agent's code is then the harness's stop
     raise KeyboardInterrupt
 
 

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
 import dataclasses
 import json
+import threading
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
@@ -151,12 +153,13 @@ async def run_agent(agent: Agent, ctx: AgentContext, budget: float, point: Check
     """
     if point is not None:
         point.agent_ran = True
-    meter = spend.current()
+    meter, stopping = spend.current(), _stopping(asyncio.current_task())
     try:
         with metering(meter) if meter is not None else contextlib.nullcontext():
-            outcome = await asyncio.wait_for(_no_exit(agent.run(ctx)), budget + AGENT_GRACE_SEC)
-    except TimeoutError:
-        return AgentOutcome(exit="timeout", message=f"ended by the harness after {budget:.0f}s",
+            outcome = await _within(_no_exit(agent.run(ctx), stopping), budget + AGENT_GRACE_SEC)
+    except TimeoutError as exc:
+        note = f"; {exc}" if isinstance(exc, LeftBehind) else ""
+        return AgentOutcome(exit="timeout", message=f"ended by the harness after {budget:.0f}s{note}",
                             usage=usage_from_trajectory(ctx.logs_dir / "trajectory.json"))
     except SandboxError:
         raise
@@ -174,8 +177,10 @@ async def run_agent(agent: Agent, ctx: AgentContext, budget: float, point: Check
         if _cancelled_by_harness():
             raise
         return _crashed(ctx, exc, "it raised CancelledError itself; the harness cancelled nothing")
-    except KeyboardInterrupt:
-        raise
+    except KeyboardInterrupt as exc:  # the harness's SIGTERM lands in whatever frame runs
+        if stopping():
+            raise
+        return _crashed(ctx, exc, "it raised KeyboardInterrupt itself; the harness was not interrupted")
     except BaseException as exc:  # a BaseException of its own: never the job's end (round 6)
         return _crashed(ctx, exc, "an agent ends its own run, never the job")
     return _checked(agent, ctx, outcome)
@@ -247,6 +252,7 @@ def _plain_outcome(outcome: AgentOutcome) -> AgentOutcome:
     usage = outcome.usage
     if not isinstance(usage, Usage):
         raise TypeError(f"usage is {type(usage).__name__}, not Usage")
+    _check_usage(usage)
     reason = outcome.invalid_reason
     return AgentOutcome(exit=exit_, message=None if message is None else str(message)[:100_000],
                         patch_applied=None if applied is None else applied is True,
@@ -255,19 +261,106 @@ def _plain_outcome(outcome: AgentOutcome) -> AgentOutcome:
                         invalid_reason=None if reason is None else str(reason)[:2000])
 
 
+MAX_COUNT = 10**12  # tokens, calls or retries an agent may report for one trial
+MAX_COST_USD = 10.0**9
+
+
+def _check_usage(usage: Usage) -> Usage:
+    """``usage`` as an agent reported it (its outcome, its trajectory), unchanged; raises
+    ``ValueError`` when a count is negative or above :data:`MAX_COUNT`, or the cost is not a
+    finite number of dollars in [0, :data:`MAX_COST_USD`] (attack pass round 7: a plug-in's report
+    of 10**30 tokens was recorded, and ``show`` and ``report`` of the whole job ended in "internal
+    error", ``OverflowError`` in the metrics' int64 columns)."""
+    counts = (usage.input_tokens, usage.output_tokens, usage.cached_tokens, usage.calls, usage.retries)
+    if any(type(n) is not int or not 0 <= n <= MAX_COUNT for n in counts):
+        raise ValueError(f"usage counts {counts} are not whole numbers in [0, {MAX_COUNT}]")
+    cost = usage.cost_usd
+    if cost is not None and not (isinstance(cost, float | int) and 0 <= cost <= MAX_COST_USD):
+        raise ValueError(f"usage cost {cost!r} is not a number of dollars in [0, {MAX_COST_USD:.0f}]")
+    return usage
+
+
 class AgentExited(Exception):
-    """The agent's code raised ``SystemExit`` (:func:`_no_exit`)."""
+    """The agent's code raised ``SystemExit``, or a ``KeyboardInterrupt`` of its own (:func:`_no_exit`)."""
 
 
-async def _no_exit(run):
+DEAF_SEC = 10.0  # how long an agent cancelled at its deadline has to end before it is left behind
+_interrupted = threading.Event()  # set by the command line's SIGTERM handler (note_interrupt)
+
+
+def note_interrupt() -> None:
+    """Note that the harness was asked to stop (the command line's SIGTERM handler calls it before
+    raising ``KeyboardInterrupt``): a ``KeyboardInterrupt`` then raised in an agent's code is the
+    harness's stop, not the agent's own (:func:`_no_exit`)."""
+    _interrupted.set()
+
+
+def _stopping(trial: asyncio.Task | None):
+    """Whether the harness is being stopped: told so (:func:`note_interrupt`), or the trial's task
+    ``trial`` cancelled (a first Ctrl-C cancels the job's tasks)."""
+    return lambda: _interrupted.is_set() or (trial is not None and trial.cancelling() > 0)
+
+
+class LeftBehind(TimeoutError):
+    """The agent did not end within :data:`DEAF_SEC` of being cancelled at its deadline (:func:`_within`)."""
+
+
+async def _no_exit(run, stopping):
     """Await the agent's coroutine ``run``, its ``SystemExit`` raised as :class:`AgentExited`: a task
     whose coroutine raises ``SystemExit`` raises it out of the event loop too, ending the whole job
     (attack pass round 6: a plug-in agent's ``raise SystemExit(0)`` ended the job with exit 0 and
-    no result)."""
+    no result). So is a ``KeyboardInterrupt`` the agent raised itself (attack pass round 7: the job
+    ended, exit 130, "interrupted", no result); one raised while the harness is being stopped
+    (``stopping()`` true: :func:`_stopping`) is passed on."""
     try:
         return await run
     except SystemExit as exc:
         raise AgentExited(f"the agent raised SystemExit({exc.code!r})") from exc
+    except KeyboardInterrupt as exc:
+        if stopping():
+            raise
+        raise AgentExited("the agent raised KeyboardInterrupt itself; the harness was not interrupted") from exc
+
+
+async def _within(run, limit: float):
+    """Await the coroutine ``run`` for at most ``limit`` seconds (as ``asyncio.wait_for``), then
+    cancel it; raises ``TimeoutError`` when it ran out. An agent that does not end within
+    :data:`DEAF_SEC` of being cancelled (it swallows the cancellation) is left behind, no longer
+    awaited nor waited for when the event loop closes: :class:`LeftBehind` (attack pass
+    round 7: a plug-in agent catching ``BaseException`` in a loop held its trial, and the whole
+    job, in the agent phase for ever, past its deadline and a SIGTERM). The same bound applies
+    when the trial itself is cancelled (Ctrl-C)."""
+    task = asyncio.ensure_future(run)
+    try:
+        await asyncio.wait({task}, timeout=limit)
+    except asyncio.CancelledError:
+        await _cancel(task)
+        raise
+    if task.done():
+        return task.result()
+    if not await _cancel(task):
+        raise LeftBehind(f"it did not end within {DEAF_SEC:.0f}s of being cancelled and was left behind")
+    if task.cancelled():
+        raise TimeoutError()
+    return task.result()
+
+
+async def _cancel(task: asyncio.Future) -> bool:
+    """Cancel ``task`` and wait (:data:`DEAF_SEC` at most) for it to end; whether it ended. One
+    that did not is dropped from the tasks the event loop waits for when it closes (a private
+    helper of asyncio, ``_unregister_task``, where it exists), so that the job can end, and is
+    never freed: a coroutine freed is closed, which runs its ``except`` clauses once more, outside
+    any event loop, where one that catches everything and awaits again loops for ever without
+    yielding (seen: the job printed its results, then spun at 100% CPU until killed)."""
+    task.cancel()
+    await asyncio.wait({task}, timeout=DEAF_SEC)
+    if task.done():
+        return True
+    forget = getattr(asyncio.tasks, "_unregister_task", None)
+    if forget is not None and isinstance(task, asyncio.Task):
+        forget(task)
+    ctypes.pythonapi.Py_IncRef(ctypes.py_object(task))  # a reference never dropped: never freed, never closed
+    return False
 
 
 def _cancelled_by_harness() -> bool:
@@ -371,7 +464,7 @@ def usage_from_trajectory(path: Path) -> Usage:
     """The usage an ended agent's trajectory recorded (empty when it wrote none)."""
     from lancebench.agents.trajectory import read_trajectory
     try:
-        return read_trajectory(path).usage() if path.is_file() else Usage()
+        return _check_usage(read_trajectory(path).usage()) if path.is_file() else Usage()
     except (LancebenchError, ValueError, OSError):
         return Usage()
 

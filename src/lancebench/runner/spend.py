@@ -50,14 +50,29 @@ def current() -> UsageMeter | None:
 
 def settle(reported: Usage, meter: UsageMeter) -> tuple[Usage, dict]:
     """``(usage, extra)``: the usage the result records, what the meter saw of the model calls made
-    through :class:`~lancebench.llm.LLMClient`, or what the agent reported (``reported``) when that
-    counts more calls (an agent with its own client), plus the earlier runs' spend; ``extra`` is
+    through :class:`~lancebench.llm.LLMClient`, or, when the agent's report (``reported``) counts
+    more calls (an agent with its own client), each field the larger of the two (:func:`_at_least`:
+    the meter's count is a floor the agent cannot lower), plus the earlier runs' spend; ``extra`` is
     ``{"earlier_runs_usage": ...}`` when there was earlier spend (else empty), for the result's
     ``extra``. Written to ``usage.json`` when there is any (a trial without model calls leaves no
     such file)."""
-    seen = meter.usage if meter.usage.calls + meter.usage.retries >= reported.calls + reported.retries else reported
+    seen = (meter.usage if meter.usage.calls + meter.usage.retries >= reported.calls + reported.retries
+            else _at_least(meter.usage, reported))
     total = meter.earlier + seen
     if total.calls or total.retries or (meter.path is not None and meter.path.exists()):
         meter.write(total)
     extra = {"earlier_runs_usage": meter.earlier.model_dump()} if meter.earlier.calls or meter.earlier.retries else {}
     return total, extra
+
+
+def _at_least(metered: Usage, reported: Usage) -> Usage:
+    """Each field of ``reported`` (an agent's own count), never below ``metered`` (what the meter
+    saw; attack pass round 7: an agent that made ten metered calls and reported eleven, with no
+    tokens and a cost of 0 or below, had its report recorded: its trial's tokens and cost were its
+    own claim). A cost unknown to either (None) stays unknown."""
+    cost = (None if metered.cost_usd is None or reported.cost_usd is None
+            else max(metered.cost_usd, reported.cost_usd))
+    return Usage(input_tokens=max(metered.input_tokens, reported.input_tokens),
+                 output_tokens=max(metered.output_tokens, reported.output_tokens),
+                 cached_tokens=max(metered.cached_tokens, reported.cached_tokens), cost_usd=cost,
+                 calls=max(metered.calls, reported.calls), retries=max(metered.retries, reported.retries))

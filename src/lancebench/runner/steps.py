@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from lancebench.agents.base import Agent, AgentContext, AgentOutcome
+from lancebench.agents.builtin import OracleAgent
 from lancebench.errors import SandboxError
 from lancebench.grading.choice import read_answer_file
 from lancebench.grading.outcome import main_reward
@@ -228,7 +229,7 @@ async def _agent_step(spec: TrialSpec, agent: Agent, backend: Backend, env: Prep
     with clock.phase("agent", plan.name):
         progress.set_phase(spec.trial_id, "agent")
         plan.logs.mkdir(parents=True, exist_ok=True)
-        outcome = await run_agent(agent, _context(spec, env, agent_box, plan), plan.budget, point,
+        outcome = await run_agent(agent, _context(spec, env, agent_box, plan, agent), plan.budget, point,
                                     spec.model_endpoint)
         if user_tool:
             await user_tool.close()  # before the capture: user_tool/ never enters the patch
@@ -246,17 +247,22 @@ async def _agent_step(spec: TrialSpec, agent: Agent, backend: Backend, env: Prep
     return work
 
 
-def _context(spec: TrialSpec, env: PreparedEnvironment, sandbox: Sandbox, plan: StepPlan) -> AgentContext:
-    """What the agent is given for ``plan``: instruction, sandbox, budget (seconds), limits, options."""
+def _context(spec: TrialSpec, env: PreparedEnvironment, sandbox: Sandbox, plan: StepPlan, agent: Agent) -> AgentContext:
+    """What ``agent`` is given for ``plan``: instruction, sandbox, budget (seconds), limits, options;
+    the reference solution and its environment for lancebench's ``oracle`` only, by the class's
+    identity (attack pass round 7: every agent was handed them, and a plug-in agent that ran the
+    solution it was given had its trial ``resolved``)."""
     task = spec.task
     choice = task.lb.choice
+    oracle = type(agent) is OracleAgent
     return AgentContext(task_name=task.name, instruction=plan.instruction, sandbox=sandbox, workdir=env.workdir,
                         timeout_sec=plan.budget, deadline=time.monotonic() + plan.budget, limits=task_limits(task),
                         logs_dir=plan.logs, model=spec.model, options=dict(spec.options), kind=task.kind,
                         proposal_ids=choice.proposal_ids if choice else None,
-                        answer_file=choice.answer_file if choice else None, solution_dir=plan.solution_dir,
+                        answer_file=choice.answer_file if choice else None,
+                        solution_dir=plan.solution_dir if oracle else None,
                         browser=task.lb.browser, price_usd=task.price_usd,
-                        solution_env=phase_env(task, "solution"), attempt=spec.attempt)
+                        solution_env=phase_env(task, "solution") if oracle else {}, attempt=spec.attempt)
 
 
 async def _capture(spec: TrialSpec, backend: Backend, env: PreparedEnvironment, sandbox: Sandbox,
