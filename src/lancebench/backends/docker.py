@@ -30,7 +30,9 @@ import contextlib
 import hashlib
 import io
 import json
+import logging
 import os
+import shutil
 import tarfile
 import tempfile
 import threading
@@ -41,7 +43,7 @@ from pathlib import Path
 from typing import cast
 
 from lancebench.backends.capture import run_capture
-from lancebench.backends.docker_hosttools import apply_on_host, capture_on_host, pristine_of
+from lancebench.backends.docker_hosttools import apply_on_host, capture_on_host, host_base_of, pristine_of
 from lancebench.backends.options import BackendOptions
 from lancebench.caches.cache import sub
 from lancebench.errors import EnvironmentBuildError, SandboxError, WorkspaceError
@@ -66,6 +68,7 @@ _BASE_COMMIT_ENV = {"GIT_AUTHOR_NAME": "lancebench", "GIT_AUTHOR_EMAIL": "lanceb
 _prepared: dict[tuple[str, str], tuple[str, str, str,
                                        Path | None]] = {}  # (image id, workdir) -> (image, workdir, commit)
 _prepared_lock = threading.Lock()
+_site_folders: dict[tuple[str, str | None], list[str]] = {}  # (image id, user) -> site folders (guard_python)
 
 
 @dataclass(frozen=True)
@@ -75,6 +78,7 @@ class DockerEnvironment:
     image: str
     build_log: Path | None = None
     pristine: Path | None = None  # the image has no git: base, capture and apply run on the host
+    host_base: Path | None = None  # the image's repository copied to the host: the capture runs there
 
 
 def _builds_dir() -> Path:
@@ -105,6 +109,7 @@ class DockerBackend(Backend):
                                    else ca_bundle)
         self.ca_bundle = self.options.ca_bundle_file()
         self._job: str | None = None
+        self._host_capture_failed: str | None = None  # why captures no longer run on this machine
         prune_stale()  # storage quotas (and containers) left by a harness that was killed
 
     @classmethod
@@ -129,8 +134,12 @@ class DockerBackend(Backend):
         tag = await asyncio.to_thread(ensure_image, task, ca_bundle=self.ca_bundle, log_path=log)
         image, workdir, commit, pristine = await asyncio.to_thread(_base_of, task, tag)
         path = await asyncio.to_thread(_image_path, image)
+        host_base = None
+        if task.kind == "code" and pristine is None and commit and shutil.which("bwrap"):
+            host_base = await asyncio.to_thread(_host_base, image, workdir, commit)
         return PreparedEnvironment(base_commit=commit, workdir=workdir, variables={"PATH": path} if path else {},
-                                   handle=DockerEnvironment(image=image, build_log=log, pristine=pristine),
+                                   handle=DockerEnvironment(image=image, build_log=log, pristine=pristine,
+                                                            host_base=host_base),
                                    build_sec=time.monotonic() - t0)
 
     def open(self, task: Task, env: PreparedEnvironment, scratch: Path, *, mounts: tuple[Mount, ...] = (),
@@ -166,6 +175,16 @@ class DockerBackend(Backend):
             await asyncio.to_thread(_kill_container, cid)
             return await capture_on_host(task, env.workdir, env.base_commit, handle.pristine, cid,
                                          scratch)
+        if handle.host_base is not None and self._host_capture_failed is None:
+            await asyncio.to_thread(_kill_container, cid)
+            size = await asyncio.to_thread(_image_size, handle.image)
+            try:
+                return await capture_on_host(task, env.workdir, env.base_commit, handle.host_base, cid, scratch,
+                                             max_bytes=size + (task.config.environment.storage_mb + 64) * 2**20)
+            except SandboxError as exc:  # this machine's sandbox failed: capture containers from now on
+                self._host_capture_failed = str(exc)
+                logging.getLogger("lancebench").warning("docker: the capture on this machine failed (%s); the "
+                                                        "captures run in a container instead", exc)
         spec = SandboxSpec(workdir=env.workdir, image=handle.image, limits=task_limits(task),
                            labels={**{k: v for k, v in sandbox.labels.items() if k != LABEL_MANAGED},
                                    "lancebench.phase": "capture"})
@@ -211,9 +230,15 @@ class DockerBackend(Backend):
         that ``user`` (who runs ``tests/test.sh``; None: the image's user) sees in the grading
         container (``find`` as that user), before the patch is applied. The files are written by
         the engine, owned by root, mode 0444. Returns the folders written (none when the image
-        has no ``find``)."""
-        res = await sandbox.exec(["sh", "-c", FIND_SITE_FOLDERS], timeout=300, user=user)
-        folders = sorted({p for p in res.stdout.split("\0") if p.startswith("/") and "\n" not in p})
+        has no ``find``). The folders are found once per image id and user in a process (in the
+        first fresh container of the image: every later one starts from the same files)."""
+        key = (sandbox.image_id, user)
+        folders = _site_folders.get(key) if sandbox.image_id else None
+        if folders is None:
+            res = await sandbox.exec(["sh", "-c", FIND_SITE_FOLDERS], timeout=300, user=user)
+            folders = sorted({p for p in res.stdout.split("\0") if p.startswith("/") and "\n" not in p})
+            if res.ok and sandbox.image_id:
+                _site_folders[key] = folders
         if folders:
             await asyncio.to_thread(_put_pth, sandbox._require(), folders)
         return folders
@@ -272,13 +297,34 @@ def _kill_container(cid: str) -> None:
             raise SandboxError(f"could not end the agent container's processes: {exc}") from exc
 
 
+def _image_size(image: str) -> int:
+    """The image's size in bytes (``docker inspect``'s ``Size``: the files of all its layers)."""
+    return int(engine.client().api.inspect_image(image).get("Size") or 0)
+
+
 def _capture_bound(image: str, task: Task) -> int:
     """Bytes the archive of the agent's workdir may hold (:func:`_copy_tree`): twice the image's
     size (its files, with room for the archive's headers) plus what the agent may write
     (``storage_mb``) and 64 MiB. The storage quota bounds the blocks the agent writes, not the
     sizes a sparse file claims, which an archive spells out in full."""
-    size = int(engine.client().api.inspect_image(image).get("Size") or 0)
-    return 2 * size + (task.config.environment.storage_mb + 64) * 1024 * 1024
+    return 2 * _image_size(image) + (task.config.environment.storage_mb + 64) * 1024 * 1024
+
+
+_host_bases: dict[tuple[str, str, str], Path | None] = {}
+
+
+def _host_base(image: str, workdir: str, commit: str) -> Path | None:
+    """:func:`~lancebench.backends.docker_hosttools.host_base_of` for ``image``, once per process
+    (blocking); None (the capture runs in a container) when it cannot be made."""
+    key = (image, workdir, commit)
+    with _prepared_lock:
+        if key in _host_bases:
+            return _host_bases[key]
+    with _image_lock(f"host-base:{image}:{workdir}"):
+        found = host_base_of(image, workdir, commit, sub("docker-host-base"))
+    with _prepared_lock:
+        _host_bases[key] = found
+    return found
 
 
 def _copy_tree(src_cid: str, src: str, dst_cid: str, dst_dir: str, scratch: Path, max_bytes: int) -> None:

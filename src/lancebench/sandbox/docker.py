@@ -127,6 +127,7 @@ class DockerSandbox(Sandbox):
         self.labels = _labels(spec)
         self.name = name or _container_name(self.labels)
         self.container_id: str | None = None
+        self.image_id: str | None = None  # the id of spec.image when the container was made (start)
         self._uid_gid: tuple[int, int] = (0, 0)
         self._restarts = 0
         self._aio_client: Any = None  # aiodocker.Docker of the exec streams, bound to _aio_loop
@@ -160,6 +161,7 @@ class DockerSandbox(Sandbox):
                                "or `docker pull`/`docker load` it") from exc
         except docker.errors.APIError as exc:
             raise SandboxError(f"docker could not inspect image {spec.image}: {exc}") from exc
+        self.image_id = image.id
         image_env = image.attrs.get("Config", {}).get("Env") or []
         env = dict(BASE_ENV)
         image_keys = {e.split("=", 1)[0] for e in image_env}
