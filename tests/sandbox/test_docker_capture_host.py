@@ -58,10 +58,11 @@ def _task(root: Path):
     return load_task(root)
 
 
-def _created(since: float, label: str) -> int:
-    """Containers created since ``since`` (epoch seconds) with label ``label`` (``key=value``)."""
+def _created(since: float, trial: str) -> int:
+    """Capture containers of ``trial`` created since ``since`` (epoch seconds, less one)."""
     events = client().events(since=int(since) - 1, until=int(time.time()) + 1, decode=True,
-                              filters={"type": "container", "event": "create", "label": label})
+                              filters={"type": "container", "event": "create",
+                                       "label": [f"lancebench.trial={trial}", "lancebench.phase=capture"]})
     return sum(1 for _ in events)
 
 
@@ -107,7 +108,7 @@ def test_an_image_with_git_is_captured_on_the_host_to_the_container_captures_pat
             on_host = await backend.capture(task, env, agent, tmp_path / "c1")
             t1 = time.time()
             boxed = await backend.capture(task, in_container, agent, tmp_path / "c2")  # the reference
-            host_boxes, boxes = _created(t0, "lancebench.trial=h"), _created(t1, "lancebench.trial=h")
+            host_boxes, boxes = _created(t0, "h"), _created(t1, "h")
         finally:
             await agent.stop()
         return on_host, boxed, host_boxes, boxes
@@ -147,3 +148,33 @@ def test_the_guard_finds_an_images_site_folders_once(prepared, tmp_path):
     asyncio.run(grade(2))
     assert folders[0] == folders[1] == ["/usr/local/lib/python3.11/site-packages"]
     assert execs == [1, 0]  # the first container ran the find, the second none
+
+
+@pytest.mark.slow
+def test_a_patch_is_applied_from_git_applys_stdin_without_a_copy(prepared, tmp_path):
+    """An image with git: the grading container gets the patch on ``git apply``'s standard input
+    (no archive put into it); a patch that does not apply is (False, its log)."""
+    task, backend, env = prepared
+    patch = ("diff --git a/text.txt b/text.txt\n--- a/text.txt\n+++ b/text.txt\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n"
+             "diff --git a/crlf.txt b/crlf.txt\n--- a/crlf.txt\n+++ b/crlf.txt\n@@ -1,2 +1,2 @@\n one\r\n-two\r\n"
+             "+TWO\r\n")
+
+    async def body() -> tuple[tuple[bool, str] | None, tuple[bool, str] | None, str, int]:
+        box = backend.open(task, env, tmp_path / "grade", labels={"lancebench.job": JOB})
+        await box.start()
+        try:
+            t0 = time.time()
+            done = await backend.apply_patch(task, env, box, patch, tmp_path / "apply")
+            puts = sum(1 for _ in client().events(
+                since=int(t0) - 1, until=int(time.time()) + 1, decode=True,
+                filters={"type": "container", "container": box.container_id, "event": "extract-to-dir"}))
+            again = await backend.apply_patch(task, env, box, patch, tmp_path / "apply")  # applied already
+            r = await box.exec(["cat", "text.txt", "crlf.txt"])
+        finally:
+            await box.stop()
+        return done, again, r.stdout, puts
+
+    done, again, files, puts = asyncio.run(body())
+    assert done == (True, "exit 0\n") and puts == 0
+    assert files == "a\nB\none\r\nTWO\r\n"
+    assert again is not None and again[0] is False and again[1].startswith("exit 1\n") and "text.txt" in again[1]

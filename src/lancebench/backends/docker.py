@@ -48,6 +48,7 @@ from lancebench.backends.options import BackendOptions
 from lancebench.caches.cache import sub
 from lancebench.errors import EnvironmentBuildError, SandboxError, WorkspaceError
 from lancebench.grading.pyguard import FIND_SITE_FOLDERS, PTH_NAME, PTH_TEXT
+from lancebench.grading.verifier import APPLY_TIMEOUT_SEC
 from lancebench.results.store import atomic_write
 from lancebench.sandbox import docker_engine as engine
 from lancebench.sandbox.backend import Backend, Capabilities, PreparedEnvironment, network_fields, task_limits
@@ -245,12 +246,17 @@ class DockerBackend(Backend):
 
     async def apply_patch(self, task: Task, env: PreparedEnvironment, sandbox, patch: str,
                           scratch: Path) -> tuple[bool, str] | None:
-        """Apply ``patch`` into a started grading sandbox when the image has no git (on the host:
-        :func:`~lancebench.backends.docker_hosttools.apply_on_host`); None when the image has git
-        (the caller runs ``git apply`` inside). Returns (applied, log)."""
+        """Apply ``patch`` into a started grading sandbox. An image with git: ``git apply`` at the
+        workdir as the image's user, the patch given on its standard input (one exec, no copy of a
+        file first), with :func:`lancebench.grading.verifier.apply_in_sandbox`'s flags, timeout and
+        log (``exit CODE`` and the output). An image without git: on the host
+        (:func:`~lancebench.backends.docker_hosttools.apply_on_host`). Returns (applied, log);
+        raises :class:`SandboxError` when the engine fails."""
         handle = cast(DockerEnvironment, env.handle)
         if handle.pristine is None:
-            return None
+            res = await sandbox.exec(["git", "apply", "--binary", "--whitespace=nowarn", "-"], cwd=env.workdir,
+                                     timeout=APPLY_TIMEOUT_SEC, stdin=patch.encode("utf-8", "surrogateescape"))
+            return res.ok, f"exit {res.exit_code}\n{res.output}"
         return await apply_on_host(task, env.workdir, handle.pristine, sandbox, patch, scratch)
 
 
