@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import os
 import shutil
 import tempfile
 import time
@@ -178,3 +179,35 @@ def test_a_patch_is_applied_from_git_applys_stdin_without_a_copy(prepared, tmp_p
     assert done == (True, "exit 0\n") and puts == 0
     assert files == "a\nB\none\r\nTWO\r\n"
     assert again is not None and again[0] is False and again[1].startswith("exit 1\n") and "text.txt" in again[1]
+
+
+def test_a_writable_mounts_folder_is_read_on_the_host_as_the_engine_would_give_it(tmp_path):
+    """``get`` of a writable mount's target copies its host folder (no archive from the engine):
+    files and folders as written inside, symbolic links and special files left out and noted."""
+    from lancebench.sandbox.base import Mount, SandboxSpec
+    from lancebench.sandbox.docker import DockerSandbox
+
+    logs = tmp_path / "logs"
+    box = DockerSandbox(SandboxSpec(image=BASE, labels={"job": JOB, "trial": "g"},
+                                    mounts=(Mount(logs, "/logs/verifier", True),)))
+
+    async def body() -> int:
+        await box.start()
+        try:
+            r = await box.exec("cd /logs/verifier && echo 1 > reward.txt && mkdir -p deep/er && echo x > deep/er/f "
+                               "&& ln -s /etc/passwd link && mkfifo pipe")
+            assert r.ok, r
+            t0 = time.time()
+            await box.get("/logs/verifier", tmp_path / "out")
+            return sum(1 for _ in client().events(
+                since=int(t0) - 1, until=int(time.time()) + 1, decode=True,
+                filters={"type": "container", "container": box.container_id, "event": "archive-path"}))
+        finally:
+            await box.stop()
+
+    assert asyncio.run(body()) == 0
+    out = tmp_path / "out"
+    assert (out / "reward.txt").read_text() == "1\n" and (out / "deep" / "er" / "f").read_text() == "x\n"
+    assert not os.path.lexists(out / "link") and not os.path.lexists(out / "pipe")
+    notes = (tmp_path / "out.copy-notes.txt").read_text()
+    assert "link: symbolic link left out" in notes and "pipe: special file left out" in notes
