@@ -13,9 +13,12 @@ sandboxes are :class:`lancebench.sandbox.docker.DockerSandbox` containers.
 - ``open(...)``: a fresh container from that image (the image's own copy of the repository), with
   the phase's network: none, the default bridge, or the bridge limited to an allowlist
   (:mod:`lancebench.sandbox.docker_network`).
-- ``capture(...)``: the agent container is killed (every process ends, files stay), its workdir
-  is copied as a tar stream into a *fresh* container of the same image, and the patch is the
-  diff against the image's pristine ``.git`` there: the agent's own ``.git`` is never trusted.
+- ``capture(...)``: the agent container is killed (every process ends, files stay) and the patch
+  is the diff of its workdir against the image's pristine ``.git``: the agent's own ``.git`` is
+  never trusted. Where the image's ``.git`` has a host copy (made once per image by ``prepare``:
+  :func:`~lancebench.backends.docker_hosttools.host_base_of`; bubblewrap needed), the workdir is
+  exported to the host and diffed there in a bubblewrap sandbox, with no container; otherwise it
+  is copied as a tar stream into a *fresh* container of the same image and diffed there.
 
 The workdir is ``[lancebench] workdir`` when task.toml sets it, else the image's ``WORKDIR``,
 else ``/app``. A CA bundle for builds comes from ``BackendOptions.ca_bundle`` (``--ca-bundle``;
@@ -159,10 +162,11 @@ class DockerBackend(Backend):
         return DockerSandbox(spec, quota_folder=scratch / "quota")
 
     async def capture(self, task: Task, env: PreparedEnvironment, sandbox, scratch: Path) -> CapturedPatch:
-        """End every process of ``sandbox``, then diff its workdir against the pristine base in a
-        fresh container. Returns the patch text. Raises :class:`SandboxError`, and
-        :class:`WorkspaceError` when the workspace cannot be captured, including when the agent
-        filled its storage quota so that the engine cannot mount the container to read it."""
+        """End every process of ``sandbox``, then diff its workdir against the pristine base, on
+        this machine or in a fresh container (see the module docstring). Returns the patch text.
+        Raises :class:`SandboxError`, and :class:`WorkspaceError` when the workspace cannot be
+        captured, including when the agent filled its storage quota so that the engine cannot
+        mount the container to read it."""
         if not isinstance(sandbox, DockerSandbox) or sandbox.container_id is None:
             raise SandboxError("docker capture needs the started DockerSandbox of the agent phase")
         with _quota_filled_by(sandbox, task, "read its workspace"):

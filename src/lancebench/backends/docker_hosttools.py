@@ -4,6 +4,8 @@ what the task needs): the base repository, the capture and the patch application
 - :func:`pristine_of`: the image's workdir is exported (a tar stream of a created, never started
   container) into ``$LANCEBENCH_HOME/docker-pristine/<image id>-<workdir hash>/tree`` and committed,
   with a fixed author and date, into a bare repository beside it, by the host's git. Cached.
+- :func:`host_base_of`: for an image *with* git, a host copy of its ``.git`` (at most 64 MiB),
+  so that its captures run here too, without a capture container (issue 29). Cached.
 - :func:`capture_on_host`: the agent container's workdir (the container is stopped) is exported
   the same way into scratch space, and :data:`lancebench.sandbox.backend.CAPTURE` diffs it against
   the pristine repository inside a bubblewrap sandbox with the host's git (the files are the
