@@ -235,15 +235,20 @@ class DockerBackend(Backend):
         that ``user`` (who runs ``tests/test.sh``; None: the image's user) sees in the grading
         container (``find`` as that user), before the patch is applied. The files are written by
         the engine, owned by root, mode 0444. Returns the folders written (none when the image
-        has no ``find``). The folders are found once per image id and user in a process (in the
-        first fresh container of the image: every later one starts from the same files)."""
+        has no ``find``). The folders are found once per image id and user (in the first fresh
+        container of the image: every later one starts from the same files), and kept for later
+        processes by :func:`_site_record`."""
         key = (sandbox.image_id, user)
         folders = _site_folders.get(key) if sandbox.image_id else None
+        if folders is None and sandbox.image_id:
+            folders = await asyncio.to_thread(_recorded_sites, sandbox.image_id, user)
         if folders is None:
             res = await sandbox.exec(["sh", "-c", FIND_SITE_FOLDERS], timeout=300, user=user)
             folders = sorted({p for p in res.stdout.split("\0") if p.startswith("/") and "\n" not in p})
             if res.ok and sandbox.image_id:
-                _site_folders[key] = folders
+                await asyncio.to_thread(atomic_write, _site_record(sandbox.image_id, user), json.dumps(folders))
+        if sandbox.image_id:
+            _site_folders[key] = folders
         if folders:
             await asyncio.to_thread(_put_pth, sandbox._require(), folders)
         return folders
@@ -280,6 +285,27 @@ def _quota_filled_by(sandbox, task: Task | None, what: str) -> Iterator[None]:
             raise WorkspaceError(f"the agent filled its storage quota{size} (bytes or files), so the engine "
                                  f"could not {what}: {str(exc)[-300:]}") from exc
         raise
+
+
+def _site_record(image_id: str, user: str | None) -> Path:
+    """Where :meth:`DockerBackend.guard_python`'s site folders of an image id and a user are kept
+    between processes: ``$LANCEBENCH_HOME/docker-base/<image id>-sites-<user hash>.json`` (an
+    image id is the digest of the image's content: the answer never changes)."""
+    digest = hashlib.sha256(repr(user).encode()).hexdigest()[:12]
+    return sub("docker-base") / f"{image_id.split(':')[-1][:32]}-sites-{digest}.json"
+
+
+def _recorded_sites(image_id: str, user: str | None) -> list[str] | None:
+    """The site folders :func:`_site_record` holds, or None (none recorded, or not a list of
+    absolute paths: found again)."""
+    try:
+        saved = json.loads(_site_record(image_id, user).read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(saved, list) or not all(isinstance(p, str) and p.startswith("/") and "\n" not in p
+                                              for p in saved):
+        return None
+    return saved
 
 
 def _put_pth(cid: str, folders: list[str]) -> None:
