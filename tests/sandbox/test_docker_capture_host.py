@@ -144,9 +144,8 @@ def test_the_guard_finds_an_images_site_folders_once(prepared, tmp_path):
         finally:
             await box.stop()
 
-    from lancebench.grading.pyguard import PTH_NAME, PTH_TEXT
-
     from lancebench.backends import docker as docker_backend
+    from lancebench.grading.pyguard import PTH_NAME, PTH_TEXT
 
     asyncio.run(grade(1))
     asyncio.run(grade(2))

@@ -351,13 +351,19 @@ _host_bases: dict[tuple[str, str, str], Path | None] = {}
 
 def _host_base(image: str, workdir: str, commit: str) -> Path | None:
     """:func:`~lancebench.backends.docker_hosttools.host_base_of` for ``image``, once per process
-    (blocking); None (the capture runs in a container) when it cannot be made."""
+    (blocking); None (the capture runs in a container) when it cannot be made, the engine's or
+    this machine's failure included (warned). Never raises."""
     key = (image, workdir, commit)
     with _prepared_lock:
         if key in _host_bases:
             return _host_bases[key]
-    with _image_lock(f"host-base:{image}:{workdir}"):
-        found = host_base_of(image, workdir, commit, sub("docker-host-base"))
+    try:
+        with _image_lock(f"host-base:{image}:{workdir}"):
+            found = host_base_of(image, workdir, commit, sub("docker-host-base"))
+    except (SandboxError, OSError, engine._import_docker().errors.APIError) as exc:  # the capture container will do
+        logging.getLogger("lancebench").warning("docker: no host copy of %s's repository (%s); its captures run "
+                                                "in a container", image, exc)
+        found = None
     with _prepared_lock:
         _host_bases[key] = found
     return found
