@@ -16,6 +16,16 @@ Prints medians (ms) and ratios of:
 For docker, images exist beforehand (environments are cached by digest, so a build is paid once
 per environment, not per trial).
 
+``--floor`` measures instead a docker trial against its floor (issue 29: a docker trial within
+1.5x its floor), interleaved rep by rep (the order alternates): ``lancebench run -a AGENT
+--backend docker -k 1`` (the trial's ``total_sec`` from its result) against one ``docker run
+--rm --network none`` of the same image doing the trial's work, the agent's command (``true`` for
+nop, ``solution/solve.sh`` for oracle) then ``tests/test.sh`` with the tests and the verifier's
+log folder mounted (wall time of the ``docker`` command). Prints both medians, the ratio, the load
+average before and after, and PASS or FAIL against the target (exit 1 on FAIL)::
+
+    .venv/bin/python benchmarks/docker_overhead.py --floor [--reps 9] [--agents nop,oracle]
+
 The issue's reference numbers on this machine: docker exec about 67 ms, bubblewrap about 6 ms.
 
 Exec streams go through aiodocker (issue 11) since it measured faster than the hand-written attach
@@ -44,9 +54,19 @@ import tempfile
 import time
 from pathlib import Path
 
-from sandbox_overhead import bench_subprocess, median_ms as ms  # the sibling benchmark (same folder)
+from sandbox_overhead import median_ms as ms  # the sibling benchmark (same folder)
 
 from lancebench.sandbox.base import SandboxSpec
+
+
+def bench_subprocess(n: int) -> float:
+    """Median ms of ``true`` run by ``subprocess.run``."""
+    out = []
+    for _ in range(n):
+        t = time.perf_counter()
+        subprocess.run(["true"], check=True)
+        out.append(time.perf_counter() - t)
+    return ms(out)
 
 
 def local_box(ws: Path):
@@ -130,6 +150,84 @@ def bench_runner(task: Path, backend: str, trials: int, tmp: Path) -> tuple[floa
     return ms([t["total_sec"] for t in timings]), phases
 
 
+FLOOR_TARGET = 1.5  # x one `docker run` doing the trial's work
+
+
+def _trial_sec(exe: list[str], task: Path, agent: str, out: Path,
+               src: Path | None = None) -> tuple[float, dict[str, float]]:
+    """``total_sec`` (and the other timings) of one ``lancebench run -a agent --backend docker -k 1``
+    (with ``src``: lancebench's code from that ``src`` folder)."""
+    import json
+
+    env = {**os.environ, "PYTHONPATH": str(src)} if src else None
+    subprocess.run([*exe, "run", "-p", str(task), "-a", agent, "--backend", "docker", "-k", "1", "-o", str(out)],
+                   check=True, capture_output=True, timeout=900, env=env)
+    (result,) = [json.loads(p.read_text()) for p in out.glob("*/trials/*/result.json")]
+    return result["timings"]["total_sec"], result["timings"]
+
+
+def _floor_sec(image: str, task: Path, agent: str, logs: Path) -> float:
+    """Wall seconds of one ``docker run`` doing the trial's work (see the module docstring)."""
+    shutil.rmtree(logs, ignore_errors=True)
+    logs.mkdir(parents=True)
+    mounts = ["-v", f"{task / 'tests'}:/tests:ro", "-v", f"{logs}:/logs/verifier"]
+    work = "true"
+    if agent == "oracle":
+        mounts += ["-v", f"{task / 'solution'}:/solution:ro"]
+        work = "bash /solution/solve.sh"
+    t = time.perf_counter()
+    subprocess.run(["docker", "run", "--rm", "--network", "none", *mounts, image, "bash", "-c",
+                    f"{work}; bash /tests/test.sh"], check=True, capture_output=True, timeout=900)
+    return time.perf_counter() - t
+
+
+def bench_floor(task: Path, agents: list[str], reps: int, tmp: Path, baseline: Path | None = None) -> bool:
+    """Interleave trials and their floor ``reps`` times per agent (and, with ``baseline``, a trial
+    of the lancebench in that ``src`` folder, e.g. an older commit's); print medians, ratios and
+    the target's verdict. Returns whether every agent met the target."""
+    import sys
+
+    from lancebench.backends.docker import DockerBackend
+    from lancebench.task.load import load_task
+
+    exe = [str(Path(sys.executable).parent / "lancebench")]
+    env = asyncio.run(DockerBackend().prepare(load_task(task)))
+    image = env.handle.image
+    ok = True
+    print(f"a docker trial against its floor (one `docker run`), {task.name}, image {image}, {reps} reps interleaved")
+    for agent in agents:
+        load0 = os.getloadavg()
+        _trial_sec(exe, task, agent, tmp / f"floor-warm-{agent}")  # the job's own first-run costs
+        _floor_sec(image, task, agent, tmp / "floor-logs")
+        if baseline:
+            _trial_sec(exe, task, agent, tmp / f"floor-warm-base-{agent}", baseline)
+        trials, floors, phases, based = [], [], [], []
+        arms = ["trial", "floor", *(["baseline"] if baseline else [])]
+        for rep in range(reps):
+            for what in arms[rep % len(arms):] + arms[:rep % len(arms)]:  # each arm first in turn
+                if what == "trial":
+                    total, timings = _trial_sec(exe, task, agent, tmp / f"floor-{agent}-{rep}")
+                    trials.append(total)
+                    phases.append(timings)
+                elif what == "baseline":
+                    based.append(_trial_sec(exe, task, agent, tmp / f"floor-base-{agent}-{rep}", baseline)[0])
+                else:
+                    floors.append(_floor_sec(image, task, agent, tmp / "floor-logs"))
+        load1 = os.getloadavg()
+        trial, floor = ms(trials), ms(floors)
+        ratio = trial / floor
+        met = ratio <= FLOOR_TARGET
+        ok &= met
+        split = ", ".join(f"{k.removesuffix('_sec')} {ms([p[k] for p in phases]):.0f}"
+                          for k in phases[0] if k != "total_sec" and ms([p[k] for p in phases]) >= 1)
+        print(f"  {agent:8s} trial {trial:7.0f} ms   floor {floor:7.0f} ms   x{ratio:5.2f}   "
+              f"{'PASS' if met else 'FAIL'} (target x{FLOOR_TARGET})   load {load0[0]:.1f} -> {load1[0]:.1f}")
+        print(f"           trial phases (medians, ms): {split}")
+        if based:
+            print(f"           baseline ({baseline}) trial {ms(based):7.0f} ms   x{ms(based) / floor:5.2f} floor")
+    return ok
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--n", type=int, default=40, help="commands per backend (default 40)")
@@ -137,6 +235,10 @@ def main() -> None:
     ap.add_argument("--image", default="debian:bookworm-slim", help="image for the docker rows")
     ap.add_argument("--task", type=Path, default=Path(__file__).parents[1] / "tests" / "fixtures" / "tasks" / "calc",
                     help="task folder for the whole-trial rows (default: the calc fixture)")
+    ap.add_argument("--floor", action="store_true", help="only the trial against its floor (see above)")
+    ap.add_argument("--reps", type=int, default=9, help="--floor: trials and floors per agent (default 9)")
+    ap.add_argument("--agents", default="nop,oracle", help="--floor: agents, comma-separated (default nop,oracle)")
+    ap.add_argument("--baseline-src", type=Path, help="--floor: also a trial of the lancebench in this src folder")
     args = ap.parse_args()
 
     from lancebench.sandbox.docker import engine_problem
@@ -144,6 +246,13 @@ def main() -> None:
     problem = engine_problem()
     if problem:
         raise SystemExit(problem)
+    if args.floor:
+        tmp = Path(tempfile.mkdtemp(prefix="lancebench-bench-"))
+        try:
+            met = bench_floor(args.task.resolve(), args.agents.split(","), args.reps, tmp, args.baseline_src)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        raise SystemExit(0 if met else 1)
     have_local = shutil.which("bwrap") is not None and Path(__file__).parents[1].joinpath(
         "src/lancebench/sandbox/local.py").exists()
 

@@ -13,9 +13,12 @@ sandboxes are :class:`lancebench.sandbox.docker.DockerSandbox` containers.
 - ``open(...)``: a fresh container from that image (the image's own copy of the repository), with
   the phase's network: none, the default bridge, or the bridge limited to an allowlist
   (:mod:`lancebench.sandbox.docker_network`).
-- ``capture(...)``: the agent container is killed (every process ends, files stay), its workdir
-  is copied as a tar stream into a *fresh* container of the same image, and the patch is the
-  diff against the image's pristine ``.git`` there: the agent's own ``.git`` is never trusted.
+- ``capture(...)``: the agent container is killed (every process ends, files stay) and the patch
+  is the diff of its workdir against the image's pristine ``.git``: the agent's own ``.git`` is
+  never trusted. Where the image's ``.git`` has a host copy (made once per image by ``prepare``:
+  :func:`~lancebench.backends.docker_hosttools.host_base_of`; bubblewrap needed), the workdir is
+  exported to the host and diffed there in a bubblewrap sandbox, with no container; otherwise it
+  is copied as a tar stream into a *fresh* container of the same image and diffed there.
 
 The workdir is ``[lancebench] workdir`` when task.toml sets it, else the image's ``WORKDIR``,
 else ``/app``. A CA bundle for builds comes from ``BackendOptions.ca_bundle`` (``--ca-bundle``;
@@ -30,7 +33,9 @@ import contextlib
 import hashlib
 import io
 import json
+import logging
 import os
+import shutil
 import tarfile
 import tempfile
 import threading
@@ -41,11 +46,12 @@ from pathlib import Path
 from typing import cast
 
 from lancebench.backends.capture import run_capture
-from lancebench.backends.docker_hosttools import apply_on_host, capture_on_host, pristine_of
+from lancebench.backends.docker_hosttools import apply_on_host, capture_on_host, host_base_of, pristine_of
 from lancebench.backends.options import BackendOptions
 from lancebench.caches.cache import sub
 from lancebench.errors import EnvironmentBuildError, SandboxError, WorkspaceError
 from lancebench.grading.pyguard import FIND_SITE_FOLDERS, PTH_NAME, PTH_TEXT
+from lancebench.grading.verifier import APPLY_TIMEOUT_SEC
 from lancebench.results.store import atomic_write
 from lancebench.sandbox import docker_engine as engine
 from lancebench.sandbox.backend import Backend, Capabilities, PreparedEnvironment, network_fields, task_limits
@@ -66,6 +72,7 @@ _BASE_COMMIT_ENV = {"GIT_AUTHOR_NAME": "lancebench", "GIT_AUTHOR_EMAIL": "lanceb
 _prepared: dict[tuple[str, str], tuple[str, str, str,
                                        Path | None]] = {}  # (image id, workdir) -> (image, workdir, commit)
 _prepared_lock = threading.Lock()
+_site_folders: dict[tuple[str, str | None], list[str]] = {}  # (image id, user) -> site folders (guard_python)
 
 
 @dataclass(frozen=True)
@@ -75,6 +82,7 @@ class DockerEnvironment:
     image: str
     build_log: Path | None = None
     pristine: Path | None = None  # the image has no git: base, capture and apply run on the host
+    host_base: Path | None = None  # the image's repository copied to the host: the capture runs there
 
 
 def _builds_dir() -> Path:
@@ -105,6 +113,7 @@ class DockerBackend(Backend):
                                    else ca_bundle)
         self.ca_bundle = self.options.ca_bundle_file()
         self._job: str | None = None
+        self._host_capture_failed: str | None = None  # why captures no longer run on this machine
         prune_stale()  # storage quotas (and containers) left by a harness that was killed
 
     @classmethod
@@ -129,8 +138,12 @@ class DockerBackend(Backend):
         tag = await asyncio.to_thread(ensure_image, task, ca_bundle=self.ca_bundle, log_path=log)
         image, workdir, commit, pristine = await asyncio.to_thread(_base_of, task, tag)
         path = await asyncio.to_thread(_image_path, image)
+        host_base = None
+        if task.kind == "code" and pristine is None and commit and shutil.which("bwrap"):
+            host_base = await asyncio.to_thread(_host_base, image, workdir, commit)
         return PreparedEnvironment(base_commit=commit, workdir=workdir, variables={"PATH": path} if path else {},
-                                   handle=DockerEnvironment(image=image, build_log=log, pristine=pristine),
+                                   handle=DockerEnvironment(image=image, build_log=log, pristine=pristine,
+                                                            host_base=host_base),
                                    build_sec=time.monotonic() - t0)
 
     def open(self, task: Task, env: PreparedEnvironment, scratch: Path, *, mounts: tuple[Mount, ...] = (),
@@ -149,10 +162,11 @@ class DockerBackend(Backend):
         return DockerSandbox(spec, quota_folder=scratch / "quota")
 
     async def capture(self, task: Task, env: PreparedEnvironment, sandbox, scratch: Path) -> CapturedPatch:
-        """End every process of ``sandbox``, then diff its workdir against the pristine base in a
-        fresh container. Returns the patch text. Raises :class:`SandboxError`, and
-        :class:`WorkspaceError` when the workspace cannot be captured, including when the agent
-        filled its storage quota so that the engine cannot mount the container to read it."""
+        """End every process of ``sandbox``, then diff its workdir against the pristine base, on
+        this machine or in a fresh container (see the module docstring). Returns the patch text.
+        Raises :class:`SandboxError`, and :class:`WorkspaceError` when the workspace cannot be
+        captured, including when the agent filled its storage quota so that the engine cannot
+        mount the container to read it."""
         if not isinstance(sandbox, DockerSandbox) or sandbox.container_id is None:
             raise SandboxError("docker capture needs the started DockerSandbox of the agent phase")
         with _quota_filled_by(sandbox, task, "read its workspace"):
@@ -166,6 +180,16 @@ class DockerBackend(Backend):
             await asyncio.to_thread(_kill_container, cid)
             return await capture_on_host(task, env.workdir, env.base_commit, handle.pristine, cid,
                                          scratch)
+        if handle.host_base is not None and self._host_capture_failed is None:
+            await asyncio.to_thread(_kill_container, cid)
+            size = await asyncio.to_thread(_image_size, handle.image)
+            try:
+                return await capture_on_host(task, env.workdir, env.base_commit, handle.host_base, cid, scratch,
+                                             max_bytes=size + (task.config.environment.storage_mb + 64) * 2**20)
+            except SandboxError as exc:  # this machine's sandbox failed: capture containers from now on
+                self._host_capture_failed = str(exc)
+                logging.getLogger("lancebench").warning("docker: the capture on this machine failed (%s); the "
+                                                        "captures run in a container instead", exc)
         spec = SandboxSpec(workdir=env.workdir, image=handle.image, limits=task_limits(task),
                            labels={**{k: v for k, v in sandbox.labels.items() if k != LABEL_MANAGED},
                                    "lancebench.phase": "capture"})
@@ -211,21 +235,37 @@ class DockerBackend(Backend):
         that ``user`` (who runs ``tests/test.sh``; None: the image's user) sees in the grading
         container (``find`` as that user), before the patch is applied. The files are written by
         the engine, owned by root, mode 0444. Returns the folders written (none when the image
-        has no ``find``)."""
-        res = await sandbox.exec(["sh", "-c", FIND_SITE_FOLDERS], timeout=300, user=user)
-        folders = sorted({p for p in res.stdout.split("\0") if p.startswith("/") and "\n" not in p})
+        has no ``find``). The folders are found once per image id and user (in the first fresh
+        container of the image: every later one starts from the same files), and kept for later
+        processes by :func:`_site_record`."""
+        key = (sandbox.image_id, user)
+        folders = _site_folders.get(key) if sandbox.image_id else None
+        if folders is None and sandbox.image_id:
+            folders = await asyncio.to_thread(_recorded_sites, sandbox.image_id, user)
+        if folders is None:
+            res = await sandbox.exec(["sh", "-c", FIND_SITE_FOLDERS], timeout=300, user=user)
+            folders = sorted({p for p in res.stdout.split("\0") if p.startswith("/") and "\n" not in p})
+            if res.ok and sandbox.image_id:
+                await asyncio.to_thread(atomic_write, _site_record(sandbox.image_id, user), json.dumps(folders))
+        if sandbox.image_id:
+            _site_folders[key] = folders
         if folders:
             await asyncio.to_thread(_put_pth, sandbox._require(), folders)
         return folders
 
     async def apply_patch(self, task: Task, env: PreparedEnvironment, sandbox, patch: str,
                           scratch: Path) -> tuple[bool, str] | None:
-        """Apply ``patch`` into a started grading sandbox when the image has no git (on the host:
-        :func:`~lancebench.backends.docker_hosttools.apply_on_host`); None when the image has git
-        (the caller runs ``git apply`` inside). Returns (applied, log)."""
+        """Apply ``patch`` into a started grading sandbox. An image with git: ``git apply`` at the
+        workdir as the image's user, the patch given on its standard input (one exec, no copy of a
+        file first), with :func:`lancebench.grading.verifier.apply_in_sandbox`'s flags, timeout and
+        log (``exit CODE`` and the output). An image without git: on the host
+        (:func:`~lancebench.backends.docker_hosttools.apply_on_host`). Returns (applied, log);
+        raises :class:`SandboxError` when the engine fails."""
         handle = cast(DockerEnvironment, env.handle)
         if handle.pristine is None:
-            return None
+            res = await sandbox.exec(["git", "apply", "--binary", "--whitespace=nowarn", "-"], cwd=env.workdir,
+                                     timeout=APPLY_TIMEOUT_SEC, stdin=patch.encode("utf-8", "surrogateescape"))
+            return res.ok, f"exit {res.exit_code}\n{res.output}"
         return await apply_on_host(task, env.workdir, handle.pristine, sandbox, patch, scratch)
 
 
@@ -245,6 +285,27 @@ def _quota_filled_by(sandbox, task: Task | None, what: str) -> Iterator[None]:
             raise WorkspaceError(f"the agent filled its storage quota{size} (bytes or files), so the engine "
                                  f"could not {what}: {str(exc)[-300:]}") from exc
         raise
+
+
+def _site_record(image_id: str, user: str | None) -> Path:
+    """Where :meth:`DockerBackend.guard_python`'s site folders of an image id and a user are kept
+    between processes: ``$LANCEBENCH_HOME/docker-base/<image id>-sites-<user hash>.json`` (an
+    image id is the digest of the image's content: the answer never changes)."""
+    digest = hashlib.sha256(repr(user).encode()).hexdigest()[:12]
+    return sub("docker-base") / f"{image_id.split(':')[-1][:32]}-sites-{digest}.json"
+
+
+def _recorded_sites(image_id: str, user: str | None) -> list[str] | None:
+    """The site folders :func:`_site_record` holds, or None (none recorded, or not a list of
+    absolute paths: found again)."""
+    try:
+        saved = json.loads(_site_record(image_id, user).read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(saved, list) or not all(isinstance(p, str) and p.startswith("/") and "\n" not in p
+                                              for p in saved):
+        return None
+    return saved
 
 
 def _put_pth(cid: str, folders: list[str]) -> None:
@@ -272,13 +333,40 @@ def _kill_container(cid: str) -> None:
             raise SandboxError(f"could not end the agent container's processes: {exc}") from exc
 
 
+def _image_size(image: str) -> int:
+    """The image's size in bytes (``docker inspect``'s ``Size``: the files of all its layers)."""
+    return int(engine.client().api.inspect_image(image).get("Size") or 0)
+
+
 def _capture_bound(image: str, task: Task) -> int:
     """Bytes the archive of the agent's workdir may hold (:func:`_copy_tree`): twice the image's
     size (its files, with room for the archive's headers) plus what the agent may write
     (``storage_mb``) and 64 MiB. The storage quota bounds the blocks the agent writes, not the
     sizes a sparse file claims, which an archive spells out in full."""
-    size = int(engine.client().api.inspect_image(image).get("Size") or 0)
-    return 2 * size + (task.config.environment.storage_mb + 64) * 1024 * 1024
+    return 2 * _image_size(image) + (task.config.environment.storage_mb + 64) * 1024 * 1024
+
+
+_host_bases: dict[tuple[str, str, str], Path | None] = {}
+
+
+def _host_base(image: str, workdir: str, commit: str) -> Path | None:
+    """:func:`~lancebench.backends.docker_hosttools.host_base_of` for ``image``, once per process
+    (blocking); None (the capture runs in a container) when it cannot be made, the engine's or
+    this machine's failure included (warned). Never raises."""
+    key = (image, workdir, commit)
+    with _prepared_lock:
+        if key in _host_bases:
+            return _host_bases[key]
+    try:
+        with _image_lock(f"host-base:{image}:{workdir}"):
+            found = host_base_of(image, workdir, commit, sub("docker-host-base"))
+    except (SandboxError, OSError, engine._import_docker().errors.APIError) as exc:  # the capture container will do
+        logging.getLogger("lancebench").warning("docker: no host copy of %s's repository (%s); its captures run "
+                                                "in a container", image, exc)
+        found = None
+    with _prepared_lock:
+        _host_bases[key] = found
+    return found
 
 
 def _copy_tree(src_cid: str, src: str, dst_cid: str, dst_dir: str, scratch: Path, max_bytes: int) -> None:

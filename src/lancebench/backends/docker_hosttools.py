@@ -4,6 +4,8 @@ what the task needs): the base repository, the capture and the patch application
 - :func:`pristine_of`: the image's workdir is exported (a tar stream of a created, never started
   container) into ``$LANCEBENCH_HOME/docker-pristine/<image id>-<workdir hash>/tree`` and committed,
   with a fixed author and date, into a bare repository beside it, by the host's git. Cached.
+- :func:`host_base_of`: for an image *with* git, a host copy of its ``.git`` (at most 64 MiB),
+  so that its captures run here too, without a capture container (issue 29). Cached.
 - :func:`capture_on_host`: the agent container's workdir (the container is stopped) is exported
   the same way into scratch space, and :data:`lancebench.sandbox.backend.CAPTURE` diffs it against
   the pristine repository inside a bubblewrap sandbox with the host's git (the files are the
@@ -135,15 +137,93 @@ def pristine_of(image: str, workdir: str, root: Path) -> tuple[Path, str]:
             remove_tree(tmp)
 
 
+def host_base_of(image: str, workdir: str, head: str, root: Path, max_bytes: int = 64 << 20) -> Path | None:
+    """A host copy of the repository of ``image`` (which has git) at ``workdir``, for
+    :func:`capture_on_host`: ``<root>/<image id>-<workdir hash>/base.git``, the image's own
+    ``.git`` exported from a created, never started container, with a configuration of
+    lancebench's (the image's is not kept); made once per image, with ``commit`` (``head``)
+    beside it. Returns the folder holding ``base.git``, or None when the capture stays in a
+    container (recorded as ``<folder>.none``): ``.git`` is not a folder, its archive passes
+    ``max_bytes`` (bytes, default 64 MiB: the copy is kept per image), or the host's git cannot
+    read ``head`` and its tree there (another object format or repository extension). Blocking;
+    raises :class:`SandboxError` when the engine fails."""
+    api = engine.client().api
+    image_id = api.inspect_image(image)["Id"].split(":")[-1][:24]
+    folder = root / f"{image_id}-{hashlib.sha256(workdir.encode()).hexdigest()[:12]}"
+    none = folder.with_name(folder.name + ".none")
+    if (folder / "commit").is_file() and (folder / "commit").read_text().strip() == head:
+        return folder
+    if none.is_file():
+        return None
+    tmp = Path(tempfile.mkdtemp(dir=root, prefix=".tmp-"))
+    cid = api.create_container(image, command=["true"], labels=engine.managed_labels(
+                                                                  **{"lancebench.phase": "prepare"}))["Id"]
+    try:
+        ok = _export_git(cid, f"{workdir.rstrip('/')}/.git", tmp / "base.git", max_bytes) and _host_reads(
+            tmp / "base.git", head)
+        if not ok:
+            none.write_text("the capture runs in a container for this image\n")
+            return None
+        (tmp / "commit").write_text(head + "\n")
+        make_readable(tmp)
+        os.chmod(tmp, 0o755)
+        try:
+            os.replace(tmp, folder)
+        except OSError:  # made meanwhile by another trial
+            remove_tree(tmp)
+        return folder
+    finally:
+        engine.remove_container(cid)
+        if tmp.exists():
+            remove_tree(tmp)
+
+
+def _export_git(cid: str, src: str, dest: Path, max_bytes: int) -> bool:
+    """Export folder ``src`` (a repository's ``.git``) of container ``cid`` into ``dest`` with
+    :func:`_export`, and replace its configuration with a plain bare one; False when ``src`` is
+    not a folder or is larger than ``max_bytes``."""
+    try:
+        chunks, stat = engine.client().api.get_archive(cid, src)
+        engine.drop_stream(chunks)
+    except engine._import_docker().errors.NotFound:
+        return False
+    if not stat.get("mode", 0) & (1 << 31):  # a .git file (a worktree or a submodule's): not a folder
+        return False
+    try:
+        _export(cid, src, dest, max_bytes)
+    except WorkspaceError:
+        return False
+    for name in ("config", "hooks", "objects/info/alternates", "objects/info/http-alternates"):
+        path = dest / name
+        remove_tree(path) if path.is_dir() else path.unlink(missing_ok=True)
+    (dest / "config").write_text("[core]\n\trepositoryformatversion = 0\n\tbare = true\n")
+    return True
+
+
+def _host_reads(git_dir: Path, head: str) -> bool:
+    """Whether the host's git reads commit ``head`` and every file of its tree in ``git_dir``
+    (``git archive`` reads each blob)."""
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "GIT_CONFIG_NOSYSTEM": "1",
+           "GIT_CONFIG_GLOBAL": "/dev/null", "HOME": str(git_dir.parent), "GIT_DIR": str(git_dir)}
+    for args in (["cat-file", "-e", f"{head}^{{commit}}"], ["archive", "--format=tar", head]):
+        proc = subprocess.run(["git", *args], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              check=False)
+        if proc.returncode != 0:
+            return False
+    return True
+
+
 async def capture_on_host(task: Task, workdir: str, base_commit: str, pristine: Path, agent_cid: str,
-                          scratch: Path) -> CapturedPatch:
-    """The agent's work as a patch against the pristine base (see the module docstring). Raises
-    :class:`WorkspaceError` for a workspace that cannot be captured (the agent's fault) and
-    :class:`SandboxError` for the harness's faults."""
+                          scratch: Path, max_bytes: int | None = None) -> CapturedPatch:
+    """The agent's work as a patch against the pristine base (see the module docstring): the
+    repository ``pristine/base.git`` (:func:`pristine_of` for an image without git,
+    :func:`host_base_of` for one with git) at ``base_commit``. ``max_bytes``: what the workdir's
+    files may hold in all (default ``storage_mb``). Raises :class:`WorkspaceError` for a workspace
+    that cannot be captured (the agent's fault) and :class:`SandboxError` for the harness's faults."""
     import asyncio
 
     workspace = scratch / "workspace"
-    cap = task.config.environment.storage_mb * 1024 * 1024
+    cap = max_bytes if max_bytes is not None else task.config.environment.storage_mb * 1024 * 1024
     await asyncio.to_thread(_export, agent_cid, workdir, workspace, cap)
     make_readable(workspace)
     spec = SandboxSpec(workdir=workdir, workspace=workspace, mounts=(Mount(pristine / "base.git",

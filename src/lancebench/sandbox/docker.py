@@ -127,6 +127,7 @@ class DockerSandbox(Sandbox):
         self.labels = _labels(spec)
         self.name = name or _container_name(self.labels)
         self.container_id: str | None = None
+        self.image_id: str | None = None  # the id of spec.image when the container was made (start)
         self._uid_gid: tuple[int, int] = (0, 0)
         self._restarts = 0
         self._aio_client: Any = None  # aiodocker.Docker of the exec streams, bound to _aio_loop
@@ -160,6 +161,7 @@ class DockerSandbox(Sandbox):
                                "or `docker pull`/`docker load` it") from exc
         except docker.errors.APIError as exc:
             raise SandboxError(f"docker could not inspect image {spec.image}: {exc}") from exc
+        self.image_id = image.id
         image_env = image.attrs.get("Config", {}).get("Env") or []
         env = dict(BASE_ENV)
         image_keys = {e.split("=", 1)[0] for e in image_env}
@@ -531,14 +533,33 @@ class DockerSandbox(Sandbox):
     async def get(self, src: str, dest: Path, *, max_bytes: int | None = None) -> None:
         """Copy ``src`` inside (file or folder) to host ``dest`` (a folder merges into an existing
         one); symbolic links inside are left out (never followed); files belong to the harness user.
-        Raises :class:`SandboxError` when ``src`` is missing or is itself a symlink, or when its tar
-        stream passes ``max_bytes`` (nothing is copied then; the stream is not read further)."""
+        The target of a writable mount is copied from its host folder (the same files, one engine
+        call fewer). Raises :class:`SandboxError` when ``src`` is missing or is itself a symlink, or
+        when its tar stream passes ``max_bytes`` (nothing is copied then; the stream is not read
+        further)."""
         self._require()
         await asyncio.to_thread(self._get_sync, self._abs(src), Path(dest), max_bytes)
+
+    def _mounted(self, src: PurePosixPath) -> Path | None:
+        """The host folder of the writable mount whose target is ``src`` (None: there is none).
+        The container sees that folder itself, so its files are read there, not through the engine."""
+        for m in self.spec.mounts:
+            source = Path(m.source).resolve()
+            if m.writable and PurePosixPath(m.target) == src and source.is_dir():
+                return source
+        return None
 
     def _get_sync(self, src: PurePosixPath, dest: Path, max_bytes: int | None = None) -> None:
         docker = engine._import_docker()
         api = engine.client().api
+        mounted = self._mounted(src) if max_bytes is None else None
+        if mounted is not None:  # what the engine's archive gives, without the archive: links and special files out
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                write_notes(dest, copy_tree(mounted, dest))
+            except OSError as exc:
+                raise SandboxError(f"get: could not copy {src} out of {self.name}: {exc}") from exc
+            return
         try:
             chunks, stat = api.get_archive(self.container_id, str(src))
         except docker.errors.NotFound:
