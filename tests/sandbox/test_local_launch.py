@@ -1,0 +1,159 @@
+"""How a local command is started (issue 29, item 4): through ``sh`` (the cgroups), ``prlimit`` and
+``setpriv`` exec'd in turn before bubblewrap, with no Python between fork and exec, or, where those
+tools are missing, through the ``preexec_fn`` that did it before. Either way every process of a
+command is in the sandbox's cgroups, as the sandbox's host uid without supplementary groups, under
+the task's rlimits; a command whose cgroup cannot be entered does not run; and a command's
+bubblewrap info is read by the event loop, so commands finish while the default executor is
+busy."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import subprocess
+import tempfile
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from lancebench.errors import SandboxError
+from lancebench.sandbox import local_launch
+from lancebench.sandbox.base import Limits, SandboxSpec
+from lancebench.sandbox.local import LocalSandbox
+
+pytestmark = [pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed"),
+              pytest.mark.skipif(os.geteuid() != 0, reason="cgroups and the sandbox uid need root")]
+
+LIMITS = Limits(memory_mb=300, pids=50, cpu_time_sec=123, storage_mb=77)
+
+
+@pytest.fixture
+def shared() -> Path:
+    """A folder the sandbox uid can traverse (pytest's own tmp folders are 0700)."""
+    base = Path(tempfile.mkdtemp(prefix="lancebench-launch-", dir="/var/tmp"))
+    os.chmod(base, 0o755)
+    yield base
+    shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture(params=["launcher", "preexec"])
+def way(request, monkeypatch) -> str:
+    """Both ways of starting a command: the exec'd tools, and the fallback when they are missing."""
+    if request.param == "preexec":
+        monkeypatch.setattr(local_launch, "_tool", lambda name: None)
+    return request.param
+
+
+def make(shared: Path) -> LocalSandbox:
+    return LocalSandbox(SandboxSpec(workdir="/app", workspace=shared / "ws", limits=LIMITS), root=shared / "root")
+
+
+def host_view(pid: int) -> dict[str, object]:
+    """What the host says of process ``pid``: uids, groups, two rlimits, its v1 cgroups."""
+    status = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines())
+    rows = Path(f"/proc/{pid}/limits").read_text().splitlines()[1:]
+    limits = {line[:26].strip(): line[26:].split()[:2] for line in rows}
+    groups = {}
+    for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines():
+        _, ctrls, path = line.split(":", 2)
+        for c in ctrls.split(","):
+            groups[c] = path
+    return {"uids": status["Uid"].split(), "groups": status["Groups"].split(),
+            "fsize": limits["Max file size"], "cpu": limits["Max cpu time"], "cgroups": groups}
+
+
+def test_every_process_of_a_command_is_in_the_cgroups_as_the_sandbox_uid_under_the_rlimits(shared, way):
+    async def go():
+        sb = make(shared)
+        await sb.start()
+        try:
+            await sb.exec("true")
+            task = asyncio.ensure_future(sb.exec("sleep 30 & sleep 30 & wait", timeout=60))
+            pids: set[int] = set()
+            for _ in range(600):  # until bwrap, its init, the shell and both sleeps are there
+                pids = sb.cgroups.procs() if sb.cgroups else set()
+                if len(pids) >= 5:
+                    break
+                await asyncio.sleep(0.05)
+            views = {pid: host_view(pid) for pid in pids}
+            names = {c: d.name for c, d in sb.cgroups.dirs.items()} if sb.cgroups else {}
+            task.cancel()
+            return views, names, sb.uid
+        finally:
+            await sb.stop()
+
+    views, names, uid = asyncio.run(go())
+    assert len(views) >= 5 and set(names) == {"memory", "pids", "cpu"}
+    fsize = str(77 * 1024 * 1024)
+    for view in views.values():
+        assert view["uids"] == [str(uid)] * 4 and view["groups"] == []
+        assert view["fsize"] == [fsize, fsize] and view["cpu"] == ["123", "128"]
+        for ctrl, name in names.items():
+            assert view["cgroups"][ctrl].endswith(f"/lancebench/{name}"), (ctrl, view)
+
+
+def test_a_command_whose_cgroup_cannot_be_entered_does_not_run(shared, way):
+    async def go():
+        sb = make(shared)
+        await sb.start()
+        try:
+            await sb.exec("true")
+            assert sb.cgroups is not None
+            sb.cgroups.dirs["pids"].rmdir()  # empty between commands; gone, it cannot be entered
+            with pytest.raises(SandboxError) as caught:
+                await sb.exec("touch /app/ran")
+            return str(caught.value), (sb.workspace / "ran").exists()
+        finally:
+            await sb.stop()
+
+    message, ran = asyncio.run(go())
+    assert not ran
+    assert "cgroup" in message or "preexec" in message, message
+
+
+def test_commands_finish_while_the_default_executor_is_busy(shared):
+    """Every worker of the loop's default executor waits (as when as many commands as workers run
+    at once): a command still finishes, its bubblewrap info read by the loop (regression: read by
+    a worker thread per command, it waited for a free one)."""
+    async def go():
+        sb = make(shared)
+        await sb.start()
+        release = threading.Event()
+        loop = asyncio.get_running_loop()
+        loop.set_default_executor(ThreadPoolExecutor(max_workers=2))
+        try:
+            await sb.exec("true")  # the first command's set-up uses the executor
+            blockers = [loop.run_in_executor(None, release.wait) for _ in range(2)]
+            try:
+                res = await asyncio.wait_for(sb.exec("echo done"), 120)
+            finally:
+                release.set()
+                await asyncio.gather(*blockers)
+            return res
+        finally:
+            release.set()
+            await sb.stop()
+
+    res = asyncio.run(go())
+    assert res.ok and res.stdout == "done\n"
+
+
+def test_the_launcher_line_enters_each_cgroup_then_execs_the_command():
+    """The ``sh`` script itself, run with a file standing for each ``tasks`` file: it writes ``0``
+    to each, in order, then execs the rest; a file it cannot write stops it with ENTER_FAILED."""
+    d = Path(tempfile.mkdtemp())
+    try:
+        files = [d / "a", d / "b"]
+        ok = subprocess.run(["/bin/sh", "-c", local_launch.enter_script(2), "x", *map(str, files), "echo", "ran"],
+                            capture_output=True, text=True)
+        assert ok.returncode == 0 and ok.stdout == "ran\n"
+        assert [f.read_text() for f in files] == ["0\n", "0\n"]
+        bad = subprocess.run(["/bin/sh", "-c", local_launch.enter_script(2), "x", str(d / "a"),
+                              str(d / "missing" / "tasks"), "echo", "ran"], capture_output=True, text=True)
+        assert bad.returncode == local_launch.ENTER_FAILED and bad.stdout == ""
+        assert "cannot enter" in bad.stderr
+    finally:
+        shutil.rmtree(d)
