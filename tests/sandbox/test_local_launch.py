@@ -157,3 +157,17 @@ def test_the_launcher_line_enters_each_cgroup_then_execs_the_command():
         assert "cannot enter" in bad.stderr
     finally:
         shutil.rmtree(d)
+
+
+def test_without_a_pids_cgroup_the_process_limit_is_set_after_the_uid_change():
+    """Without a pids cgroup the prefix alone (no cgroup, no shell) gives the uid, no
+    supplementary group, RLIMIT_NPROC (set after the uid change, as ``_preexec`` does) and the
+    other rlimits (set before it, as root), read from the process it starts."""
+    prefix = local_launch.launch_prefix(tasks_files=[], rlimits={"fsize": (4096, 8192)}, uid=61000, nproc=64)
+    assert prefix is not None
+    out = subprocess.run([*prefix, "/bin/sh", "-c", "id -u; id -G; cat /proc/self/limits"],
+                         capture_output=True, text=True, env={"PATH": "/usr/bin:/bin"}, check=True)
+    uid, groups, *rows = out.stdout.splitlines()
+    limits = {line[:26].strip(): line[26:].split()[:2] for line in rows[1:]}
+    assert (uid, groups) == ("61000", "61000")
+    assert limits["Max processes"] == ["64", "64"] and limits["Max file size"] == ["4096", "8192"]

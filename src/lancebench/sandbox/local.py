@@ -7,6 +7,9 @@ command with the network gets outbound access only, through slirp4netns: :mod:`.
 and ``$HOME``; a cleared environment; all capabilities dropped; ``--die-with-parent``. When the
 harness runs as root, commands also run as an unprivileged host uid (``LANCEBENCH_SANDBOX_UID``,
 default 61000) and inside per-sandbox cgroups (memory, pids, cpu); otherwise rlimits apply.
+Each command's bubblewrap is started with ``vfork`` through ``sh``, ``prlimit`` and ``setpriv``
+exec'd in turn (cgroups, rlimits, uid: :mod:`.local_launch`), never with a copy of the harness;
+where those tools are missing, a ``preexec_fn`` does the same.
 When a command ends, its pid namespace ends with it: background processes never outlive the
 command that started them. A timeout kills the whole tree.
 """

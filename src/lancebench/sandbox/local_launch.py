@@ -1,12 +1,12 @@
 """How a local sandbox's command is started without running Python between fork and exec.
 
 A command's bubblewrap must start inside the sandbox's cgroups, under its rlimits and as the
-sandbox's host uid. Done in a ``preexec_fn`` that costs a full ``fork`` of the harness (its page
+sandbox's host uid. A ``preexec_fn`` doing it costs a full ``fork`` of the harness (its page
 tables copied: about 50 ms a command for a harness of 300 MB) and the harness's Python running in
 the child. Instead, :func:`launch_prefix` gives a command line put before bubblewrap's, which
 ``subprocess`` starts with ``vfork`` (no copy) and which ends by ``exec`` in the same process:
 
-1. ``/bin/sh -c`` (as root, environment ``PATH`` only) writes ``0`` (itself) to each cgroup's
+1. ``sh -c`` (as root, environment ``PATH`` only) writes ``0`` (itself) to each cgroup's
    ``tasks`` file (:meth:`lancebench.sandbox.cgroups.CgroupSet.enter` says why ``tasks`` and ``0``),
    stopping with exit code :data:`ENTER_FAILED` when one cannot be written;
 2. ``prlimit`` (util-linux) sets the rlimits, as root, as ``LocalSandbox._preexec`` does;
@@ -16,7 +16,7 @@ the child. Instead, :func:`launch_prefix` gives a command line put before bubble
    (as ``_preexec`` sets it after ``setuid``);
 
 then ``bwrap``. Each step execs the next, so the command's pid, session and ``--die-with-parent``
-stay what they were. Where ``prlimit`` (or, when the uid changes, ``setpriv``) is missing, None:
+stay what they were. Where ``prlimit`` (or, when needed, ``sh`` or ``setpriv``) is missing, None:
 the caller keeps its ``preexec_fn``.
 """
 
@@ -31,7 +31,7 @@ ENTER_FAILED = 125  # the exit code of a command whose cgroups could not be ente
 
 @functools.cache
 def _tool(name: str) -> str | None:
-    """The absolute path of util-linux's ``name`` on the harness's PATH, or None."""
+    """The absolute path of the program ``name`` in the system's folders, or None."""
     return shutil.which(name, path="/usr/bin:/bin:/usr/sbin:/sbin")
 
 
@@ -53,11 +53,12 @@ def launch_prefix(*, tasks_files: list[Path], rlimits: dict[str, tuple[int, int]
     uid change (None: none). Returns None when a tool it needs is missing."""
     prlimit = _tool("prlimit")
     setpriv = _tool("setpriv") if uid is not None else None
-    if prlimit is None or (uid is not None and setpriv is None):
+    sh = _tool("sh") if tasks_files else None
+    if prlimit is None or (uid is not None and setpriv is None) or (tasks_files and sh is None):
         return None
     argv: list[str] = []
-    if tasks_files:
-        argv += ["/bin/sh", "-c", enter_script(len(tasks_files)), "lancebench-enter", *map(str, tasks_files)]
+    if tasks_files and sh is not None:
+        argv += [sh, "-c", enter_script(len(tasks_files)), "lancebench-enter", *map(str, tasks_files)]
     limits = [f"--{name}={soft}:{hard}" for name, (soft, hard) in rlimits.items()]
     if uid is None and nproc is not None:
         limits.append(f"--nproc={nproc}:{nproc}")
