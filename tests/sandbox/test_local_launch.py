@@ -22,6 +22,7 @@ import pytest
 from lancebench.errors import SandboxError
 from lancebench.sandbox import local_launch
 from lancebench.sandbox.base import Limits, SandboxSpec
+from lancebench.sandbox.cgroups import ROOT, CgroupSet
 from lancebench.sandbox.local import LocalSandbox
 
 pytestmark = [pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed"),
@@ -79,7 +80,7 @@ def test_every_process_of_a_command_is_in_the_cgroups_as_the_sandbox_uid_under_t
                     break
                 await asyncio.sleep(0.05)
             views = {pid: host_view(pid) for pid in pids}
-            names = {c: d.name for c, d in sb.cgroups.dirs.items()} if sb.cgroups else {}
+            names = {c: "/" + str(d.relative_to(ROOT / c)) for c, d in sb.cgroups.dirs.items()} if sb.cgroups else {}
             task.cancel()
             return views, names, sb.uid
         finally:
@@ -91,8 +92,8 @@ def test_every_process_of_a_command_is_in_the_cgroups_as_the_sandbox_uid_under_t
     for view in views.values():
         assert view["uids"] == [str(uid)] * 4 and view["groups"] == []
         assert view["fsize"] == [fsize, fsize] and view["cpu"] == ["123", "128"]
-        for ctrl, name in names.items():
-            assert view["cgroups"][ctrl].endswith(f"/lancebench/{name}"), (ctrl, view)
+        for ctrl, path in names.items():
+            assert view["cgroups"][ctrl] == path, (ctrl, view)
 
 
 def test_a_command_whose_cgroup_cannot_be_entered_does_not_run(shared, way):
@@ -171,3 +172,54 @@ def test_without_a_pids_cgroup_the_process_limit_is_set_after_the_uid_change():
     limits = {line[:26].strip(): line[26:].split()[:2] for line in rows[1:]}
     assert (uid, groups) == ("61000", "61000")
     assert limits["Max processes"] == ["64", "64"] and limits["Max file size"] == ["4096", "8192"]
+
+
+def own_group(ctrl: str) -> str:
+    """This process's group in ``ctrl``'s v1 hierarchy, read from /proc/self/cgroup."""
+    for line in Path("/proc/self/cgroup").read_text().splitlines():
+        _, ctrls, path = line.split(":", 2)
+        if ctrl in ctrls.split(","):
+            return path
+    raise AssertionError(f"no {ctrl} hierarchy")
+
+
+def test_a_sandboxs_cpu_group_is_beside_the_harness_not_in_a_folder_shared_by_every_sandbox(shared):
+    """A cpu group's weight is shared with its siblings: in one ``lancebench`` folder every
+    sandbox on the host together weighed one process (regression: a command took about 2.2x bare
+    bubblewrap under load); beside the harness's processes each weighs one. Memory and pids stay
+    in the ``lancebench`` folder (limits only, no weight)."""
+    async def go():
+        sb = make(shared)
+        await sb.start()
+        try:
+            await sb.exec("true")
+            assert sb.cgroups is not None
+            return dict(sb.cgroups.dirs), sb.name
+        finally:
+            await sb.stop()
+
+    dirs, name = asyncio.run(go())
+    assert dirs["cpu"] == ROOT / "cpu" / own_group("cpu").lstrip("/") / f"lancebench-{name}"
+    for ctrl in ("memory", "pids"):
+        assert dirs[ctrl] == ROOT / ctrl / own_group(ctrl).lstrip("/") / "lancebench" / name
+
+
+def test_gc_removes_the_empty_cpu_groups_of_dead_harnesses_in_both_places():
+    """``prune_stale`` removes an empty group whose harness pid is gone, beside the harness (cpu)
+    and in the ``lancebench`` folder (where earlier versions put it), and keeps a live harness's."""
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    cpu = ROOT / "cpu" / own_group("cpu").lstrip("/")
+    dead_beside = cpu / f"lancebench-sb-{gone.pid}-r29test"
+    dead_folder = cpu / "lancebench" / f"sb-{gone.pid}-r29test"
+    alive = cpu / f"lancebench-sb-{os.getpid()}-r29test"
+    made = [dead_beside, dead_folder, alive]
+    try:
+        for d in made:
+            d.mkdir(parents=True)
+        CgroupSet.prune_stale()
+        assert (dead_beside.exists(), dead_folder.exists(), alive.exists()) == (False, False, True)
+    finally:
+        for d in made:
+            if d.exists():
+                d.rmdir()
