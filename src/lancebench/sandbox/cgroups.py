@@ -70,10 +70,10 @@ class CgroupSet:
     own group there), but ``<own>/lancebench-<name>`` in the cpu hierarchy (:func:`group_dir`):
     a cpu group's weight (``cpu.shares``, 1024) is shared with its siblings, so under one
     ``lancebench`` folder every sandbox of every harness on the host together weighed one
-    process; on a loaded host a command then took about 2.2x bare bubblewrap (load 18, measured
-    with ``benchmarks/sandbox_overhead.py``'s rows), against about 1.2x for a group beside the
-    harness's own processes, where each sandbox weighs one process, as its command would in no
-    group at all. The CFS quota (the ``cpus`` limit) is the sandbox's own either way.
+    process, one level further from the root. Measured on a loaded host (load 18, 2 cores), a
+    command in such a group took about 2.2x bare bubblewrap, against about 1.2x in a group beside
+    the harness's own processes, where each sandbox weighs one process, as its command would in
+    no group at all. The CFS quota (the ``cpus`` limit) is the sandbox's own either way.
     """
 
     def __init__(self, dirs: dict[str, Path]):
