@@ -7,6 +7,9 @@ command with the network gets outbound access only, through slirp4netns: :mod:`.
 and ``$HOME``; a cleared environment; all capabilities dropped; ``--die-with-parent``. When the
 harness runs as root, commands also run as an unprivileged host uid (``LANCEBENCH_SANDBOX_UID``,
 default 61000) and inside per-sandbox cgroups (memory, pids, cpu); otherwise rlimits apply.
+Each command's bubblewrap is started with ``vfork`` through ``sh``, ``prlimit`` and ``setpriv``
+exec'd in turn (cgroups, rlimits, uid: :mod:`.local_launch`), never with a copy of the harness;
+where those tools are missing, a ``preexec_fn`` does the same.
 When a command ends, its pid namespace ends with it: background processes never outlive the
 command that started them. A timeout kills the whole tree.
 """
@@ -22,6 +25,7 @@ import re
 import resource
 import shutil
 import signal
+import subprocess
 import tempfile
 import time
 import uuid
@@ -33,6 +37,7 @@ from lancebench.sandbox.base import AppProcess, ExecResult, Mount, Sandbox, Sand
 from lancebench.sandbox.cgroups import CgroupSet
 from lancebench.sandbox.fstree import CopyBounds, chown_tree, copy_file, copy_tree, remove_tree, write_notes
 from lancebench.sandbox.local_files import Deferred, move_onto_quota, populate
+from lancebench.sandbox.local_launch import launch_prefix
 from lancebench.sandbox.local_net import MISSING, RESOLV_CONF, OutboundNet, slirp_missing
 from lancebench.sandbox.output import CappedBuffer, drain
 
@@ -48,6 +53,9 @@ ETC_BINDS = ("alternatives", "fonts", "ld.so.cache", "ld.so.conf", "ld.so.conf.d
              "ssl", "ca-certificates", "chromium", "chromium.d", "gai.conf",
              "java-11-openjdk", "java-17-openjdk", "java-21-openjdk")
 CLONE_NEWNET = 0x40000000
+RLIMITS = {"as": resource.RLIMIT_AS, "cpu": resource.RLIMIT_CPU, "fsize": resource.RLIMIT_FSIZE}
+_UNSET = object()
+REAP_WAIT_SEC = 1.0  # how long an ended command's processes may take to be gone before they are killed
 _LIBC = ctypes.CDLL(None, use_errno=True)  # setns (os.setns needs Python 3.12), loaded before any fork
 
 
@@ -113,6 +121,9 @@ class LocalSandbox(Sandbox):
         self._written = False  # something was put before the first command
         self._provisioned = False  # the first command's set-up (quota, owners) is done
         self._provision_lock = asyncio.Lock()
+        self._launch_for: object = _UNSET  # the cgroups self._launch was made for
+        self._launch: list[str] | None = None
+        self._fixed_args: list[str] | None = None  # bubblewrap's arguments that never change once provisioned
 
     # lifecycle -------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -249,17 +260,7 @@ class LocalSandbox(Sandbox):
             argv.append("--share-net")
         if net is not None:
             argv += net.bwrap_args()
-        argv += ["--ro-bind", "/usr", "/usr"]
-        for link, target in (("/bin", "usr/bin"), ("/sbin", "usr/sbin"), ("/lib", "usr/lib"), ("/lib64", "usr/lib64")):
-            if os.path.exists(link):
-                argv += ["--symlink", target, link]
-        argv += ["--proc", "/proc", "--dev", "/dev"]
-        etc = self.root / "etc"
-        for name in os.listdir(etc):
-            argv += ["--ro-bind", str(etc / name), f"/etc/{name}"]
-        for name in ETC_BINDS:
-            if os.path.exists(f"/etc/{name}"):
-                argv += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
+        argv += self._fixed()
         for m in self._mounts() if mounts is None else mounts:
             argv += ["--bind" if m.writable else "--ro-bind", str(m.source), m.target]
         # the root is a tmpfs without a size (host memory): read-only, so everything writable is a
@@ -270,6 +271,27 @@ class LocalSandbox(Sandbox):
         if info_fd is not None:
             argv += ["--info-fd", str(info_fd)]
         argv += ["--chdir", cwd, "--"]
+        return argv
+
+    def _fixed(self) -> list[str]:
+        """bubblewrap's arguments for ``/usr``, the top-level links, ``/proc``, ``/dev`` and
+        ``/etc``: read from the host and the sandbox's ``etc`` folder once the sandbox is
+        provisioned (its ``etc`` is written then and never again), before that at every call."""
+        if self._fixed_args is not None:
+            return self._fixed_args
+        argv = ["--ro-bind", "/usr", "/usr"]
+        for link, target in (("/bin", "usr/bin"), ("/sbin", "usr/sbin"), ("/lib", "usr/lib"), ("/lib64", "usr/lib64")):
+            if os.path.exists(link):
+                argv += ["--symlink", target, link]
+        argv += ["--proc", "/proc", "--dev", "/dev"]
+        etc = self.root / "etc"
+        for name in sorted(os.listdir(etc)):
+            argv += ["--ro-bind", str(etc / name), f"/etc/{name}"]
+        for name in ETC_BINDS:
+            if os.path.exists(f"/etc/{name}"):
+                argv += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
+        if self._provisioned:
+            self._fixed_args = argv
         return argv
 
     def base_env(self) -> dict[str, str]:
@@ -284,16 +306,10 @@ class LocalSandbox(Sandbox):
         """Runs in the child between fork and exec: cgroups, rlimits, the network namespace
         ``netns_fd`` when given (an app server joining its runner's), then the unprivileged uid
         (``uid``, default the sandbox's)."""
-        lim = self.spec.limits
         if self.cgroups:
             self.cgroups.enter()
-        if not (self.cgroups and self.cgroups.has_memory):
-            cap = lim.memory_mb * 1024 * 1024 * 2  # address space runs larger than resident memory
-            resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
-        if lim.cpu_time_sec:
-            resource.setrlimit(resource.RLIMIT_CPU, (lim.cpu_time_sec, lim.cpu_time_sec + 5))
-        fsize = lim.storage_mb * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+        for name, pair in self._rlimits().items():
+            resource.setrlimit(RLIMITS[name], pair)
         if netns_fd is not None and _LIBC.setns(netns_fd, CLONE_NEWNET) != 0:
             raise OSError(ctypes.get_errno(), "setns into the runner's network namespace failed")
         uid = self.uid if uid is None else uid
@@ -301,8 +317,39 @@ class LocalSandbox(Sandbox):
             os.setgroups([])
             os.setgid(uid)
             os.setuid(uid)
-        if not (self.cgroups and self.cgroups.has_pids):
-            resource.setrlimit(resource.RLIMIT_NPROC, (lim.pids, lim.pids))
+        nproc = self._nproc()
+        if nproc is not None:
+            resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+
+    def _rlimits(self) -> dict[str, tuple[int, int]]:
+        """The rlimits every command gets before its uid changes, by ``prlimit`` name (``as``,
+        ``cpu``, ``fsize``) -> (soft, hard): the address space (twice ``memory_mb``: it runs larger
+        than resident memory) when no memory cgroup bounds it, CPU seconds when the task sets
+        them, and ``storage_mb`` as the largest file."""
+        lim = self.spec.limits
+        out: dict[str, tuple[int, int]] = {}
+        if not (self.cgroups and self.cgroups.has_memory):
+            cap = lim.memory_mb * 1024 * 1024 * 2
+            out["as"] = (cap, cap)
+        if lim.cpu_time_sec:
+            out["cpu"] = (lim.cpu_time_sec, lim.cpu_time_sec + 5)
+        fsize = lim.storage_mb * 1024 * 1024
+        out["fsize"] = (fsize, fsize)
+        return out
+
+    def _nproc(self) -> int | None:
+        """RLIMIT_NPROC, set after the uid change, when no pids cgroup bounds the processes."""
+        return None if self.cgroups and self.cgroups.has_pids else self.spec.limits.pids
+
+    def _launcher(self) -> list[str] | None:
+        """The command line put before a command's bubblewrap (:func:`local_launch.launch_prefix`:
+        cgroups, rlimits and uid without Python between fork and exec), made once per sandbox's
+        cgroups; None where its tools are missing (then :meth:`_preexec` does the same)."""
+        if self._launch_for is not self.cgroups:
+            self._launch = launch_prefix(tasks_files=self.cgroups.tasks_files() if self.cgroups else [],
+                                         rlimits=self._rlimits(), uid=self.uid, nproc=self._nproc())
+            self._launch_for = self.cgroups
+        return self._launch
 
     # Sandbox protocol ------------------------------------------------------------------------
     async def host_uid(self, user: str | None = None) -> int | None:
@@ -348,8 +395,10 @@ class LocalSandbox(Sandbox):
         t0 = time.monotonic()
         out, err = CappedBuffer(self.spec.limits.output_bytes), CappedBuffer(self.spec.limits.output_bytes)
         net = OutboundNet(self.uid) if self.spec.network else None
+        launcher = self._launcher()
         proc, info = await self._spawn(functools.partial(self._bwrap_argv, net=net), cwd or self.spec.workdir,
-                                       full_env, argv_cmd, stdin, self._preexec, net)
+                                       full_env, argv_cmd, stdin, self._preexec if launcher is None else None, net,
+                                       prefix=launcher or [])
         if net is not None:
             await self._connect(proc, info, net)
         timed_out = False
@@ -386,21 +435,22 @@ class LocalSandbox(Sandbox):
                           truncated_bytes=out.cut + err.cut), app_output
 
     async def _spawn(self, make_argv, cwd: str, env: dict[str, str], argv_cmd: list[str], stdin: bytes | None,
-                     preexec, net: OutboundNet | None = None
+                     preexec, net: OutboundNet | None = None, *, prefix: list[str] | None = None
                      ) -> tuple[asyncio.subprocess.Process, asyncio.Future[bytes]]:
-        """Start bubblewrap (``make_argv(cwd, env, info_fd=...)`` + ``argv_cmd``) with ``preexec``
-        (and ``net``'s block pipe, when given); returns the process and a future of what bubblewrap
+        """Start bubblewrap (``prefix`` + ``make_argv(cwd, env, info_fd=...)`` + ``argv_cmd``) with
+        ``preexec`` (None: none, so ``subprocess`` uses ``vfork``) and ``net``'s block pipe, when
+        given; returns the process and a future of what bubblewrap
         wrote to its info fd (``{"child-pid": N}`` once the sandbox is set up; read to its end, which
         comes when bubblewrap closes it or exits)."""
         info_r, info_w = os.pipe()
-        argv = make_argv(cwd, env, info_fd=info_w) + argv_cmd
+        argv = (prefix or []) + make_argv(cwd, env, info_fd=info_w) + argv_cmd
         try:
             proc = await asyncio.create_subprocess_exec(
                 *argv, stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True,
                 preexec_fn=preexec, env={"PATH": "/usr/bin:/bin"},
                 pass_fds=(info_w,) if net is None else (info_w, net.block_r))
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, subprocess.SubprocessError) as exc:  # SubprocessError: preexec failed
             os.close(info_r)
             if net is not None:
                 await net.close()
@@ -410,7 +460,7 @@ class LocalSandbox(Sandbox):
             if net is not None:
                 net.after_spawn()
         self._procs.add(proc)
-        return proc, asyncio.ensure_future(asyncio.to_thread(_read_all, info_r))
+        return proc, _read_to_end(info_r)
 
     async def _connect(self, proc: asyncio.subprocess.Process, info: asyncio.Future[bytes], net: OutboundNet) -> None:
         """Give the command of ``proc`` (bubblewrap, waiting on ``net``'s block pipe) its network
@@ -468,14 +518,20 @@ class LocalSandbox(Sandbox):
 
     async def _reap_leftovers(self) -> None:
         """When no other command of this sandbox runs, make sure the ended command left no process:
-        the kernel tears its pid namespace down asynchronously, so wait briefly, then kill."""
+        the kernel tears its pid namespace down asynchronously (bubblewrap reports the command's
+        exit before its init process is gone, so about half the commands still show it for a
+        millisecond or two), so wait up to :data:`REAP_WAIT_SEC`, polling at first every
+        millisecond and less often as the wait grows, then kill."""
         if self.cgroups is None or self._procs:
             return
-        for _ in range(40):
-            if not self.cgroups.procs():
+        deadline = time.monotonic() + REAP_WAIT_SEC
+        pause = 0.001
+        while self.cgroups.procs():
+            if time.monotonic() >= deadline:
+                self.cgroups.kill()
                 return
-            await asyncio.sleep(0.025)
-        self.cgroups.kill()
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 0.025)
 
     @staticmethod
     async def _feed(proc: asyncio.subprocess.Process, data: bytes | None) -> None:
@@ -595,10 +651,33 @@ def _check_reachable(path: Path, uid: int | None) -> None:
                                f"or run `chmod o+x {parent}`")
 
 
-def _read_all(fd: int) -> bytes:
-    """Read ``fd`` to its end and close it."""
-    with os.fdopen(fd, "rb") as f:
-        return f.read()
+def _read_to_end(fd: int) -> asyncio.Future[bytes]:
+    """A future of everything read from ``fd`` (a pipe's read end, which this takes over) up to its
+    end, read by the running event loop as it arrives: no thread waits on it, so any number of
+    commands may run at once whatever the default executor's size. The fd is read to its end and
+    closed even when the future is cancelled (a writer must never find the pipe closed)."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[bytes] = loop.create_future()
+    data = bytearray()
+    os.set_blocking(fd, False)
+
+    def readable() -> None:
+        try:
+            chunk = os.read(fd, 65536)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            chunk = b""
+        if chunk:
+            data.extend(chunk)
+            return
+        loop.remove_reader(fd)
+        os.close(fd)
+        if not future.done():
+            future.set_result(bytes(data))
+
+    loop.add_reader(fd, readable)
+    return future
 
 
 def _killpg(pid: int) -> None:

@@ -1,0 +1,71 @@
+"""How a local sandbox's command is started without running Python between fork and exec.
+
+A command's bubblewrap must start inside the sandbox's cgroups, under its rlimits and as the
+sandbox's host uid. A ``preexec_fn`` doing it costs a full ``fork`` of the harness (its page
+tables copied: about 50 ms a command for a harness of 300 MB) and the harness's Python running in
+the child. Instead, :func:`launch_prefix` gives a command line put before bubblewrap's, which
+``subprocess`` starts with ``vfork`` (no copy) and which ends by ``exec`` in the same process:
+
+1. ``sh -c`` (as root, environment ``PATH`` only) writes ``0`` (itself) to each cgroup's
+   ``tasks`` file (:meth:`lancebench.sandbox.cgroups.CgroupSet.enter` says why ``tasks`` and ``0``),
+   stopping with exit code :data:`ENTER_FAILED` when one cannot be written;
+2. ``prlimit`` (util-linux) sets the rlimits, as root, as ``LocalSandbox._preexec`` does;
+3. ``setpriv --reuid --regid --clear-groups`` (util-linux) becomes the sandbox's host uid (real,
+   effective and saved; no supplementary group; a non-root uid keeps no capability);
+4. a second ``prlimit`` sets ``RLIMIT_NPROC`` after the uid change, when there is no pids cgroup
+   (as ``_preexec`` sets it after ``setuid``);
+
+then ``bwrap``. Each step execs the next, so the command's pid, session and ``--die-with-parent``
+stay what they were. Where ``prlimit`` (or, when needed, ``sh`` or ``setpriv``) is missing, None:
+the caller keeps its ``preexec_fn``.
+"""
+
+from __future__ import annotations
+
+import functools
+import shutil
+from pathlib import Path
+
+ENTER_FAILED = 125  # the exit code of a command whose cgroups could not be entered
+
+
+@functools.cache
+def _tool(name: str) -> str | None:
+    """The absolute path of the program ``name`` in the system's folders, or None."""
+    return shutil.which(name, path="/usr/bin:/bin:/usr/sbin:/sbin")
+
+
+def enter_script(n: int) -> str:
+    """The ``sh -c`` script entering ``n`` cgroups: ``$1`` … ``$n`` are their ``tasks`` files,
+    the rest the command to exec."""
+    steps = [f'echo 0 >"${i}" || {{ echo "lancebench: cannot enter the sandbox\'s cgroup ${i}" >&2; '
+             f'exit {ENTER_FAILED}; }}' for i in range(1, n + 1)]
+    return "; ".join([*steps, f'shift {n}', 'exec "$@"'])
+
+
+def launch_prefix(*, tasks_files: list[Path], rlimits: dict[str, tuple[int, int]], uid: int | None,
+                  nproc: int | None) -> list[str] | None:
+    """The command line to put before bubblewrap's (see the module docstring).
+
+    ``tasks_files``: the ``tasks`` file of each cgroup to enter (none: no shell); ``rlimits``:
+    ``prlimit`` option name (``fsize``, ``cpu``, ``as``) -> (soft, hard), set before the uid
+    changes; ``uid``: the host uid to become (None: stay); ``nproc``: RLIMIT_NPROC set after the
+    uid change (None: none). Returns None when a tool it needs is missing."""
+    prlimit = _tool("prlimit")
+    setpriv = _tool("setpriv") if uid is not None else None
+    sh = _tool("sh") if tasks_files else None
+    if prlimit is None or (uid is not None and setpriv is None) or (tasks_files and sh is None):
+        return None
+    argv: list[str] = []
+    if tasks_files and sh is not None:
+        argv += [sh, "-c", enter_script(len(tasks_files)), "lancebench-enter", *map(str, tasks_files)]
+    limits = [f"--{name}={soft}:{hard}" for name, (soft, hard) in rlimits.items()]
+    if uid is None and nproc is not None:
+        limits.append(f"--nproc={nproc}:{nproc}")
+    if limits:
+        argv += [prlimit, *limits, "--"]
+    if uid is not None and setpriv is not None:
+        argv += [setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--"]
+        if nproc is not None:
+            argv += [prlimit, f"--nproc={nproc}:{nproc}", "--"]
+    return argv
