@@ -196,11 +196,12 @@ def skipped(code):
 children = {}
 for i, (parent, code) in enumerate(nodes):
     children.setdefault(parent, []).append(i)
-reader = []
+reader, read = [], []
 def visit(i):
     code = nodes[i][1]
     if not skipped(code):
         module = code.co_filename[len(pkg):]
+        read.append(f"{module}:{code.co_qualname}")
         if not reader or reader[-1] != module:
             reader.append(module)
     for c in children.get(i, ()):
@@ -208,14 +209,15 @@ def visit(i):
 sys.setrecursionlimit(100000)
 if nodes:
     visit(0)
-Path(out).write_text(json.dumps({"flat": flat, "reader": reader, "calls": len(nodes)}))
+Path(out).write_text(json.dumps({"flat": flat, "reader": reader, "calls": read}))
 """
 
 
 def measure(src: Path, task: Path, work: Path, label: str) -> dict[str, list[str]]:
     """Both walks of one oracle trial of ``task`` run by source tree ``src``: ``flat`` (every call)
     and ``reader`` (the reader's walk), each a list of files relative to the package, consecutive
-    repeats merged. Raises ``subprocess.CalledProcessError`` when the run fails."""
+    repeats merged; and ``calls``, the reader's walk call by call (``file:qualified name``). Writes
+    them to ``WORK/walk-LABEL.json``. Raises ``subprocess.CalledProcessError`` when the run fails."""
     out = work / f"walk-{label}.json"
     subprocess.run([sys.executable, "-c", CHILD, str(src), str(out), "run", "-p", str(task), "-a", "oracle",
                     "-o", str(work / "jobs"), "--job-name", f"walk-{label}"],
