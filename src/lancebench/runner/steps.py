@@ -163,6 +163,7 @@ async def run_steps(spec: TrialSpec, agent: Agent, backend: Backend, env: Prepar
     clock.at("agent")
     task, settings = spec.task, trial_settings(spec.task)
     plans = plan_steps(spec, settings)
+    point.settings = settings
     networks = [p.network for p in plans]
     point.network = networks[0] if len(set(networks)) == 1 else NetworkPolicy("allowlist")
     user_tool = None  # a single-step browser task's user tool (lancebench.grading.user_tool)
@@ -246,7 +247,8 @@ async def _agent_step(spec: TrialSpec, agent: Agent, backend: Backend, env: Prep
         work = await _capture(spec, backend, env, sandbox, outcome, plan)
         point.capturing = False
         if task.kind == "code" and declares_artifacts(task):
-            await collect(task, plan.step, sandbox, backend, plan.out, spec.scratch / f"artifacts{plan.tag}")
+            await collect(task, plan.step, sandbox, backend, plan.out, spec.scratch / f"artifacts{plan.tag}",
+                              plan.settings.agent.env)
     return work
 
 
