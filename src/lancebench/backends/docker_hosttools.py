@@ -228,13 +228,11 @@ async def capture_on_host(task: Task, workdir: str, base_commit: str, pristine: 
     make_readable(workspace)
     spec = SandboxSpec(workdir=workdir, workspace=workspace, mounts=(Mount(pristine / "base.git",
                        "/lancebench/base.git", False),), limits=task_limits(task))
-    box = LocalSandbox(spec, root=scratch / "capture-root")
-    await box.start()
     try:
-        env = PreparedEnvironment(base_commit=base_commit, workdir=workdir)
-        return await run_capture(box, workdir, task, env, scratch)
+        async with LocalSandbox(spec, root=scratch / "capture-root") as box:
+            env = PreparedEnvironment(base_commit=base_commit, workdir=workdir)
+            return await run_capture(box, workdir, task, env, scratch)
     finally:
-        await box.stop()
         remove_tree(scratch / "capture-root")
         remove_tree(workspace)
 
@@ -280,13 +278,9 @@ async def apply_on_host(task: Task, workdir: str, pristine: Path, sandbox, patch
     make_readable(work)
     spec = SandboxSpec(workdir=workdir, workspace=tree, mounts=(Mount(work / "patch", "/tmp/lb-patch", False),),
                        limits=task_limits(task))
-    box = LocalSandbox(spec, root=work / "root")
-    await box.start()
-    try:
+    async with LocalSandbox(spec, root=work / "root") as box:
         res = await box.exec(["git", "apply", "--binary", "--whitespace=nowarn", "/tmp/lb-patch/patch.diff"],
                              timeout=300)
-    finally:
-        await box.stop()
     if not res.ok:
         return False, f"exit {res.exit_code}\n{res.output}"
     write, remove = await asyncio.to_thread(_differences, pristine / "tree", tree)

@@ -141,10 +141,8 @@ class LocalBackend(Backend):
         built = cast(LocalEnvironment, env.handle)
         spec = SandboxSpec(workdir=env.workdir, workspace=sandbox.spec.workspace, env=dict(env.variables),
                            mounts=(Mount(built.git_dir, "/lancebench/base.git", False),), limits=task_limits(task))
-        capture = LocalSandbox(spec, root=scratch / "capture-root")
-        await capture.start()
         try:
-            return await run_capture(capture, env.workdir, task, env, scratch)
+            async with LocalSandbox(spec, root=scratch / "capture-root") as capture:
+                return await run_capture(capture, env.workdir, task, env, scratch)
         finally:
-            await capture.stop()
             await asyncio.to_thread(remove_tree, scratch / "capture-root")

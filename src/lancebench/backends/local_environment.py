@@ -20,7 +20,7 @@ import os
 import shutil
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from lancebench.backends.options import BackendOptions
@@ -188,29 +188,28 @@ async def _build(task: Task, tmp: Path, variables: dict[str, str], options: Back
         mounts.append(Mount(tmp / "task-env", "/task-env", False))
     if os.path.isfile("/etc/pip.conf"):
         mounts.append(Mount(Path("/etc/pip.conf"), "/etc/pip.conf", False))
-    sandbox = LocalSandbox(SandboxSpec(workdir=task.lb.workdir, workspace=app, mounts=tuple(mounts), env=build_env,
-                                       network=True, limits=limits), root=tmp / "sandbox")
-    await sandbox.start()
+    spec = SandboxSpec(workdir=task.lb.workdir, workspace=app, mounts=tuple(mounts), env=build_env, network=True,
+                       limits=limits)
     try:
-        if recipe is not None and recipe.setup:
-            res = await sandbox.exec(["bash", "-e", f"/task-env/{recipe.setup}"],
-                                     timeout=task.config.environment.build_timeout_sec)
-            lines += [f"$ setup {recipe.setup} (exit {res.exit_code}, {res.duration_sec:.1f}s)", res.stdout, res.stderr]
+        async with LocalSandbox(spec, root=tmp / "sandbox") as sandbox:
+            if recipe is not None and recipe.setup:
+                res = await sandbox.exec(["bash", "-e", f"/task-env/{recipe.setup}"],
+                                         timeout=task.config.environment.build_timeout_sec)
+                lines += [f"$ setup {recipe.setup} (exit {res.exit_code}, {res.duration_sec:.1f}s)", res.stdout,
+                          res.stderr]
+                if not res.ok:
+                    why = "timed out" if res.timed_out else f"exited {res.exit_code}"
+                    raise EnvironmentBuildError(f"{task.paths.environment / recipe.setup}: setup {why}; log tail:\n"
+                                                + "\n".join(lines)[-3000:])
+            sandbox.spec = replace(spec, env=build_env | GIT_ID, network=False)
+            res = await sandbox.exec(["bash", "-c", FINALIZE, "finalize", task.lb.workdir], timeout=600)
+            lines += ["$ finalize", res.stdout, res.stderr]
             if not res.ok:
-                why = "timed out" if res.timed_out else f"exited {res.exit_code}"
-                raise EnvironmentBuildError(f"{task.paths.environment / recipe.setup}: setup {why}; log tail:\n"
+                raise EnvironmentBuildError(f"{task.paths.root}: could not make the base commit; log tail:\n"
                                             + "\n".join(lines)[-3000:])
-        sandbox.spec = SandboxSpec(workdir=task.lb.workdir, workspace=app, mounts=tuple(mounts), env=build_env | GIT_ID,
-                                   network=False, limits=limits)
-        res = await sandbox.exec(["bash", "-c", FINALIZE, "finalize", task.lb.workdir], timeout=600)
-        lines += ["$ finalize", res.stdout, res.stderr]
-        if not res.ok:
-            raise EnvironmentBuildError(f"{task.paths.root}: could not make the base commit; log tail:\n"
-                                        + "\n".join(lines)[-3000:])
-        return res.stdout.strip().splitlines()[-1]
+            return res.stdout.strip().splitlines()[-1]
     finally:
         log.write_text("\n".join(lines))
-        await sandbox.stop()
         shutil.rmtree(tmp / "sandbox", ignore_errors=True)
         shutil.rmtree(tmp / "task-env", ignore_errors=True)
         (tmp / "ca-bundle.pem").unlink(missing_ok=True)

@@ -240,6 +240,18 @@ def outcome_of(report: JUnitReport, test_id: str) -> str:
     return _outcome_in(report, _Index(report), test_id)
 
 
+def outcome_over_params(report: JUnitReport, test_id: str, *, best: bool) -> str:
+    """``test_id``'s outcome (``module::name``) over every parameter set of a parametrized test:
+    the best one's (``best``: the canary's, any passed copy counts) or the worst one's; when no
+    case has that name in that module, :func:`outcome_of`. Used by :mod:`lancebench.grading.canary`."""
+    module, _, name = test_id.rpartition("::")
+    found = [v for k, v in report.cases.items()
+             if (case := _as_case(k)).name.partition("[")[0] == name and _scope_matches(module, case)]
+    if not found:
+        return outcome_of(report, test_id)
+    return (min if best else max)(found, key=_RANK.__getitem__)
+
+
 def select(report: JUnitReport, ids: list[str]) -> dict[str, str]:
     """The outcome of each listed id (see :func:`outcome_of`), keyed by the id as written."""
     index = _Index(report)

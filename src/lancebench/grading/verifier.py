@@ -48,7 +48,7 @@ from lancebench.sandbox.base import ExecResult, Mount, Sandbox
 from lancebench.sandbox.fstree import notes_path, remove_tree
 from lancebench.sandbox.names import unnamed
 from lancebench.task.model import Task
-from lancebench.task.settings import NetworkPolicy, network_policy, phase_env, phase_user, secret_values
+from lancebench.task.settings import NetworkPolicy, phase_env, phase_settings
 
 PATCH_IN_SANDBOX = "/tmp/lancebench/patch.diff"
 APPLY_TIMEOUT_SEC = 300
@@ -101,9 +101,10 @@ class VerifierSettings:
         """The settings of ``task``'s verifier (of ``step``'s, for a multi-step task)."""
         step_cfg = next((s for s in task.config.steps or [] if s.name == step), None)
         timeout = (step_cfg.verifier.timeout_sec if step_cfg else None) or task.config.verifier.timeout_sec
-        return cls(env=verifier_env(task, step), user=phase_user(task, "verifier", step=step),
-                   network=network_policy(task, "verifier", step=step), timeout_sec=timeout,
-                   secrets=frozenset(secret_values(task, step=step)), plugins=tuple(pytest_plugins(task, step)))
+        phase = phase_settings(task, "verifier", step=step)  # env, user, network, secrets: one call
+        plugins = _plugins(task, phase.env)
+        return cls(env=_test_env(task, phase.env, plugins), user=phase.user, network=phase.network,
+                   timeout_sec=timeout, secrets=phase.secrets, plugins=tuple(plugins))
 
 
 @dataclass(frozen=True)
@@ -538,7 +539,11 @@ async def _guard_python(backend: Backend, task: Task, env: PreparedEnvironment, 
 def pytest_plugins(task: Task, step: str | None = None) -> list[str]:
     """The pytest plugins (module names) the verifier loads: ``PYTEST_PLUGINS`` of the verifier's
     environment, then ``[lancebench] pytest_plugins``."""
-    env = phase_env(task, "verifier", step=step)
+    return _plugins(task, phase_env(task, "verifier", step=step))
+
+
+def _plugins(task: Task, env: dict[str, str]) -> list[str]:
+    """:func:`pytest_plugins` from the verifier phase's ``env``."""
     return [p.strip() for p in env.get("PYTEST_PLUGINS", "").split(",") if p.strip()] + list(task.lb.pytest_plugins)
 
 
@@ -556,7 +561,12 @@ def verifier_env(task: Task, step: str | None = None) -> dict[str, str]:
     still runs from the ``.pth`` file in every site folder (:mod:`lancebench.grading.pyguard`).
     ``LANCEBENCH_APP_SERVER=1`` when the task names an app server (the harness runs it)."""
     env = phase_env(task, "verifier", step=step)
-    plugins = pytest_plugins(task, step)
+    return _test_env(task, env, _plugins(task, env))
+
+
+def _test_env(task: Task, phase: dict[str, str], plugins: list[str]) -> dict[str, str]:
+    """:func:`verifier_env` from the verifier phase's env ``phase`` and the ``plugins``."""
+    env = dict(phase)
     env |= {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONDONTWRITEBYTECODE": "1",
             "PYTHONPATH": PYBOOT_INSIDE + (f":{env['PYTHONPATH']}" if env.get("PYTHONPATH") else "")}
     if task.lb.app_server:  # the harness starts it (grading.app_server); test.sh must not

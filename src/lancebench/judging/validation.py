@@ -365,10 +365,8 @@ async def _rerun_scripts(task: Task, backend: Backend, env: PreparedEnvironment,
     from lancebench.judging.workspace import reference_patch
     reference = await reference_patch(task, backend, env, scratch / "reference", labels)
     where = "the reference solution" if reference is not None else "the untouched base"
-    box = backend.open(task, env, scratch / "sandbox", labels=labels)
-    run = _Run(None, task, env, box, None, reference or "", scratch, Limits(), spec)  # type: ignore[arg-type]
-    try:
-        await box.start()
+    async with backend.open(task, env, scratch / "sandbox", labels=labels) as box:
+        run = _Run(None, task, env, box, None, reference or "", scratch, Limits(), spec)  # type: ignore[arg-type]
         await apply_patch(task, backend, box, env, reference or "", scratch / "apply")
         made = await box.exec(["mkdir", "-p", *folders], cwd=env.workdir)
         if not made.ok:
@@ -377,6 +375,4 @@ async def _rerun_scripts(task: Task, backend: Backend, env: PreparedEnvironment,
         for i, script in sorted(scripts.items()):
             await run.run_cases(i, script, spec.stories[i], len(spec.stories[i].cases))
         after = await fingerprint(box, env.workdir, [*folders, *runner_outputs(spec)], scratch / "after.txt")
-    finally:
-        await box.stop()
     return where, changed_paths(before, after)

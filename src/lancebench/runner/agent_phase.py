@@ -28,7 +28,6 @@ from lancebench.runner.healthcheck import run_healthcheck
 from lancebench.sandbox.backend import Backend
 from lancebench.sandbox.base import Mount, Sandbox
 from lancebench.task.model import Task
-from lancebench.task.settings import phase_env
 
 AGENT_GRACE_SEC = 30.0  # beyond the agent's budget before the harness cancels it
 
@@ -79,19 +78,22 @@ class TrialSpec:
 __all__ = ["TrialInvalid", "TrialSpec", "check_health", "run_agent"]
 
 
-async def check_health(task: Task, sandbox: Sandbox, step=None, point: Checkpoint | None = None) -> None:
+async def check_health(task: Task, sandbox: Sandbox, env: dict[str, str], step=None,
+                       point: Checkpoint | None = None) -> None:
     """The task's health check (``[environment.healthcheck]``), or ``step``'s, before the agent
-    (or the step's agent) runs. Raises :class:`~lancebench.runner.healthcheck.HealthcheckFailed`;
-    the trial blames it with :func:`lancebench.runner.control.blame` (``invalid`` before any agent
-    code ran; after, only when a fresh pristine sandbox fails the same check). The check and its
-    table's name are noted in ``point``."""
+    (or the step's agent) runs, with the health check's ``env`` (resolved once,
+    :class:`lancebench.task.settings.TrialSettings`). Raises
+    :class:`~lancebench.runner.healthcheck.HealthcheckFailed`; the trial blames it with
+    :func:`lancebench.runner.control.blame` (``invalid`` before any agent code ran; after, only
+    when a fresh pristine sandbox fails the same check). The check and its table's name are noted
+    in ``point``."""
     check = step.healthcheck if step is not None else task.config.environment.healthcheck
     if check is None:
         return
     where = f"steps.{step.name}.healthcheck" if step is not None else "environment.healthcheck"
     if point is not None:
         point.check, point.where = check, where
-    await run_healthcheck(sandbox, check, env=phase_env(task, "healthcheck"), where=where)
+    await run_healthcheck(sandbox, check, env=env, where=where)
     if point is not None:
         point.check, point.where = None, ""
 

@@ -38,7 +38,6 @@ from lancebench.sandbox.fstree import CopyBounds, copy_file, copy_tree, notes_pa
 from lancebench.task.artifacts import CONVENTION_SOURCE, collection_set, hooks_for, host_relpath, is_main, overlaps
 from lancebench.task.harbor import MAIN_SERVICE, ArtifactConfig, CollectHook, StepConfig
 from lancebench.task.model import Task
-from lancebench.task.settings import phase_env
 
 MAX_BYTES = 256 * 1024 * 1024  # file contents copied by one collection pass, all entries together
 _MAX_NOTES = 50
@@ -46,16 +45,16 @@ _HOOK_OUTPUT = 2000  # characters of a hook's output kept in collect-hooks.json 
 
 
 async def collect(task: Task, step: StepConfig | None, sandbox: Sandbox, backend: Backend, root: Path,
-                  scratch: Path) -> list[dict]:
+                  scratch: Path, agent_env: dict[str, str]) -> list[dict]:
     """One collection pass of a trial (``step`` None) or of a step, into ``root`` (the trial's or
-    the step's folder): the collect hooks (:func:`run_hooks`, their outcomes in
-    ``root/collect-hooks.json``), then the artifacts (:func:`collect_artifacts` into
-    ``root/artifacts``). The agent's work has been captured; a backend whose capture stopped the
+    the step's folder): the collect hooks (:func:`run_hooks` with the agent phase's ``agent_env``,
+    their outcomes in ``root/collect-hooks.json``), then the artifacts (:func:`collect_artifacts`
+    into ``root/artifacts``). The agent's work has been captured; a backend whose capture stopped the
     sandbox (docker) starts it again for the hooks (its files stay). Returns the manifest."""
     hooks = hooks_for(task, step)
     if hooks:
         await resume_sandbox(backend, sandbox)
-        outcomes = await run_hooks(sandbox, hooks, phase_env(task, "agent"))
+        outcomes = await run_hooks(sandbox, hooks, agent_env)
         atomic_write(root / "collect-hooks.json", json.dumps(outcomes, indent=2))
     return await collect_artifacts(sandbox, collection_set(task, step), root / "artifacts", scratch)
 

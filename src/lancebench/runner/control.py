@@ -32,7 +32,7 @@ from lancebench.runner.healthcheck import HealthcheckFailed, run_healthcheck
 from lancebench.sandbox.backend import Backend, PreparedEnvironment
 from lancebench.task.harbor import Healthcheck
 from lancebench.task.model import Task
-from lancebench.task.settings import NO_NETWORK, NetworkPolicy, phase_env
+from lancebench.task.settings import NO_NETWORK, NetworkPolicy, TrialSettings, phase_env
 
 BEFORE_AGENT = "before any agent code ran: the environment as built"
 MODEL_PROVIDER = "outside every sandbox: lancebench's model client gave up on the model provider after its retries"
@@ -63,8 +63,9 @@ class AgentFault(Exception):
 class Checkpoint:
     """What a trial has done so far, for :func:`blame`: whether agent code has run in a sandbox of
     the trial (``agent_ran``), the prepared environment (``env``), the agent phase's network
-    (``network``), the health check being run when it failed (``check``, ``where``) and whether the
-    work was being captured (``capturing``)."""
+    (``network``), the health check being run when it failed (``check``, ``where``), whether the
+    work was being captured (``capturing``) and the trial's settings once resolved (``settings``,
+    :class:`lancebench.task.settings.TrialSettings`: the control's env comes from them)."""
 
     agent_ran: bool = False
     env: PreparedEnvironment | None = None
@@ -72,6 +73,7 @@ class Checkpoint:
     check: Healthcheck | None = None
     where: str = ""
     capturing: bool = False  # the failure came while the work was captured: the control captures too
+    settings: TrialSettings | None = None
 
 
 def raised_by_model_client(exc: BaseException) -> bool:
@@ -102,13 +104,17 @@ def verdict_control(verifier_dir: Path) -> str:
 
 async def pristine_control(task: Task, backend: Backend, env: PreparedEnvironment, scratch: Path, *,
                            network: NetworkPolicy | None, labels: dict[str, str], check: Healthcheck | None = None,
-                           where: str = "", capture: bool = False) -> str | None:
+                           where: str = "", capture: bool = False,
+                           settings: TrialSettings | None = None) -> str | None:
     """Start a fresh sandbox of the pristine environment (``env``, the agent phase's variables and
     ``network``), run ``true`` in it and then ``check`` (the health check that failed, named
     ``where``), capture its (unchanged) workspace when ``capture``, and stop it. Returns None
     when all of it works, else what failed (the control's own failure: the environment or the
-    engine is broken without the agent's work)."""
-    agent_env = dataclasses.replace(env, variables={**env.variables, **phase_env(task, "agent")})
+    engine is broken without the agent's work). ``settings``: the trial's, resolved once (None:
+    the agent's and the health check's env are resolved here)."""
+    agent_vars = settings.agent.env if settings is not None else phase_env(task, "agent")
+    check_env = settings.healthcheck_env if settings is not None else phase_env(task, "healthcheck")
+    agent_env = dataclasses.replace(env, variables={**env.variables, **agent_vars})
     failed: str | None = None
     ran = False
     try:  # opening may fail too (a backend that cannot enforce the network raises)
@@ -119,7 +125,7 @@ async def pristine_control(task: Task, backend: Backend, env: PreparedEnvironmen
                 if not res.ok:
                     failed = f"`true` failed in a fresh sandbox (exit {res.exit_code}): {(res.output or '')[-300:]}"
                 elif check is not None:
-                    await run_healthcheck(box, check, env=phase_env(task, "healthcheck"), where=where)
+                    await run_healthcheck(box, check, env=check_env, where=where)
                 if capture and failed is None:
                     await backend.capture(task, env, box, scratch.parent / "control-capture")
             except (SandboxError, HealthcheckFailed, WorkspaceError) as exc:
@@ -146,7 +152,8 @@ async def blame(exc: Exception, point: Checkpoint, task: Task, backend: Backend,
         return TrialInvalid(what, BEFORE_AGENT if point.env is not None else f"{BEFORE_AGENT} (preparing it)")
     check = point.check if isinstance(exc, HealthcheckFailed) else None
     failed = await pristine_control(task, backend, point.env, scratch / "control", network=point.network,
-                                    labels=labels, check=check, where=point.where, capture=point.capturing)
+                                    labels=labels, check=check, where=point.where, capture=point.capturing,
+                                    settings=point.settings)
     if failed is not None:
         return TrialInvalid(what, f"a fresh sandbox of the pristine environment fails too: {failed}")
     done = ("started and passed the same health check" if check is not None else

@@ -50,7 +50,7 @@ from lancebench.sandbox.names import unnamed
 from lancebench.task.artifacts import declares_artifacts
 from lancebench.task.harbor import StepConfig
 from lancebench.task.model import Task
-from lancebench.task.settings import NetworkPolicy, network_policy, phase_env, phase_user, step_agent_networks
+from lancebench.task.settings import NetworkPolicy, TrialSettings, trial_settings
 from lancebench.task.steps import step_instruction, step_solution_dir
 
 
@@ -75,7 +75,9 @@ class StepPlan:
     - ``user``: the user the agent's commands run as (docker); ``network``: the agent's network;
     - ``logs``: the agent's logs folder; ``out``: the folder of the step's ``patch.diff``,
       ``verifier/`` and ``artifacts/`` (the trial's own folder for a single step);
-    - ``solution_dir``: the reference solution an oracle applies (None: none).
+    - ``solution_dir``: the reference solution an oracle applies (None: none);
+    - ``settings``: the trial's settings (:class:`lancebench.task.settings.TrialSettings`, resolved
+      once for every step: the agent's env, the solution's, the health check's).
     """
 
     step: StepConfig | None
@@ -86,6 +88,7 @@ class StepPlan:
     logs: Path
     out: Path
     solution_dir: Path | None
+    settings: TrialSettings
 
     @property
     def name(self) -> str | None:
@@ -97,18 +100,19 @@ class StepPlan:
         return f"-{self.step.name}" if self.step is not None else ""
 
 
-def plan_steps(spec: TrialSpec) -> list[StepPlan]:
-    """The steps of ``spec``'s trial in order: a code task's ``[[steps]]``, else the task as one step."""
+def plan_steps(spec: TrialSpec, settings: TrialSettings) -> list[StepPlan]:
+    """The steps of ``spec``'s trial in order, with the trial's ``settings``: a code task's
+    ``[[steps]]``, else the task as one step."""
     task, paths = spec.task, spec.paths
     if not (task.config.steps and task.kind == "code"):
         solution = task.paths.solution if task.paths.solution.is_dir() else None
         return [StepPlan(None, task.instruction, spec.agent_timeout_sec or task.config.agent.timeout_sec,
-                         phase_user(task, "agent"), network_policy(task, "agent"), paths.agent, paths.root, solution)]
+                         settings.agent.user, settings.agent.network, paths.agent, paths.root, solution, settings)]
     return [StepPlan(step, step_instruction(task, step),
                      step.agent.timeout_sec or spec.agent_timeout_sec or task.config.agent.timeout_sec,
-                     phase_user(task, "agent", step=step.name), network, paths.agent / "steps" / step.name,
-                     paths.root / "steps" / step.name, step_solution_dir(task, step))
-            for step, network in zip(task.config.steps, step_agent_networks(task), strict=True)]
+                     agent.user, agent.network, paths.agent / "steps" / step.name,
+                     paths.root / "steps" / step.name, step_solution_dir(task, step), settings)
+            for step, agent in zip(task.config.steps, settings.steps, strict=True)]
 
 
 def gate_failure(rewards: dict[str, float] | None, min_reward: float | dict[str, float] | None) -> str | None:
@@ -158,15 +162,17 @@ async def run_steps(spec: TrialSpec, agent: Agent, backend: Backend, env: Prepar
     start of the container for the next step, or a failed step health check, after the agent's
     work, is the agent's unless a pristine sandbox fails too); a failed start is ignored when no
     step follows (a ``min_reward`` gate)."""
-    task, plans = spec.task, plan_steps(spec)
     clock.at("agent")
+    task, settings = spec.task, trial_settings(spec.task)
+    plans = plan_steps(spec, settings)
+    point.settings = settings
     networks = [p.network for p in plans]
     point.network = networks[0] if len(set(networks)) == 1 else NetworkPolicy("allowlist")
     user_tool = None  # a single-step browser task's user tool (lancebench.grading.user_tool)
     if task.lb.browser and task.kind == "code" and plans[0].step is None:
         from lancebench.grading.user_tool import UserToolService
         user_tool = UserToolService(task, backend, env, spec.scratch / "user-tool", spec.paths.agent)
-    agent_env = dataclasses.replace(env, variables={**env.variables, **phase_env(task, "agent")})
+    agent_env = dataclasses.replace(env, variables={**env.variables, **settings.agent.env})
     mounts = (*(user_tool.mounts() if user_tool else ()), *await agent_mounts(agent))
     box = backend.open(task, agent_env, unnamed(spec.scratch), mounts=mounts, network=point.network,
                        labels=trial_labels(spec))
@@ -174,7 +180,7 @@ async def run_steps(spec: TrialSpec, agent: Agent, backend: Backend, env: Prepar
         user_tool.attach(box)  # before start: a container backend reads PATH when it starts
     async with box as sandbox:  # stopped last, whatever ended the steps
         try:
-            await check_health(task, sandbox, point=point)
+            await check_health(task, sandbox, settings.healthcheck_env, point=point)
             for i, plan in enumerate(plans):
                 if len(set(networks)) > 1:  # the steps' agent networks differ: this step's, before anything of it runs
                     point.network = plan.network
@@ -225,7 +231,7 @@ async def _agent_step(spec: TrialSpec, agent: Agent, backend: Backend, env: Prep
     clock.at("agent", plan.name)
     agent_box = as_user(sandbox, plan.user)  # the step's agent user (docker)
     if plan.step is not None:
-        await check_health(task, agent_box, plan.step, point)
+        await check_health(task, agent_box, plan.settings.healthcheck_env, plan.step, point)
     with clock.phase("agent", plan.name):
         progress.set_phase(spec.trial_id, "agent")
         plan.logs.mkdir(parents=True, exist_ok=True)
@@ -243,7 +249,8 @@ async def _agent_step(spec: TrialSpec, agent: Agent, backend: Backend, env: Prep
         work = await _capture(spec, backend, env, sandbox, outcome, plan)
         point.capturing = False
         if task.kind == "code" and declares_artifacts(task):
-            await collect(task, plan.step, sandbox, backend, plan.out, spec.scratch / f"artifacts{plan.tag}")
+            await collect(task, plan.step, sandbox, backend, plan.out, spec.scratch / f"artifacts{plan.tag}",
+                              plan.settings.agent.env)
     return work
 
 
@@ -262,7 +269,7 @@ def _context(spec: TrialSpec, env: PreparedEnvironment, sandbox: Sandbox, plan: 
                         answer_file=choice.answer_file if choice else None,
                         solution_dir=plan.solution_dir if oracle else None,
                         browser=task.lb.browser, price_usd=task.price_usd,
-                        solution_env=phase_env(task, "solution") if oracle else {}, attempt=spec.attempt)
+                        solution_env=dict(plan.settings.solution_env) if oracle else {}, attempt=spec.attempt)
 
 
 async def _capture(spec: TrialSpec, backend: Backend, env: PreparedEnvironment, sandbox: Sandbox,

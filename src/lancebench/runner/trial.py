@@ -44,7 +44,6 @@ from lancebench.runner.record import AGENT_STOPS, Failure, PhaseClock, Trace, bu
 from lancebench.runner.steps import Work, run_steps
 from lancebench.sandbox.backend import Backend, PreparedEnvironment
 from lancebench.sandbox.fstree import remove_tree
-from lancebench.task.settings import network_policy
 from lancebench.task.steps import judged_as_one, step_instruction
 
 __all__ = ["AGENT_STOPS", "TrialSpec", "run_trial"]
@@ -127,7 +126,7 @@ async def _walk(spec: TrialSpec, agent: Agent, backend: Backend, trace: Trace, c
     with clock.phase("environment"):
         progress.set_phase(spec.trial_id, "environment")
         env = await backend.prepare(spec.task)
-    point.env, point.network = env, network_policy(spec.task, "agent")
+    point.env = env  # point.network: the steps' (run_steps)
     work = await run_steps(spec, agent, backend, env, point, trace, clock)
     if spec.senior is not None:
         with clock.phase("judging"):

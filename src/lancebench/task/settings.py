@@ -347,3 +347,49 @@ def secret_values(task: Task, *, step: str | None = None, host: Mapping[str, str
             if is_secret(key, host[m.group(1)]) or is_secret(m.group(1), host[m.group(1)]):
                 secrets.add(host[m.group(1)])
     return secrets
+
+
+@dataclass(frozen=True)
+class PhaseSettings:
+    """One phase's settings, resolved once: ``env`` (:func:`phase_env`), ``user``
+    (:func:`phase_user`; None: the environment's default user), ``network``
+    (:func:`network_policy`) and ``secrets`` (:func:`secret_values`, the verifier's only; empty
+    for every other phase)."""
+
+    env: dict[str, str]
+    user: str | None
+    network: NetworkPolicy
+    secrets: frozenset[str] = frozenset()
+
+
+def phase_settings(task: Task, phase: str, *, step: str | None = None) -> PhaseSettings:
+    """``phase``'s settings (one of :data:`PHASES`; the solution and the health check run as the
+    agent, so they share its user and network) for ``task``, or for its ``step``. Raises
+    :class:`TaskError` as :func:`phase_env` does."""
+    return PhaseSettings(env=phase_env(task, phase, step=step), user=phase_user(task, phase, step=step),
+                         network=network_policy(task, phase, step=step),
+                         secrets=frozenset(secret_values(task, step=step)) if phase == "verifier" else frozenset())
+
+
+@dataclass(frozen=True)
+class TrialSettings:
+    """The agent side's settings of one trial, resolved once when its steps start and passed down:
+    ``agent`` (the task's agent phase), ``solution_env`` (what the oracle's ``solve.sh`` gets),
+    ``healthcheck_env``, and ``steps``: the agent phase of each ``[[steps]]`` entry in order
+    (one entry, ``agent``, for a single-step task). The verifier's are resolved by grading
+    (:class:`lancebench.grading.verifier.VerifierSettings`)."""
+
+    agent: PhaseSettings
+    solution_env: dict[str, str]
+    healthcheck_env: dict[str, str]
+    steps: tuple[PhaseSettings, ...]
+
+
+def trial_settings(task: Task) -> TrialSettings:
+    """The :class:`TrialSettings` of a trial of ``task``. Raises :class:`TaskError` when a ``${VAR}``
+    of an env table has no value on this host and no default (checked when a job is planned)."""
+    agent = phase_settings(task, "agent")
+    names = [s.name for s in task.config.steps or []]
+    steps = tuple(phase_settings(task, "agent", step=name) for name in names) if names else (agent,)
+    return TrialSettings(agent=agent, solution_env=phase_env(task, "solution"),
+                         healthcheck_env=phase_env(task, "healthcheck"), steps=steps)
