@@ -86,12 +86,54 @@
     apply();
   }
 
-  function showInstruction() {
-    // instructions/<digest>.js (one file per distinct instruction) set window.lbInstruction: HTML
-    // rendered and escaped by the site's builder, as the rest of the page
-    var target = document.getElementById("instruction-text");
-    if (target && window.lbInstruction) target.innerHTML = window.lbInstruction.html;
+  function unpack(b64) {
+    // a data file's payload: base64 of gzip of JSON (report/html/site.py: chunk_script)
+    var bin = atob(b64), bytes = new Uint8Array(bin.length);
+    for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return new Response(stream).text().then(JSON.parse);
   }
 
-  document.addEventListener("DOMContentLoaded", function () { showInstruction(); taskTable(); drawCharts(); });
+  function trialNav() {
+    var nav = document.getElementById("trial-nav");
+    if (!nav) return;
+    document.querySelectorAll("#trial-main section[id] > h2").forEach(function (h) {
+      var a = el("a", "", h.textContent.replace(/\s*\(.*\)$/, ""));
+      a.setAttribute("href", "#" + h.parentNode.id);
+      nav.appendChild(a);
+    });
+  }
+
+  function showTrial() {
+    // trial.html?t=<job>/<n>/<trial>: the trial's body is in the data file trials/<job>/<n>.js,
+    // loaded as a script (a page opened from disk may not fetch files), HTML rendered and escaped
+    // by the site's builder
+    var main = document.getElementById("trial-main");
+    if (!main) return;
+    function fail(text) { main.replaceChildren(el("p", "warn", text)); }
+    var m = /^([A-Za-z0-9_.-]+)\/(\d+)\/([A-Za-z0-9_.-]+)$/.exec(new URLSearchParams(location.search).get("t") || "");
+    if (!m) { fail("This address names no trial; open one from the index."); return; }
+    if (typeof DecompressionStream === "undefined") { fail("This browser cannot read the site's data files."); return; }
+    var chunk = "trials/" + m[1] + "/" + m[2] + ".js";
+    window.lbChunk = function (path, data) {
+      if (path !== chunk) return;
+      unpack(data).then(function (payload) {
+        var t = payload.trials[m[3]];
+        if (!t) { fail("No trial " + m[3] + " in " + chunk + "."); return; }
+        main.innerHTML = t.html;
+        document.title = t.title;
+        var target = document.getElementById("instruction-text");
+        if (target && t.instruction) target.innerHTML = payload.instructions[t.instruction].html;
+        trialNav();
+        var anchor = location.hash && document.getElementById(decodeURIComponent(location.hash.slice(1)));
+        if (anchor) anchor.scrollIntoView();
+      }, function (e) { fail("Cannot read " + chunk + ": " + e); });
+    };
+    var script = document.createElement("script");
+    script.src = chunk;
+    script.onerror = function () { fail("Cannot load " + chunk + "."); };
+    document.body.appendChild(script);
+  }
+
+  document.addEventListener("DOMContentLoaded", function () { showTrial(); taskTable(); drawCharts(); });
 })();
