@@ -53,7 +53,7 @@ def _env() -> Environment:
 
 def json_island(data: Any) -> Markup:
     """``data`` as JSON safe inside ``<script type="application/json">`` (no ``<``, ``>``, ``&``)."""
-    text = json.dumps(data, allow_nan=False)
+    text = json.dumps(data, allow_nan=False, separators=(",", ":"))
     return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
 
 

@@ -101,12 +101,23 @@ def _usd(x: float | None) -> str:
     return "unknown" if x is None else f"${x:,.2f}"
 
 
+STATUS_CODE = {"resolved": "r", "unresolved": "u", "invalid": "i"}
+
+
 def task_table_data(rows: list[dict]) -> dict:
     """The task table as the index page's data island, drawn a page at a time by ``static/site.js``
-    (a table of 50,000 trials is never in the page as elements): ``{"per_page": N, "rows": [[task,
-    dataset, price text, fields, cells], ...]}``, a cell being the list of ``[status, attempt,
-    href, reason]`` of one configuration's trials of the task (see :func:`task_rows`)."""
-    return {"per_page": TASKS_PER_PAGE,
-            "rows": [[t["task"], t["dataset"], _usd(t["price_usd"]), t["fields"],
-                      [[[c["status"], c["attempt"], c["href"], c["reason"]] for c in cell] for cell in t["cells"]]]
-                     for t in rows]}
+    (a table of 50,000 trials is never in the page as elements), compact because every trial of
+    the site is in it: ``{"per_page": N, "jobs": [job folder name in the site, ...], "rows":
+    [[task, dataset, price text, fields, cells], ...]}``, a cell being the list of ``[status code
+    (:data:`STATUS_CODE`), attempt, job (index into "jobs"), data file number, trial key,
+    reason]`` of one configuration's trials of the task; a trial's page is
+    ``trial.html?t=<job>/<n>/<key>`` (:func:`page_href`; cells of :func:`task_rows`)."""
+    jobs: dict[str, int] = {}
+
+    def cell(c: dict) -> list:
+        job, n, key = c["href"].split("?t=", 1)[1].split("/")
+        return [STATUS_CODE[c["status"]], c["attempt"], jobs.setdefault(job, len(jobs)), int(n), key, c["reason"]]
+
+    table = [[t["task"], t["dataset"], _usd(t["price_usd"]), t["fields"], [[cell(c) for c in cl] for cl in t["cells"]]]
+             for t in rows]
+    return {"per_page": TASKS_PER_PAGE, "jobs": list(jobs), "rows": table}

@@ -16,6 +16,7 @@
   }
 
   var MARK = { resolved: "\u2713", unresolved: "\u2717", invalid: "!" };
+  var STATUS = { r: "resolved", u: "unresolved", i: "invalid" };
 
   function el(tag, cls, text) {
     var e = document.createElement(tag);
@@ -24,8 +25,10 @@
     return e;
   }
 
-  function taskRow(t) {
-    // t = [task, dataset, price text, fields, cells]; text only ever goes in as textContent
+  function taskRow(t, jobs) {
+    // t = [task, dataset, price text, fields, cells]; a cell's trial = [status code, attempt, job
+    // index, data file number, trial key, reason] (report/html/tasks.py: task_table_data); text
+    // only ever goes in as textContent
     var tr = el("tr", "task-row"), name = el("td");
     name.appendChild(el("span", "task-name", t[0]));
     if (t[1]) { name.appendChild(document.createTextNode(" ")); name.appendChild(el("span", "muted", t[1])); }
@@ -36,9 +39,10 @@
     t[4].forEach(function (cell) {
       var td = el("td", "outcome");
       cell.forEach(function (c) {
-        var a = el("a", "trial-link " + c[0], MARK[c[0]] || "?");
-        a.setAttribute("href", c[2]);
-        a.title = "attempt " + c[1] + ": " + c[0] + (c[3] ? " \u2014 " + c[3] : "");
+        var status = STATUS[c[0]] || "unknown";
+        var a = el("a", "trial-link " + status, MARK[status] || "?");
+        a.setAttribute("href", "trial.html?t=" + jobs[c[2]] + "/" + c[3] + "/" + c[4]);
+        a.title = "attempt " + c[1] + ": " + status + (c[5] ? " \u2014 " + c[5] : "");
         td.appendChild(a);
       });
       tr.appendChild(td);
@@ -60,7 +64,7 @@
     function pages() { return Math.max(1, Math.ceil(matching.length / size)); }
     function draw() {
       var frag = document.createDocumentFragment();
-      matching.slice(page * size, (page + 1) * size).forEach(function (t) { frag.appendChild(taskRow(t)); });
+      matching.slice(page * size, (page + 1) * size).forEach(function (t) { frag.appendChild(taskRow(t, data.jobs)); });
       tbody.replaceChildren(frag);
       if (count) count.textContent = matching.length + " of " + rows.length + " tasks";
       if (pager) {
