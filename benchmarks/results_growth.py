@@ -11,8 +11,9 @@ read" (it stats every file and finds every row; it computes and keeps the summar
 ``--repeat`` times, interleaved (start, plan, show, show --json, report, start, plan, ...), each in a
 fresh process, and the median wall time and the largest resident memory (``wait4``'s
 ``ru_maxrss``) are printed, with the ratio to the start's median. "resume planning" is the read
-side of ``runner.job.plan`` for the whole plan (the recorded results by id, as a rerun of the
-finished job reads them; building the task objects is not part of it). ``--before SRC`` runs the
+side of ``runner.job.plan`` for the whole plan (``runner.job._recorded``: the recorded trials by
+id as a rerun of the finished job reads them, since issue 29 the index's head columns only;
+building the task objects is not part of it). ``--before SRC`` runs the
 same commands with another source tree first on the path (say, main without the index), interleaved
 too, so both columns come from the same minutes of a shared machine.
 """
