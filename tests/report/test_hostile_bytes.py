@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 
 from lancebench.agents.trajectory import AgentInfo, Observation, ObservationResult, Step, ToolCall, Trajectory
 from lancebench.cli import app
+from lancebench.report.html.site import trial_html
 from lancebench.results.models import JobConfig, TrialResult
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
@@ -91,11 +92,13 @@ def test_every_view_survives_hostile_names_and_bytes(tmp_path: Path) -> None:
         assert proc.exit_code == 0, (args, proc.output[-2000:], proc.exception)
         assert_clean(proc.stdout_bytes, f"{args} stdout")
         assert_clean(proc.stderr_bytes, f"{args} stderr")
-    pages = sorted((tmp_path / "site").rglob("*.html"))
-    assert len(pages) == 5  # the index and one page per trial
+    pages = sorted((tmp_path / "site").rglob("*.html")) + sorted((tmp_path / "site" / "trials").rglob("*.js"))
+    assert len(pages) == 3  # the index, the trial page, the one data file of the job's 4 trials
     for page in pages:
         assert_clean(page.read_bytes(), str(page))
-    trial = (tmp_path / "site" / "trials" / "hostile" / "t0.html").read_text()
+    for n in range(4):
+        assert_clean(trial_html(tmp_path / "site", f"trial.html?t=hostile/0/t{n}").encode(), f"trial t{n}")
+    trial = trial_html(tmp_path / "site", "trial.html?t=hostile/0/t0")
     assert "<script>alert" not in trial and "␛[2J" in trial  # escaped markup, escapes shown as ␛
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from lancebench.agents.trajectory import TrajectoryBuilder, write_trajectory
 from lancebench.report.html.plots import pareto_front
-from lancebench.report.html.site import build_site
+from lancebench.report.html.site import build_site, trial_html
 from lancebench.results.load import load_jobs
 from lancebench.results.models import JobConfig, TrialResult
 
@@ -60,9 +60,8 @@ def hostile_job(tmp_path):
 def test_hostile_text_is_inert(hostile_job, tmp_path):
     site = tmp_path / "site"
     index = build_site(load_jobs([hostile_job]), site)
-    page_file = site / "trials" / "evil" / "calc__0__abc.html"
-    for f in (index, page_file):
-        html = f.read_text()
+    href = "trial.html?t=evil/0/calc__0__abc"
+    for html in (index.read_text(), trial_html(site, href), (site / "trials" / "evil" / "0.js").read_text()):
         assert "<script>window.pwned" not in html and '<b id="inj">' not in html
     island = index.read_text().split('id="data-pareto">')[1].split("</script>")[0]
     json.loads(island)  # the JSON data island stays JSON (no early </script>)
@@ -74,8 +73,10 @@ def test_hostile_text_is_inert(hostile_job, tmp_path):
             outside: list[str] = []
             page.route("**/*", lambda r: (r.continue_() if r.request.url.startswith("file://")
                                           else (outside.append(r.request.url), r.abort())))
-            for f in (index, page_file):
-                page.goto(f.as_uri())
+            for url in (index.as_uri(), f"{(site / 'trial.html').as_uri()}?{href.split('?')[1]}"):
+                page.goto(url)
+                if "?t=" in url:
+                    page.wait_for_selector("#status")  # the trial drawn from its data file
                 assert page.evaluate("window.pwned") is None
                 assert page.locator("#inj").count() == 0
             assert HOSTILE in page.locator("#trajectory").inner_text()
@@ -98,7 +99,7 @@ def test_trial_page_lists_the_artifacts_with_hostile_names_inert(hostile_job, tm
     (d / "steps" / "one" / "artifacts" / "manifest.json").write_text("{not json")  # skipped, never fatal
     site = tmp_path / "site"
     build_site(load_jobs([hostile_job]), site)
-    html = (site / "trials" / "evil" / "calc__0__abc.html").read_text()
+    html = trial_html(site, "trial.html?t=evil/0/calc__0__abc")
     table = html.split('id="artifact-table">')[1].split("</table>")[0]
     rows = table.split("<tr>")[2:]
     assert len(rows) == 3 and "/app/out.txt" in rows[0] and "/app/gone.txt is missing" in rows[2]
@@ -153,7 +154,7 @@ def test_a_multi_step_trial_page_lists_each_step(tmp_path):
     (root / "job.json").write_text(JobConfig(name="steps", agent="nop").model_dump_json())
     site = tmp_path / "site"
     build_site(load_jobs([root]), site)
-    html = (site / "trials" / "steps" / "two__0__abc.html").read_text()
+    html = trial_html(site, "trial.html?t=steps/0/two__0__abc")
     table = html.split('id="step-table"')[1].split("</table>")[0]
     rows = table.split("<tr>")[2:]
     assert len(rows) == 2

@@ -229,7 +229,9 @@ def test_two_seeds_of_one_agent_are_two_rows_with_their_own_numbers(site, result
         for task in prices:
             tr = page.locator("#task-table tr.task-row", has=page.locator(".task-name", has_text=task))
             hrefs = [a.get_attribute("href") for a in tr.locator("td").nth(column).locator("a.trial-link").all()]
-            assert sorted(hrefs) == sorted(f"trials/{r['job']}/{r['trial_id']}.html" for r in mine if r["task"] == task)
+            # each job holds at most 6 trials: one data file, number 0
+            assert sorted(hrefs) == sorted(f"trial.html?t={r['job']}/0/{r['trial_id']}" for r in mine
+                                           if r["task"] == task)
     assert page.errors == [] and page.leaked == []
 
 
@@ -248,6 +250,12 @@ def test_filtering_by_a_taxonomy_value_leaves_exactly_the_matching_rows(site, re
     assert page.locator("#task-count").inner_text() == f"1 of {len(tasks)} tasks"
 
 
+def trial_url(site: Path, href: str) -> str:
+    """The file:// address of the trial page at ``href`` (``trial.html?t=<job>/<n>/<trial>``)."""
+    page, query = href.split("?")
+    return f"{(site / page).as_uri()}?{query}"
+
+
 def patch_paths(trial_dir: Path) -> list[str]:
     patch = trial_dir / "patch.diff"
     text = patch.read_text(errors="replace") if patch.exists() else ""
@@ -261,8 +269,10 @@ def test_every_trial_link_opens_a_page_showing_that_trials_patch(site, jobs, res
     assert len(hrefs) == len(results) == 3 * 2 + 1 + 2 * 2 * 3
     by_id = {(r["job"], r["trial_id"]): r for r in results}
     for href in hrefs:
-        page.goto((site / href).as_uri())
-        r = by_id[Path(href).parent.name, Path(href).stem]
+        page.goto(trial_url(site, href))
+        page.wait_for_selector("#status")
+        job, _, trial = href.split("?t=")[1].split("/")
+        r = by_id[job, trial]
         assert page.locator("#status").inner_text() == r["status"]
         assert r["task"] in page.locator("#title").inner_text()
         paths = patch_paths(jobs / r["job"] / "trials" / r["trial_id"])
@@ -298,7 +308,8 @@ def test_each_plot_has_one_series_per_row(site, results, page):
 
 def test_scripted_trajectory_findings_link_to_their_steps(site, results, page):
     r = next(r for r in results if r["agent"] == "mini-swe-agent")
-    page.goto((site / "trials" / "scripted" / f"{r['trial_id']}.html").as_uri())
+    page.goto(trial_url(site, f"trial.html?t=scripted/0/{r['trial_id']}"))
+    page.wait_for_selector("#status")
     assert page.locator("article.step").count() >= 6
     findings = page.locator("#findings li")
     texts = findings.all_inner_texts()
@@ -321,11 +332,12 @@ def test_view_serves_the_site_on_localhost(jobs, page):
         page.goto(m.group(1) + "index.html")
         assert page.locator("#leaderboard-table tbody tr").count() == 6
         served = Path(re.search(r"serving (\S+) at", line).group(1))
-        assert list(served.glob("trials/*/*.html")) == []  # each trial page is written when first opened
+        assert list(served.glob("trials/*/*.js")) == []  # each data file is written when first asked for
         href = page.locator("a.trial-link").first.get_attribute("href")
         page.locator("a.trial-link").first.click()
-        assert page.locator("#status").is_visible()
-        assert list(served.glob("trials/*/*.html")) == [served / href]
+        page.wait_for_selector("#status")
+        job, n, _ = href.split("?t=")[1].split("/")
+        assert list(served.glob("trials/*/*.js")) == [served / "trials" / job / f"{n}.js"]
         assert page.leaked == [] and page.seen and all(u.startswith(m.group(1)) for u in page.seen)
     finally:
         proc.send_signal(signal.SIGINT)

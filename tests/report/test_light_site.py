@@ -1,19 +1,20 @@
-"""The site stays light as a job grows (issue 29): each distinct instruction is written once
-(``instructions/<sha256>.js``) and shown on the page of every attempt that got it; the task table
-is drawn a page of 100 tasks at a time from its data island, the filters running over every task.
-Synthetic jobs (written as a run writes them); expected values are computed from the inputs."""
+"""The site stays light as a job grows (issue 29): no file per trial: the trials' pages are one
+shared page (``trial.html?t=...``) drawing each trial from a data file of 50 trials
+(``trials/<job>/<n>.js``), the attempts of a task in one file that holds their instruction once;
+the task table is drawn a page of 100 tasks at a time from its data island, the filters running
+over every task. Synthetic jobs (written as a run writes them); expected values are computed from
+the inputs."""
 
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 
 import pytest
 
 from lancebench.metrics.money import price_bucket
 from lancebench.report.build import ReportOptions
-from lancebench.report.html.site import build_site
+from lancebench.report.html.site import build_site, read_chunk
 from lancebench.results.load import load_jobs
 from lancebench.results.models import JobConfig, TrialResult
 
@@ -36,20 +37,26 @@ def _job(root: Path, tasks: int, attempts: int) -> Path:
     return job
 
 
-def test_each_instruction_is_written_once_and_every_attempts_page_names_it(tmp_path):
+def test_trials_are_packed_50_to_a_file_with_each_instruction_once(tmp_path):
     site = tmp_path / "site"
-    build_site(load_jobs([_job(tmp_path, tasks=4, attempts=3)]), site, ReportOptions(n_boot=10))
-    files = sorted(p.name for p in (site / "instructions").iterdir())
-    texts = {i: f"# Task {i}\n\nPick proposal **{i % 4}** of task{i:03d}.\n" for i in range(4)}
-    names = {i: hashlib.sha256(t.encode()).hexdigest()[:20] + ".js" for i, t in texts.items()}
-    assert files == sorted(names.values())
-    for i, name in names.items():
-        data = json.loads((site / "instructions" / name).read_text().split("=", 1)[1].rstrip().rstrip(";"))
-        assert data["chars"] == len(texts[i])
-        assert f"task{i:03d}" in data["html"] and f"<strong>{i % 4}</strong>" in data["html"]
-        for a in range(3):
-            page = (site / "trials" / "j" / f"t{i:03d}__{a}__k.html").read_text()
-            assert f'src="../../instructions/{name}"' in page and f"{len(texts[i])} characters" in page
+    build_site(load_jobs([_job(tmp_path, tasks=40, attempts=3)]), site, ReportOptions(n_boot=10))
+    order = [f"t{i:03d}__{a}__k" for i in range(40) for a in range(3)]  # task, then attempt
+    files = sorted(p.relative_to(site).as_posix() for p in (site / "trials").rglob("*") if p.is_file())
+    assert files == [f"trials/j/{n}.js" for n in range(3)]  # 120 trials: 50 + 50 + 20
+    assert sorted(p.name for p in site.glob("*.html")) == ["index.html", "trial.html"]
+    for n in range(3):
+        payload = read_chunk(site / "trials" / "j" / f"{n}.js")
+        assert list(payload["trials"]) == order[50 * n:50 * (n + 1)]
+        tasks = sorted({int(t[1:4]) for t in payload["trials"]})
+        texts = {i: f"# Task {i}\n\nPick proposal **{i % 4}** of task{i:03d}.\n" for i in tasks}
+        digests = {i: hashlib.sha256(t.encode()).hexdigest()[:20] for i, t in texts.items()}
+        assert sorted(payload["instructions"]) == sorted(digests.values())  # each once, though 3 attempts
+        for tid, trial in payload["trials"].items():
+            i = int(tid[1:4])
+            shown = payload["instructions"][trial["instruction"]]
+            assert trial["instruction"] == digests[i] and shown["chars"] == len(texts[i])
+            assert f"task{i:03d}" in shown["html"] and f"<strong>{i % 4}</strong>" in shown["html"]
+            assert f"{len(texts[i])} characters" in trial["html"] and f"<code>{tid}</code>" in trial["html"]
 
 
 def test_the_task_table_pages_and_filters_over_every_task(tmp_path, page):
@@ -70,7 +77,9 @@ def test_the_task_table_pages_and_filters_over_every_task(tmp_path, page):
     assert page.locator("#task-count").inner_text() == f"{tasks} of {tasks} tasks"
     row = page.locator("#task-table tr.task-row", has=page.locator(".task-name", has_text="t202"))
     links = row.locator("a.trial-link")
-    assert [links.nth(a).get_attribute("href") for a in range(2)] == [f"trials/j/t202__{a}__k.html" for a in range(2)]
+    # t202 is trials 404 and 405 of the job in (task, attempt) order: data file 404 // 50 = 8
+    hrefs = [links.nth(a).get_attribute("href") for a in range(2)]
+    assert hrefs == [f"trial.html?t=j/8/t202__{a}__k" for a in range(2)]
     assert links.all_inner_texts() == ["✓", "✗"]
     page.select_option("select[data-field='price']", str(price_bucket([5000.0])[0]))  # i % 3 == 2: one page
     expected = [f"t{i:03d}" for i in range(tasks) if i % 3 == 2]
@@ -78,9 +87,12 @@ def test_the_task_table_pages_and_filters_over_every_task(tmp_path, page):
     assert page.locator("#task-count").inner_text() == f"67 of {tasks} tasks"
     assert not page.locator("#task-pager").is_visible()
     page.locator("#task-table tr.task-row a.trial-link").first.click()  # t002, attempt 0
-    page.wait_for_load_state()
-    assert page.url.endswith("/trials/j/t002__0__k.html")
+    page.wait_for_selector("#status")
+    assert page.url.endswith("/trial.html?t=j/0/t002__0__k")
+    assert page.locator("#status").inner_text() == "resolved" and page.title() == "t002 #0 · nop · no model"
     assert "Pick proposal 2 of task002." in page.locator("#instruction-text").inner_text()
+    page.click("#trial-nav a[href='#patch']")  # the page's own anchors keep the trial
+    assert page.url.endswith("/trial.html?t=j/0/t002__0__k#patch") and page.locator("#no-patch").is_visible()
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from lancebench.agents.trajectory import TrajectoryBuilder, write_trajectory
 from lancebench.report.html.plots import passk_chart
-from lancebench.report.html.site import build_site
+from lancebench.report.html.site import build_site, trial_html
 from lancebench.results.load import load_jobs
 from lancebench.results.models import JobConfig, TrialResult
 
@@ -39,7 +39,7 @@ def _job(tmp_path, reports: int):
 def test_each_command_is_shown_once_and_every_report(tmp_path):
     site = tmp_path / "site"
     build_site(load_jobs([_job(tmp_path, reports=2)]), site)
-    html = (site / "trials" / "j" / "calc__0__abc.html").read_text()
+    html = trial_html(site, "trial.html?t=j/0/calc__0__abc")
     assert html.count(COMMAND) == 1
     assert html.count(OTHER) == 1
     for n in range(2):
@@ -50,7 +50,7 @@ def test_each_command_is_shown_once_and_every_report(tmp_path):
 def test_reports_past_the_limit_are_named(tmp_path):
     site = tmp_path / "site"
     build_site(load_jobs([_job(tmp_path, reports=22)]), site)
-    html = (site / "trials" / "j" / "calc__0__abc.html").read_text()
+    html = trial_html(site, "trial.html?t=j/0/calc__0__abc")
     assert "suite19" in html and "suite20" not in html  # 20 shown
     assert "Also in the run's folder: logs/junit-20.xml, logs/junit-21.xml" in html
 

@@ -6,6 +6,7 @@ them; every expected value is read from the files independently."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sqlite3
@@ -226,3 +227,38 @@ def test_a_result_outside_a_job_gets_no_row(tmp_path):
     path = tmp_path / "loose" / "result.json"
     write_result(path, _result("job", 1))
     assert path.is_file() and not (tmp_path / INDEX_FILE).exists()
+
+
+def _report(*args: str) -> dict:
+    from typer.testing import CliRunner
+
+    from lancebench.cli import app
+    result = CliRunner().invoke(app, ["report", *args, "--format", "json", "--bootstrap", "20"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_report_is_kept_per_state_of_the_files_and_follows_a_rewrite(tmp_path):
+    """``report`` of a job read again parses no result (its data is kept in the index per state of
+    the files); a result.json rewritten behind the index's back changes the state, and the report
+    follows it."""
+    job_dir = _job(tmp_path, n=30, unfinished=0)
+    first = _report(str(job_dir))
+    expected = summarize([TrialResult.model_validate(d) for d in _from_files(job_dir)])
+    assert first["rows"][0]["invalid"] == expected["invalid"] and first["rows"][0]["tasks"] == 10
+    # junk in the first trial's file (same size and mtime: the row stays fresh) and in its row's JSON
+    # (digest matching): a report that parsed either would fail; the kept one is read
+    path = job_dir / "trials" / sorted(json.loads((job_dir / "plan.json").read_text()))[0] / "result.json"
+    st = path.stat()
+    original = path.read_text()
+    path.write_bytes(b"x" * st.st_size)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    with sqlite3.connect(job_dir / INDEX_FILE) as db:
+        db.execute("UPDATE trials SET data = '{}', digest = ? WHERE trial_id = ?",
+                   (hashlib.sha256(b"{}").hexdigest(), path.parent.name))
+    assert _report(str(job_dir)) == first
+    old = TrialResult.model_validate_json(original)
+    path.write_text(old.model_copy(update={"status": "invalid", "reason": "x" * 40}).model_dump_json(indent=2))
+    after = _report(str(job_dir))
+    expected = summarize([TrialResult.model_validate(d) for d in _from_files(job_dir)])
+    assert after["rows"][0]["invalid"] == expected["invalid"] == first["rows"][0]["invalid"] + (old.status != "invalid")

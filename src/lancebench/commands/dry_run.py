@@ -3,16 +3,17 @@ planned trials, printed on standard output; nothing is started or written (issue
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from lancebench.commands.common import out
-from lancebench.results.models import TrialResult
+from lancebench.results.index import RecordedTrial
 from lancebench.runner.agent_phase import TrialSpec
 from lancebench.runner.job import JobOptions
 
 
 def plan_lines(settings: dict[str, Any], opts: JobOptions, todo: list[TrialSpec],
-               kept: list[TrialResult]) -> list[str]:
+               kept: Sequence[RecordedTrial]) -> list[str]:
     """The lines of a dry run: the job folder, the settings as ``job.yaml`` would record them (YAML),
     the configuration every trial records, then one line per planned trial (``run``, or
     ``recorded`` with its status), sorted by task and attempt."""
@@ -30,7 +31,8 @@ def plan_lines(settings: dict[str, Any], opts: JobOptions, todo: list[TrialSpec]
     return lines
 
 
-def print_plan(settings: dict[str, Any], opts: JobOptions, todo: list[TrialSpec], kept: list[TrialResult]) -> None:
+def print_plan(settings: dict[str, Any], opts: JobOptions, todo: list[TrialSpec],
+               kept: Sequence[RecordedTrial]) -> None:
     """Print :func:`plan_lines` on standard output."""
     for line in plan_lines(settings, opts, todo, kept):
         out.print(line, highlight=False, soft_wrap=True, markup=False)

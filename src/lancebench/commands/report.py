@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import json
 import sys
 from pathlib import Path
 
@@ -59,7 +61,7 @@ def report(
                                  help="pass@1 difference (a fraction) the power analysis says the tasks or "
                                       "attempts needed for."),
     html: Path | None = typer.Option(None, "--html", metavar="OUT_DIR",
-                                        help="Also write a static site (leaderboard, plots, tasks, one page per "
+                                        help="Also write a static site (leaderboard, plots, tasks, a page for every "
                                              "trial) into this folder; open OUT_DIR/index.html, no network needed."),
     errors_as_failures: bool = typer.Option(False, "--errors-as-failures",
                                             help="Count invalid trials as unresolved with reward 0 (the conservative "
@@ -80,28 +82,16 @@ def report(
             raise ConfigError(f"--detect {detect}: give a pass@1 difference as a fraction in (0, 1], such as 0.05")
         if exclusions not in EXCLUSION_RULES:
             raise ConfigError(f"--exclusions {exclusions}: give one of {', '.join(EXCLUSION_RULES)}")
-        jobs, excluded_note = _apply_exclusions(load_finished_jobs(job_dirs), exclusions)
-        note = None
-        if errors_as_failures:
-            jobs, note = _count_errors(jobs)
         options = ReportOptions(by=by, kmax=k, confidence=confidence, n_boot=bootstrap, seed=seed, cluster=cluster,
                                 power=power, wanted_diff=detect)
         if html is not None:
             from lancebench.report.html.site import build_site
+            jobs, _, _ = _counted(load_finished_jobs(job_dirs), exclusions, errors_as_failures)
             index = build_site(jobs, html, options)
             typer.echo(f"site: {index.resolve()}")
             if out is None:  # the site was asked for; a table or file too only with --out
                 return
-        data = build_report(jobs, options)
-        data["exclusion_rule"] = exclusions
-        if excluded_note is not None:
-            data["exclusions_note"] = excluded_note
-            for row in data["rows"]:
-                row["notes"].append(excluded_note)
-        if note is not None:
-            data["errors_as_failures"] = note
-            for row in data["rows"]:
-                row["notes"].append(note)
+        data = report_data(job_dirs, options, exclusions, errors_as_failures)
         _write(data, fmt, out)
     except LancebenchError as exc:
         typer.echo(f"error: {exc}", err=True)
@@ -121,6 +111,67 @@ def _count_errors(jobs: list[JobResults]) -> tuple[list[JobResults], str]:
     from lancebench.results.conservative import counted_note, errors_as_failures
     note = counted_note([r for j in jobs for r in j.results])
     return [dataclasses.replace(j, results=errors_as_failures(j.results)) for j in jobs], note
+
+
+def _counted(jobs: list[JobResults], exclusions: str,
+             errors_as_failures: bool) -> tuple[list[JobResults], str | None, str | None]:
+    """(``jobs`` counted under the exclusion rule, then with errors as failures when asked; the
+    exclusions note; the errors-as-failures note)."""
+    jobs, excluded_note = _apply_exclusions(jobs, exclusions)
+    note = None
+    if errors_as_failures:
+        jobs, note = _count_errors(jobs)
+    return jobs, excluded_note, note
+
+
+def _computed(jobs: list[JobResults], options: ReportOptions, exclusions: str, errors_as_failures: bool) -> dict:
+    """The report's data (:func:`build_report`) with the counting rule and its notes."""
+    jobs, excluded_note, note = _counted(jobs, exclusions, errors_as_failures)
+    data = build_report(jobs, options)
+    data["exclusion_rule"] = exclusions
+    if excluded_note is not None:
+        data["exclusions_note"] = excluded_note
+        for row in data["rows"]:
+            row["notes"].append(excluded_note)
+    if note is not None:
+        data["errors_as_failures"] = note
+        for row in data["rows"]:
+            row["notes"].append(note)
+    return json.loads(json.dumps(data, default=str))  # the same values, kept or not
+
+
+def report_data(job_dirs: list[Path], options: ReportOptions, exclusions: str, errors_as_failures: bool) -> dict:
+    """The report of ``job_dirs`` (folders of job folders expanded): computed once per state of
+    every job's files and kept in the first job's results index
+    (:meth:`lancebench.results.index.IndexedTrials.derived`, keyed by the options, the counting,
+    lancebench's version and every job's path as given, state and unfinished count), so reporting
+    a finished job again
+    parses none of its results. Harbor job folders are read whole each time. Raises
+    :class:`ConfigError` when no job has a finished trial, :class:`LancebenchError` as
+    :func:`lancebench.results.load.open_job`."""
+    from lancebench import __version__
+    from lancebench.results.harbor_jobs import is_harbor_job
+    from lancebench.results.load import expand_job_dirs, open_job
+    dirs = list({d.resolve(): d for d in expand_job_dirs(job_dirs)}.values())
+    if not dirs or any(is_harbor_job(d) or not (d / "trials").is_dir() for d in dirs):
+        return _computed(load_finished_jobs(job_dirs), options, exclusions, errors_as_failures)
+    opened = [open_job(d) for d in dirs]
+    try:
+        key = json.dumps([__version__, dataclasses.asdict(options), exclusions, errors_as_failures,
+                          [(str(j.path), j.trials.state, len(j.unfinished)) for j in opened]])
+        key = "report\0" + hashlib.sha256(key.encode()).hexdigest()
+        cached = opened[0].trials.derived(key)
+        if cached is not None:
+            return json.loads(cached)
+        jobs = [JobResults(j.path, j.config, j.trials.results(), j.unfinished) for j in opened]
+        if not any(j.results for j in jobs):
+            return _computed(load_finished_jobs(job_dirs), options, exclusions, errors_as_failures)  # the error
+        data = _computed(jobs, options, exclusions, errors_as_failures)
+        opened[0].trials.store(key, json.dumps(data))
+        return data
+    finally:
+        for j in opened:
+            j.trials.close()
 
 
 def _write(data: dict, fmt: str, out: Path | None) -> None:

@@ -117,16 +117,19 @@ def _finish(job_paths: JobPaths) -> dict:
     return summary
 
 
-async def _run(tasks, opts: JobOptions, errors, display: Display | None = None) -> list[TrialResult]:
+async def _run(tasks, opts: JobOptions, errors, display: Display | None = None,
+               with_kept: bool = True, planned: tuple | None = None) -> list[TrialResult]:
     """Run the job, showing it on standard error as ``display`` says (a live status on a terminal,
-    plain lines off one: :mod:`lancebench.commands.progress_lines`)."""
+    plain lines off one: :mod:`lancebench.commands.progress_lines`); returns the job's results, the
+    kept ones only ``with_kept`` (:func:`lancebench.runner.job.run_job`). ``planned``: the plan of
+    these options when the caller has it (:func:`lancebench.runner.job.plan`), shown as it is."""
     from lancebench.runner.job import plan
-    todo, kept = plan(tasks, opts)
+    todo, kept = planned or plan(tasks, opts)
     console.print(f"job {opts.jobs_dir / opts.name}: {len(todo) + len(kept)} trial(s), {len(kept)} already recorded, "
                   f"{len(todo)} to run, {opts.concurrency} at a time", highlight=False, soft_wrap=True)
     status = JobStatus(len(todo) + len(kept), kept, opts.concurrency)
     with (display or Display()).show(status, console) as on_result:
-        results = await run_job(tasks, opts, on_result=on_result, task_errors=errors)
+        results = await run_job(tasks, opts, on_result=on_result, task_errors=errors, with_kept=with_kept)
     console.print(status.headline(), highlight=False, soft_wrap=True)
     return results
 
@@ -375,11 +378,12 @@ def _run_settings(settings: RunSettings) -> tuple[bool, Path]:
     display = Display(quiet=settings.quiet, heartbeat_sec=settings.heartbeat)
     stopped: RunStopped | None = None
     try:
-        if plan(tasks, opts)[0]:
+        planned = plan(tasks, opts)
+        if planned[0]:
             with model_session(opts) as session_opts:
-                run_async(_run(tasks, session_opts, errors, display))
+                run_async(_run(tasks, session_opts, errors, display, with_kept=False))
         else:  # every trial recorded: no model server is started or probed (issue 28: 28 s for nothing)
-            run_async(_run(tasks, opts, errors, display))
+            run_async(_run(tasks, opts, errors, display, with_kept=False, planned=planned))
     except RunStopped as exc:  # a run-level control: the summary first, then the stop (exit 6)
         stopped = exc
     _finish(paths)

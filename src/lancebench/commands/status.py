@@ -8,12 +8,14 @@ ETA = remaining trials x mean wall seconds of the trials finished in this run / 
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 
 from rich.console import Group
 from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from lancebench.results.index import RecordedTrial
 from lancebench.results.models import TrialResult, Usage
 from lancebench.runner import progress
 
@@ -34,9 +36,9 @@ class JobStatus:
     """A rich renderable of one run: ``total`` trials planned, ``kept`` already recorded,
     ``concurrency``; :meth:`add` each new result."""
 
-    def __init__(self, total: int, kept: list[TrialResult], concurrency: int):
+    def __init__(self, total: int, kept: Sequence[RecordedTrial], concurrency: int):
         self.total, self.concurrency = total, max(concurrency, 1)
-        self.results: list[TrialResult] = list(kept)
+        self.results: list[TrialResult | RecordedTrial] = list(kept)
         self.new: list[TrialResult] = []
         self.start = time.monotonic()
 

@@ -23,7 +23,7 @@ EXAMPLES = """Examples:
 
   lancebench view jobs/ --port 8080 --out site/
 
-The site is the one `lancebench report --html` writes; in a temporary folder, each trial page is
+The site is the one `lancebench report --html` writes; in a temporary folder, each trials data file is
 written when first opened. It is served on 127.0.0.1 only, until Ctrl-C or SIGTERM; a temporary
 site is removed either way."""
 
@@ -50,7 +50,7 @@ def view(
             jobs = load_finished_jobs(job_dirs)
             options = ReportOptions(n_boot=bootstrap)
             # a site kept in a folder is whole (it opens from disk too); a temporary one writes
-            # each trial page when it is first opened
+            # each trials data file (50 trials) when one of its trials is first opened
             pages = build_index(jobs, site, options) if out is None else None
             if pages is None:
                 build_site(jobs, site, options)

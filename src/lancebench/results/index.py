@@ -2,8 +2,10 @@
 
 The trial folders stay the record (``trials/<id>/result.json``); the index is a cache of them that
 readers (resume planning, ``show``, ``report``, ``analyze``) use instead of opening every file.
-Each row holds a trial's id, task, attempt and status, the validated result as compact JSON, its
-sha256, and the ``size`` and ``mtime_ns`` of the ``result.json`` it was read from.
+Each row holds a trial's id, task, attempt and status, its usage (JSON) and a fingerprint of its
+configuration (:func:`config_fingerprint`), the sha256 of those (``head``), the validated result as
+compact JSON with its sha256, and the ``size`` and ``mtime_ns`` of the ``result.json`` it was read
+from. Resume planning reads the head columns only (:meth:`IndexedTrials.recorded`), never the JSON.
 
 Freshness is checked per row, cheaply: every read stats the ``result.json`` of each trial it asks
 for (one ``stat`` per trial, no read) and compares size and mtime with the row. A file added or
@@ -38,24 +40,55 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from lancebench.results.models import TrialResult
+from lancebench.results.models import TrialResult, Usage
 from lancebench.results.result_file import load_result
 
 INDEX_FILE = "index.sqlite"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: usage, config and head (resume planning without the JSON)
 BUSY_TIMEOUT_SEC = 30.0
 WRITER_TIMEOUT_SEC = 2.0  # a trial's row waits at most this long for a reader's lock, then the next read adds it
 _TABLES = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS trials (trial_id TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
-    task TEXT NOT NULL, attempt INTEGER NOT NULL, status TEXT NOT NULL, digest TEXT NOT NULL, data TEXT NOT NULL);
+    task TEXT NOT NULL, attempt INTEGER NOT NULL, status TEXT NOT NULL, usage TEXT NOT NULL, config TEXT NOT NULL,
+    head TEXT NOT NULL, digest TEXT NOT NULL, data TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS trials_order ON trials (task, attempt, trial_id);
 CREATE TABLE IF NOT EXISTS derived (key TEXT PRIMARY KEY, state TEXT NOT NULL, data TEXT NOT NULL);
 """
 
 
+_COLUMNS = "trial_id, size, mtime_ns, task, attempt, status, usage, config, head, digest, data"
+_INSERT = "INSERT OR REPLACE INTO trials VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+
+
 def _digest(data: str) -> str:
     return hashlib.sha256(data.encode()).hexdigest()
+
+
+def _head(task: str, attempt: int, status: str, usage: str, config: str) -> str:
+    """sha256 of a row's head columns (what resume planning reads instead of the JSON)."""
+    return _digest(f"{task}\0{attempt}\0{status}\0{usage}\0{config}")
+
+
+def config_fingerprint(result: TrialResult) -> str:
+    """A trial's configuration as 16 hex digits (sha256 of :class:`TrialConfig` as JSON), "" for a
+    result without one (an older lancebench's): equal fingerprints, equal configurations."""
+    return "" if result.config is None else _digest(result.config.model_dump_json())[:16]
+
+
+@dataclass(frozen=True)
+class RecordedTrial:
+    """What resume planning needs of a recorded trial, read from the index's head columns without
+    parsing its result: ``trial_id``, ``task``, ``attempt``, ``status`` (resolved, unresolved,
+    invalid), ``usage`` (its model spend, kept trials counting against a job's budget) and
+    ``config`` (:func:`config_fingerprint`)."""
+
+    trial_id: str
+    task: str
+    attempt: int
+    status: str
+    usage: Usage
+    config: str
 
 
 def _connect(path: Path, timeout: float = BUSY_TIMEOUT_SEC) -> sqlite3.Connection:
@@ -70,7 +103,7 @@ def _connect(path: Path, timeout: float = BUSY_TIMEOUT_SEC) -> sqlite3.Connectio
             db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
         elif row[0] != str(SCHEMA_VERSION):
             raise sqlite3.DatabaseError(f"index schema {row[0]}, expected {SCHEMA_VERSION}")
-        db.execute("SELECT trial_id, size, mtime_ns, task, attempt, status, digest, data FROM trials LIMIT 1")
+        db.execute(f"SELECT {_COLUMNS} FROM trials LIMIT 1")
         return db
     except BaseException:
         db.close()
@@ -102,7 +135,9 @@ class _Row:
 
 def _values(row: _Row, result: TrialResult) -> tuple:
     data = result.model_dump_json()
-    return (row.trial_id, row.size, row.mtime_ns, result.task, result.attempt, result.status, _digest(data), data)
+    usage, config = result.usage.model_dump_json(), config_fingerprint(result)
+    return (row.trial_id, row.size, row.mtime_ns, result.task, result.attempt, result.status, usage, config,
+            _head(result.task, result.attempt, result.status, usage, config), _digest(data), data)
 
 
 def index_written(result_path: Path, result: TrialResult) -> bool:
@@ -123,7 +158,7 @@ def index_written(result_path: Path, result: TrialResult) -> bool:
     try:
         # no fsync: the index is a cache (the file was synced), a row lost or torn is re-read or rebuilt
         db.execute("PRAGMA synchronous = OFF")
-        db.execute("INSERT OR REPLACE INTO trials VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        db.execute(_INSERT,
                    _values(_Row(folder.name, st.st_size, st.st_mtime_ns), result))
         return True
     except sqlite3.Error:
@@ -189,7 +224,7 @@ class IndexedTrials:
         try:
             self.db.execute("BEGIN IMMEDIATE")
             self.db.executemany("DELETE FROM trials WHERE trial_id = ?", [(t,) for t in gone])
-            self.db.executemany("INSERT OR REPLACE INTO trials VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+            self.db.executemany(_INSERT, rows)
             self.db.execute("COMMIT")
         except sqlite3.Error:  # a read-only folder, a full disk: this command works on a copy in memory
             with suppress(sqlite3.Error):
@@ -199,7 +234,7 @@ class IndexedTrials:
             self.db.close()
             self.db = memory
             self.db.executemany("DELETE FROM trials WHERE trial_id = ?", [(t,) for t in gone])
-            self.db.executemany("INSERT OR REPLACE INTO trials VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+            self.db.executemany(_INSERT, rows)
 
     @staticmethod
     def _row_values(row: _Row, result: TrialResult) -> tuple:
@@ -214,9 +249,32 @@ class IndexedTrials:
         result = load_result(path)
         st = os.stat(path)
         with suppress(sqlite3.Error):
-            self.db.execute("INSERT OR REPLACE INTO trials VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            self.db.execute(_INSERT,
                             self._row_values(_Row(trial_id, st.st_size, st.st_mtime_ns), result))
         return result
+
+    def recorded(self) -> list[RecordedTrial]:
+        """Every recorded trial's head (:class:`RecordedTrial`), in :attr:`ids` order, read from the
+        head columns without parsing any result; a row whose head does not match its ``head``
+        digest is read again from its file (and replaced), as :meth:`results` does for the JSON."""
+        wanted = self._id_set()
+        found = {}
+        for row in self.db.execute("SELECT trial_id, task, attempt, status, usage, config, head FROM trials"):
+            if row[0] in wanted:
+                found[row[0]] = row
+        out = []
+        for tid in self.ids:
+            row = found.get(tid)
+            usage = None
+            if row is not None and _head(*row[1:6]) == row[6]:
+                with suppress(ValidationError):
+                    usage = Usage.model_validate_json(row[4])
+            if usage is None:  # a corrupt or missing row: the file is the record
+                r = self._parse(tid, "", "")
+                out.append(RecordedTrial(tid, r.task, r.attempt, r.status, r.usage, config_fingerprint(r)))
+            else:
+                out.append(RecordedTrial(tid, row[1], row[2], row[3], usage, row[5]))
+        return out
 
     def results(self) -> list[TrialResult]:
         """Every recorded trial's result, in :attr:`ids` order."""

@@ -27,7 +27,7 @@ from lancebench.backends.options import BackendOptions
 from lancebench.caches.cache import sub
 from lancebench.errors import ConfigError, LancebenchError, RunStopped, TaskError
 from lancebench.judging.senior import JudgeSettings
-from lancebench.results.index import IndexedTrials
+from lancebench.results.index import IndexedTrials, RecordedTrial
 from lancebench.results.load import load_job_config, plan_key, read_plan
 from lancebench.results.models import JobConfig, TrialConfig, TrialResult, Usage
 from lancebench.results.paths import JobPaths
@@ -119,10 +119,12 @@ def make_executor(name: str, **options) -> Executor:
     raise ConfigError(f"unknown executor '{name}'; choose local or ray")
 
 
-def plan(tasks: list[Task], opts: JobOptions) -> tuple[list[TrialSpec], list[TrialResult]]:
-    """(trials to run, results already recorded and kept) for this job; recorded results are read
-    through the job's index (:mod:`lancebench.results.index`), which reads only the files it has
-    not seen."""
+def plan(tasks: list[Task], opts: JobOptions) -> tuple[list[TrialSpec], list[RecordedTrial]]:
+    """(trials to run, trials already recorded and kept) for this job. The recorded trials are
+    read from the job's index (:meth:`lancebench.results.index.IndexedTrials.recorded`: id, task,
+    attempt, status, usage, configuration fingerprint), which parses only the ``result.json``
+    files it has not seen or that changed behind its back (all of them when the index is missing
+    or unusable), never a result it holds."""
     paths = JobPaths(opts.jobs_dir / opts.name)
     scratch = sub("scratch") / hashlib.sha256(str(paths.root.resolve()).encode()).hexdigest()[:12]
     planned = [(task, attempt, trial_id(task.name, task.digest, opts.agent_identity(task), opts.agent.model, attempt))
@@ -139,15 +141,24 @@ def plan(tasks: list[Task], opts: JobOptions) -> tuple[list[TrialSpec], list[Tri
     return todo, kept
 
 
-def _recorded(paths: JobPaths, trial_ids: list[str]) -> dict[str, TrialResult]:
-    """The recorded results among ``trial_ids``, by id (none when the job folder is new)."""
+def _recorded(paths: JobPaths, trial_ids: list[str]) -> dict[str, RecordedTrial]:
+    """The recorded trials among ``trial_ids``, by id (none when the job folder is new)."""
     if not paths.trials.is_dir():
         return {}
     with IndexedTrials(paths.root, trial_ids) as index:
-        return index.by_id()
+        return {r.trial_id: r for r in index.recorded()}
 
 
-def merged_plan(paths: JobPaths, todo: list[TrialSpec], kept: list[TrialResult]) -> list[str]:
+def kept_results(paths: JobPaths, kept: Sequence[RecordedTrial]) -> list[TrialResult]:
+    """The full results of the ``kept`` trials of :func:`plan`, in their order (read through the
+    index). Raises :class:`lancebench.errors.ResultsError` as the index does."""
+    if not kept:
+        return []
+    with IndexedTrials(paths.root, [r.trial_id for r in kept]) as index:
+        return index.results()
+
+
+def merged_plan(paths: JobPaths, todo: list[TrialSpec], kept: Sequence[RecordedTrial | TrialResult]) -> list[str]:
     """The job's plan after this run: this run's trials, plus every earlier planned trial whose
     (task, attempt) this run does not plan anew (so ``-t A`` then ``-t B`` shows both; a trial
     of an older version of a task is superseded by the new version's)."""
@@ -236,8 +247,9 @@ def _read_job_config(paths: JobPaths) -> JobConfig:
 
 
 async def run_job(tasks: list[Task], opts: JobOptions, *, on_result: Callable[[TrialResult], None] | None = None,
-                  task_errors: list[TaskError] | None = None) -> list[TrialResult]:
-    """Run every planned trial and return all results of the job (kept and new).
+                  task_errors: list[TaskError] | None = None, with_kept: bool = True) -> list[TrialResult]:
+    """Run every planned trial and return all results of the job (kept and new; only the new ones
+    when ``with_kept`` is False, so that revisiting a finished job parses none of its results).
 
     Raises :class:`JobBusyError` when another run writes the job, :class:`ConfigMismatchError`
     when its configuration differs, :class:`lancebench.errors.ModelAuthError` when the model
@@ -249,18 +261,18 @@ async def run_job(tasks: list[Task], opts: JobOptions, *, on_result: Callable[[T
     paths = JobPaths(opts.jobs_dir / opts.name)
     lock = job_lock(paths)
     try:
-        return await _run_locked(tasks, opts, paths, on_result, task_errors or [])
+        return await _run_locked(tasks, opts, paths, on_result, task_errors or [], with_kept)
     finally:
         lock.release()
 
 
 async def _run_locked(tasks: list[Task], opts: JobOptions, paths: JobPaths,
                       on_result: Callable[[TrialResult], None] | None,
-                      task_errors: list[TaskError]) -> list[TrialResult]:
+                      task_errors: list[TaskError], with_kept: bool = True) -> list[TrialResult]:
     write_job_config(opts, task_errors, tasks)
     todo, kept = plan(tasks, opts)
     write_json(paths.root / "plan.json", merged_plan(paths, todo, kept))
-    results = list(kept)
+    results = kept_results(paths, kept) if with_kept else []
 
     def record(r: TrialResult) -> None:
         results.append(r)
@@ -274,7 +286,7 @@ async def _run_locked(tasks: list[Task], opts: JobOptions, paths: JobPaths,
     return results
 
 
-async def _run_watched(opts: JobOptions, todo: list[TrialSpec], kept: list[TrialResult],
+async def _run_watched(opts: JobOptions, todo: list[TrialSpec], kept: Sequence[RecordedTrial],
                        record: Callable[[TrialResult], None], start: Callable[..., Any]) -> None:
     """Run the executor (``start(on_result)``) under the run-level controls: the per-model bound of
     calls in flight, and a stop (:class:`RunStopped`, listing the trials not run) when a budget or

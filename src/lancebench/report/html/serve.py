@@ -1,6 +1,6 @@
 """Serving a built report site on 127.0.0.1 (``lancebench view``): the standard library's HTTP
-server over the site's folder, read-only, one thread per request; a trial page not written yet is
-written when first asked for (:class:`lancebench.report.html.site.TrialPages`)."""
+server over the site's folder, read-only, one thread per request; a trials' data file not written
+yet is written when first asked for (:class:`lancebench.report.html.site.TrialPages`)."""
 
 from __future__ import annotations
 
@@ -28,18 +28,18 @@ class _LazyTrials(_Quiet):
 
     def do_GET(self) -> None:  # noqa: N802 - the base class's name
         path = unquote(urlsplit(self.path).path).lstrip("/")
-        if path.startswith("trials/") and path.endswith(".html"):
+        if path.startswith("trials/") and path.endswith(".js"):
             try:
                 self.pages.write(path)
             except OSError:
-                self.send_error(500, "cannot write this trial's page")
+                self.send_error(500, "cannot write this trial data file")
                 return
         super().do_GET()
 
 
 def make_server(site_dir: Path, port: int = 0, pages: TrialPages | None = None) -> ThreadingHTTPServer:
     """An HTTP server for ``site_dir`` bound to 127.0.0.1:``port`` (0: any free port); its address
-    is ``server.server_address``. With ``pages``, a trial page is written when first asked for.
+    is ``server.server_address``. With ``pages``, a trials' data file is written when first asked for.
     Raises OSError when the port is taken."""
     if pages is None:
         handler = functools.partial(_Quiet, directory=str(site_dir))

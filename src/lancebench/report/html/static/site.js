@@ -16,6 +16,7 @@
   }
 
   var MARK = { resolved: "\u2713", unresolved: "\u2717", invalid: "!" };
+  var STATUS = { r: "resolved", u: "unresolved", i: "invalid" };
 
   function el(tag, cls, text) {
     var e = document.createElement(tag);
@@ -24,8 +25,10 @@
     return e;
   }
 
-  function taskRow(t) {
-    // t = [task, dataset, price text, fields, cells]; text only ever goes in as textContent
+  function taskRow(t, jobs) {
+    // t = [task, dataset, price text, fields, cells]; a cell's trial = [status code, attempt, job
+    // index, data file number, trial key, reason] (report/html/tasks.py: task_table_data); text
+    // only ever goes in as textContent
     var tr = el("tr", "task-row"), name = el("td");
     name.appendChild(el("span", "task-name", t[0]));
     if (t[1]) { name.appendChild(document.createTextNode(" ")); name.appendChild(el("span", "muted", t[1])); }
@@ -36,9 +39,10 @@
     t[4].forEach(function (cell) {
       var td = el("td", "outcome");
       cell.forEach(function (c) {
-        var a = el("a", "trial-link " + c[0], MARK[c[0]] || "?");
-        a.setAttribute("href", c[2]);
-        a.title = "attempt " + c[1] + ": " + c[0] + (c[3] ? " \u2014 " + c[3] : "");
+        var status = STATUS[c[0]] || "unknown";
+        var a = el("a", "trial-link " + status, MARK[status] || "?");
+        a.setAttribute("href", "trial.html?t=" + jobs[c[2]] + "/" + c[3] + "/" + c[4]);
+        a.title = "attempt " + c[1] + ": " + status + (c[5] ? " \u2014 " + c[5] : "");
         td.appendChild(a);
       });
       tr.appendChild(td);
@@ -60,7 +64,7 @@
     function pages() { return Math.max(1, Math.ceil(matching.length / size)); }
     function draw() {
       var frag = document.createDocumentFragment();
-      matching.slice(page * size, (page + 1) * size).forEach(function (t) { frag.appendChild(taskRow(t)); });
+      matching.slice(page * size, (page + 1) * size).forEach(function (t) { frag.appendChild(taskRow(t, data.jobs)); });
       tbody.replaceChildren(frag);
       if (count) count.textContent = matching.length + " of " + rows.length + " tasks";
       if (pager) {
@@ -86,12 +90,54 @@
     apply();
   }
 
-  function showInstruction() {
-    // instructions/<digest>.js (one file per distinct instruction) set window.lbInstruction: HTML
-    // rendered and escaped by the site's builder, as the rest of the page
-    var target = document.getElementById("instruction-text");
-    if (target && window.lbInstruction) target.innerHTML = window.lbInstruction.html;
+  function unpack(b64) {
+    // a data file's payload: base64 of gzip of JSON (report/html/site.py: chunk_script)
+    var bin = atob(b64), bytes = new Uint8Array(bin.length);
+    for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return new Response(stream).text().then(JSON.parse);
   }
 
-  document.addEventListener("DOMContentLoaded", function () { showInstruction(); taskTable(); drawCharts(); });
+  function trialNav() {
+    var nav = document.getElementById("trial-nav");
+    if (!nav) return;
+    document.querySelectorAll("#trial-main section[id] > h2").forEach(function (h) {
+      var a = el("a", "", h.textContent.replace(/\s*\(.*\)$/, ""));
+      a.setAttribute("href", "#" + h.parentNode.id);
+      nav.appendChild(a);
+    });
+  }
+
+  function showTrial() {
+    // trial.html?t=<job>/<n>/<trial>: the trial's body is in the data file trials/<job>/<n>.js,
+    // loaded as a script (a page opened from disk may not fetch files), HTML rendered and escaped
+    // by the site's builder
+    var main = document.getElementById("trial-main");
+    if (!main) return;
+    function fail(text) { main.replaceChildren(el("p", "warn", text)); }
+    var m = /^([A-Za-z0-9_.-]+)\/(\d+)\/([A-Za-z0-9_.-]+)$/.exec(new URLSearchParams(location.search).get("t") || "");
+    if (!m) { fail("This address names no trial; open one from the index."); return; }
+    if (typeof DecompressionStream === "undefined") { fail("This browser cannot read the site's data files."); return; }
+    var chunk = "trials/" + m[1] + "/" + m[2] + ".js";
+    window.lbChunk = function (path, data) {
+      if (path !== chunk) return;
+      unpack(data).then(function (payload) {
+        var t = payload.trials[m[3]];
+        if (!t) { fail("No trial " + m[3] + " in " + chunk + "."); return; }
+        main.innerHTML = t.html;
+        document.title = t.title;
+        var target = document.getElementById("instruction-text");
+        if (target && t.instruction) target.innerHTML = payload.instructions[t.instruction].html;
+        trialNav();
+        var anchor = location.hash && document.getElementById(decodeURIComponent(location.hash.slice(1)));
+        if (anchor) anchor.scrollIntoView();
+      }, function (e) { fail("Cannot read " + chunk + ": " + e); });
+    };
+    var script = document.createElement("script");
+    script.src = chunk;
+    script.onerror = function () { fail("Cannot load " + chunk + "."); };
+    document.body.appendChild(script);
+  }
+
+  document.addEventListener("DOMContentLoaded", function () { showTrial(); taskTable(); drawCharts(); });
 })();
