@@ -169,6 +169,47 @@ def test_codex_resolves_a_mini_task_on_docker_through_the_gateways_responses_api
     assert _files_with(tmp_path, REAL_KEY) == []
 
 
+
+OC_FIX = Reply("I will patch `__reversed__`.", tool_calls=[{"name": "bash", "arguments": {
+    "command": f"python3 -c \"{FIX_PY}\" && env | grep ^LANCEBENCH_GATEWAY_KEY", "description": "Fix __reversed__"}}],
+    prompt_tokens=8000, completion_tokens=70, cached_tokens=1500)
+OC_DONE = Reply("An empty range now reverses to an empty iterator.", prompt_tokens=8300, completion_tokens=11)
+
+
+def test_opencode_resolves_a_mini_task_through_the_gateway_without_a_registry(scripted, tmp_path):
+    """opencode's chat completions (its openai-compatible provider pointed at the gateway) reach
+    the scripted server; the scripted answer makes it run the fix with its bash tool, then it
+    stops. The sandbox has no network: the package opencode would fetch from npm at first run
+    was installed with it, so it fetches nothing (a failed fetch would be logged as a warning)."""
+    srv = scripted([Reply("ok", prompt_tokens=5, completion_tokens=1), OC_FIX, OC_DONE])
+    proc = lancebench("run", "-p", str(TASK), "-a", "opencode", "-m", "openai/gpt-4o-mini",
+                      "--api-base", srv.api_base, "-o", str(tmp_path), "--job-name", "j",
+                      env={"OPENAI_API_KEY": REAL_KEY})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (trial,) = [p for p in (tmp_path / "j" / "trials").iterdir() if p.is_dir()]
+    result = json.loads((trial / "result.json").read_text())
+    log = (trial / "agent" / "opencode.log").read_text()
+    assert result["status"] == "resolved", (result, log[-3000:])
+    usage = result["usage"]
+    assert (usage["calls"], usage["input_tokens"], usage["output_tokens"]) == (2, 16300, 81)
+    assert usage["cost_usd"] == pytest.approx(_price(OC_FIX) + _price(OC_DONE), rel=1e-9)
+    assert [r["body"].get("stream") for r in srv.requests[1:]] == [True, True]
+    assert srv.requests[2]["body"]["messages"][-1]["role"] == "tool"  # the tool's result went back to the model
+    traj = read_trajectory(trial / "agent" / "trajectory.json")
+    assert [s.source for s in traj.steps] == ["user", "agent", "agent"]
+    assert "numeric_range" in traj.steps[0].message
+    assert traj.steps[1].message == OC_FIX.content
+    (call,) = traj.steps[1].tool_calls or []
+    assert call.function_name == "bash" and call.arguments["command"].startswith("python3 -c")
+    (observed,) = traj.steps[1].observation.results
+    assert "LANCEBENCH_GATEWAY_KEY=sk-lancebench-" in observed.content
+    assert traj.steps[2].message == OC_DONE.content
+    assert [s.metrics.prompt_tokens for s in traj.steps[1:]] == [8000, 8300]
+    sent = [{k.lower(): v for k, v in r["headers"].items()}.get("authorization") for r in srv.requests[1:]]
+    assert sent == [f"Bearer {REAL_KEY}"] * 2, sent
+    assert "dependency install failed" not in log and "registry.npmjs.org" not in log
+    assert _files_with(tmp_path, REAL_KEY) == []
+
 @pytest.mark.llm
 @pytest.mark.heavy  # about 10,000 prompt tokens on SmolLM2: 2-9 minutes on 2 cores; run with -m heavy
 def test_claude_code_with_the_local_model_records_usage_and_a_trajectory(tmp_path):
