@@ -364,3 +364,52 @@ def test_codex_rollout_becomes_one_step_per_model_answer(tmp_path):
     assert [r.content for r in traj.steps[1].observation.results] == ["a.py"]
     assert [s.metrics.prompt_tokens for s in traj.steps[1:]] == [10, 20]
     assert traj.final_metrics.total_cost_usd == pytest.approx(0.3)
+
+
+def test_opencode_events_become_one_step_per_model_answer(tmp_path):
+    """step_start … step_finish is one model answer (text, reasoning, tool calls with their output
+    or error); the n-th answer gets the n-th gateway call's metrics; error events are kept."""
+    from lancebench.agents.installed.base import Run
+    from lancebench.agents.installed.opencode import EVENTS, OpencodeAgent
+
+    tool = lambda cid, name, status, **state: {"type": "tool_use", "part": {  # noqa: E731
+        "type": "tool", "tool": name, "callID": cid, "state": {"status": status, **state}}}
+    (tmp_path / EVENTS).write_text(_jsonl(
+        {"type": "step_start", "part": {"type": "step-start"}},
+        {"type": "reasoning", "part": {"type": "reasoning", "text": "think"}},
+        {"type": "text", "part": {"type": "text", "text": "Let me look."}},
+        tool("c1", "bash", "completed", input={"command": "ls", "description": "list"}, output="a.py\n"),
+        tool("c2", "read", "error", input={"filePath": "/w/b.py"}, error="File not found"),
+        {"type": "step_finish", "part": {"type": "step-finish", "tokens": {"input": 999}, "cost": 7}},
+        {"type": "step_start", "part": {"type": "step-start"}},
+        {"type": "text", "part": {"type": "text", "text": "Done."}},
+        {"type": "step_finish", "part": {"type": "step-finish"}},
+        {"type": "error", "error": {"name": "APIError", "data": {"message": "rate limited"}}}))
+    calls = [{"prompt_tokens": 10, "completion_tokens": 2, "cost_usd": 0.1},
+             {"prompt_tokens": 20, "completion_tokens": 3, "cost_usd": 0.2}]
+    ctx = type("Ctx", (), {"instruction": "fix it"})()
+    traj = OpencodeAgent(model="openai/x").trajectory(ctx, Run("", "", "", "", tmp_path, 1.0), calls)  # type: ignore[arg-type]
+    assert [(s.source, s.message) for s in traj.steps] == [("user", "fix it"), ("agent", "Let me look."),
+                                                           ("agent", "Done.")]
+    assert traj.steps[1].reasoning_content == "think"
+    assert [(c.function_name, c.arguments) for c in traj.steps[1].tool_calls or []] == [
+        ("bash", {"command": "ls"}), ("read", {"filePath": "/w/b.py"})]
+    assert [(r.source_call_id, r.content, r.extra) for r in traj.steps[1].observation.results] == [
+        ("c1", "a.py\n", {"is_error": False}), ("c2", "File not found", {"is_error": True})]
+    assert [s.metrics.prompt_tokens for s in traj.steps[1:]] == [10, 20]  # the gateway's, never opencode's 999
+    assert traj.final_metrics.total_cost_usd == pytest.approx(0.3)
+    assert traj.extra["opencode_errors"] == ["rate limited"]
+
+
+def test_opencode_config_points_its_one_provider_at_the_gateway_with_the_key_from_the_environment():
+    from lancebench.agents.installed.base import Run
+    from lancebench.agents.installed.opencode import OpencodeAgent
+
+    agent = OpencodeAgent(model="openai/gpt-4o-mini", version="1.18.30", max_output_tokens="64")
+    assert (agent.package.version, agent.package.with_packages) == ("1.18.30", ("@opencode-ai/plugin@1.18.30",))
+    config = agent.config(Run("http://127.0.0.1:4321", "sk-lancebench-k", "", "", Path("."), 1.0))
+    provider = config["provider"]["lancebench"]
+    assert provider["options"] == {"baseURL": "http://127.0.0.1:4321/v1", "apiKey": "{env:LANCEBENCH_GATEWAY_KEY}"}
+    assert provider["models"] == {"gpt-4o-mini": {"name": "gpt-4o-mini", "limit": {"context": 128000, "output": 64}}}
+    assert config["model"] == config["small_model"] == "lancebench/gpt-4o-mini"
+    assert "sk-lancebench-k" not in json.dumps(config)

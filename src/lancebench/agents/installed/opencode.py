@@ -153,7 +153,8 @@ def convert_events(builder: TrajectoryBuilder, events: list[dict], calls: list[d
 def _add_tool(builder: TrajectoryBuilder, step: Step, part: dict) -> None:
     state = part.get("state") or {}
     call_id, name = str(part.get("callID") or part.get("id")), str(part.get("tool"))
-    args = state.get("input") if isinstance(state.get("input"), dict) else {"input": state.get("input")}
+    raw = state.get("input")
+    args: dict = raw if isinstance(raw, dict) else {"input": raw}
     if name == "bash":
         args = {"command": str(args.get("command", ""))}
     step.tool_calls = [*(step.tool_calls or []), ToolCall(tool_call_id=call_id, function_name=name, arguments=args)]
