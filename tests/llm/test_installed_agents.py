@@ -407,9 +407,10 @@ def test_opencode_config_points_its_one_provider_at_the_gateway_with_the_key_fro
 
     agent = OpencodeAgent(model="openai/gpt-4o-mini", version="1.18.30", max_output_tokens="64")
     assert (agent.package.version, agent.package.with_packages) == ("1.18.30", ("@opencode-ai/plugin@1.18.30",))
-    config = agent.config(Run("http://127.0.0.1:4321", "sk-lancebench-k", "", "", Path("."), 1.0))
+    config = agent.config(Run("http://127.0.0.1:4321", "sk-lancebench-k", "", "", Path("."), 1500.0))
     provider = config["provider"]["lancebench"]
-    assert provider["options"] == {"baseURL": "http://127.0.0.1:4321/v1", "apiKey": "{env:LANCEBENCH_GATEWAY_KEY}"}
+    assert provider["options"] == {"baseURL": "http://127.0.0.1:4321/v1", "apiKey": "{env:LANCEBENCH_GATEWAY_KEY}",
+                                   "headerTimeout": 1500_000, "chunkTimeout": 1500_000}  # the trial's time, in ms
     assert provider["models"] == {"gpt-4o-mini": {"name": "gpt-4o-mini", "limit": {"context": 128000, "output": 64}}}
     assert config["model"] == config["small_model"] == "lancebench/gpt-4o-mini"
     assert "sk-lancebench-k" not in json.dumps(config)

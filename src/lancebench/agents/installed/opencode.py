@@ -55,14 +55,17 @@ class OpencodeAgent(InstalledAgent):
                                    with_packages=(f"@opencode-ai/plugin@{version}",))
 
     def config(self, run: Run) -> dict:
-        """opencode's configuration (``OPENCODE_CONFIG_CONTENT``): the gateway as its one provider."""
-        alias = self.alias()
+        """opencode's configuration (``OPENCODE_CONFIG_CONTENT``): the gateway as its one provider,
+        waited on as long as the trial runs (opencode aborts a request after 300 s without
+        response headers or between chunks: a long first prompt on a CPU model takes longer)."""
+        alias, wait_ms = self.alias(), max(int(run.timeout_sec * 1000), 1)
         model: dict[str, Any] = {"name": alias}
         if self.options.get("max_output_tokens") or self.options.get("context_tokens"):
             model["limit"] = {"context": int(self.options.get("context_tokens") or 128_000),
                               "output": int(self.options.get("max_output_tokens") or 32_000)}
         provider = {"npm": "@ai-sdk/openai-compatible", "name": "lancebench gateway",
-                    "options": {"baseURL": f"{run.base_url}/v1", "apiKey": "{env:LANCEBENCH_GATEWAY_KEY}"},
+                    "options": {"baseURL": f"{run.base_url}/v1", "apiKey": "{env:LANCEBENCH_GATEWAY_KEY}",
+                                "headerTimeout": wait_ms, "chunkTimeout": wait_ms},
                     "models": {alias: model}}
         return {"provider": {PROVIDER: provider}, "model": f"{PROVIDER}/{alias}",
                 "small_model": f"{PROVIDER}/{alias}", "autoupdate": False, "share": "disabled",
