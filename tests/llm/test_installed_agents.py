@@ -263,6 +263,30 @@ def test_opencode_with_the_local_model_records_usage_and_a_trajectory(tmp_path):
     assert traj.final_metrics.total_prompt_tokens == usage["input_tokens"]
     assert _files_with(tmp_path, REAL_KEY) == []
 
+
+@pytest.mark.llm
+@pytest.mark.heavy  # Codex's 5,000-token first request and an unbounded answer: about 9 minutes on 2 cores
+def test_codex_with_the_local_model_records_usage_and_a_trajectory(tmp_path):
+    """`-a codex -m local`: Codex's Responses call reaches llama.cpp's /v1/responses through the
+    gateway; SmolLM2 answers with text (Codex sends no bound on the answer's length) and Codex
+    stops: the trial is recorded with the gateway's usage (tokens > 0, cost 0 for a local model),
+    a trajectory whose agent step carries that call's metrics, and no provider key in the job folder."""
+    proc = lancebench("run", "-p", str(TASK), "-a", "codex", "-m", "local", "--agent-timeout", "1500",
+                      "-o", str(tmp_path), "--job-name", "j", env={"OPENAI_API_KEY": REAL_KEY})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (trial,) = [p for p in (tmp_path / "j" / "trials").iterdir() if p.is_dir()]
+    result = json.loads((trial / "result.json").read_text())
+    assert result["status"] in ("resolved", "unresolved"), result
+    usage = result["usage"]
+    assert usage["calls"] >= 1 and usage["input_tokens"] > 1000 and usage["output_tokens"] > 0, usage
+    assert usage["cost_usd"] == 0.0
+    traj = read_trajectory(trial / "agent" / "trajectory.json")
+    agent_steps = [s for s in traj.steps if s.source == "agent"]
+    assert traj.steps[0].source == "user" and agent_steps, traj.steps
+    assert agent_steps[0].metrics is not None and agent_steps[0].metrics.prompt_tokens > 1000
+    assert traj.final_metrics.total_prompt_tokens == usage["input_tokens"]
+    assert _files_with(tmp_path, REAL_KEY) == []
+
 def test_an_agent_that_cannot_be_installed_is_invalid_and_the_job_goes_on(scripted, tmp_path):
     srv = scripted([Reply("ok", prompt_tokens=5, completion_tokens=1)])  # the preflight only
     proc = lancebench("run", "-p", str(CALC), "-a", "aider", "-m", "openai/gpt-4o-mini", "--api-base", srv.api_base,
