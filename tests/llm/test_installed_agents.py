@@ -4,8 +4,9 @@ in front of the scripted server, bubblewrap sandboxes, a `mini` task and its hid
 The scripted model drives Aider to the task's reference fix in two calls: it first asks for the
 file (Aider adds it and asks again), then answers with the fix as a SEARCH/REPLACE block. Claude
 Code (Anthropic messages) and Codex (the Responses API, on docker) get the fix as a shell tool
-call, then a closing answer. Each agent is installed once per machine (cached in
-$LANCEBENCH_HOME/agents/: Aider minutes, Claude Code and Codex about a minute each); the gateway's
+call, then a closing answer; so does opencode (chat completions, its bash tool). Each agent is
+installed once per machine (cached in $LANCEBENCH_HOME/agents/: Aider minutes, Claude Code,
+Codex and opencode about a minute each); the gateway's
 per-trial key check is tested against a real proxy."""
 
 from __future__ import annotations
