@@ -4,8 +4,9 @@ in front of the scripted server, bubblewrap sandboxes, a `mini` task and its hid
 The scripted model drives Aider to the task's reference fix in two calls: it first asks for the
 file (Aider adds it and asks again), then answers with the fix as a SEARCH/REPLACE block. Claude
 Code (Anthropic messages) and Codex (the Responses API, on docker) get the fix as a shell tool
-call, then a closing answer. Each agent is installed once per machine (cached in
-$LANCEBENCH_HOME/agents/: Aider minutes, Claude Code and Codex about a minute each); the gateway's
+call, then a closing answer; so does opencode (chat completions, its bash tool). Each agent is
+installed once per machine (cached in $LANCEBENCH_HOME/agents/: Aider minutes, Claude Code,
+Codex and opencode about a minute each); the gateway's
 per-trial key check is tested against a real proxy."""
 
 from __future__ import annotations
@@ -169,6 +170,47 @@ def test_codex_resolves_a_mini_task_on_docker_through_the_gateways_responses_api
     assert _files_with(tmp_path, REAL_KEY) == []
 
 
+
+OC_FIX = Reply("I will patch `__reversed__`.", tool_calls=[{"name": "bash", "arguments": {
+    "command": f"python3 -c \"{FIX_PY}\" && env | grep ^LANCEBENCH_GATEWAY_KEY", "description": "Fix __reversed__"}}],
+    prompt_tokens=8000, completion_tokens=70, cached_tokens=1500)
+OC_DONE = Reply("An empty range now reverses to an empty iterator.", prompt_tokens=8300, completion_tokens=11)
+
+
+def test_opencode_resolves_a_mini_task_through_the_gateway_without_a_registry(scripted, tmp_path):
+    """opencode's chat completions (its openai-compatible provider pointed at the gateway) reach
+    the scripted server; the scripted answer makes it run the fix with its bash tool, then it
+    stops. The sandbox has no network: the package opencode would fetch from npm at first run
+    was installed with it, so it fetches nothing (a failed fetch would be logged as a warning)."""
+    srv = scripted([Reply("ok", prompt_tokens=5, completion_tokens=1), OC_FIX, OC_DONE])
+    proc = lancebench("run", "-p", str(TASK), "-a", "opencode", "-m", "openai/gpt-4o-mini",
+                      "--api-base", srv.api_base, "-o", str(tmp_path), "--job-name", "j",
+                      env={"OPENAI_API_KEY": REAL_KEY})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (trial,) = [p for p in (tmp_path / "j" / "trials").iterdir() if p.is_dir()]
+    result = json.loads((trial / "result.json").read_text())
+    log = (trial / "agent" / "opencode.log").read_text()
+    assert result["status"] == "resolved", (result, log[-3000:])
+    usage = result["usage"]
+    assert (usage["calls"], usage["input_tokens"], usage["output_tokens"]) == (2, 16300, 81)
+    assert usage["cost_usd"] == pytest.approx(_price(OC_FIX) + _price(OC_DONE), rel=1e-9)
+    assert [r["body"].get("stream") for r in srv.requests[1:]] == [True, True]
+    assert srv.requests[2]["body"]["messages"][-1]["role"] == "tool"  # the tool's result went back to the model
+    traj = read_trajectory(trial / "agent" / "trajectory.json")
+    assert [s.source for s in traj.steps] == ["user", "agent", "agent"]
+    assert "numeric_range" in traj.steps[0].message
+    assert traj.steps[1].message == OC_FIX.content
+    (call,) = traj.steps[1].tool_calls or []
+    assert call.function_name == "bash" and call.arguments["command"].startswith("python3 -c")
+    (observed,) = traj.steps[1].observation.results
+    assert "LANCEBENCH_GATEWAY_KEY=sk-lancebench-" in observed.content
+    assert traj.steps[2].message == OC_DONE.content
+    assert [s.metrics.prompt_tokens for s in traj.steps[1:]] == [8000, 8300]
+    sent = [{k.lower(): v for k, v in r["headers"].items()}.get("authorization") for r in srv.requests[1:]]
+    assert sent == [f"Bearer {REAL_KEY}"] * 2, sent
+    assert "dependency install failed" not in log and "registry.npmjs.org" not in log
+    assert _files_with(tmp_path, REAL_KEY) == []
+
 @pytest.mark.llm
 @pytest.mark.heavy  # about 10,000 prompt tokens on SmolLM2: 2-9 minutes on 2 cores; run with -m heavy
 def test_claude_code_with_the_local_model_records_usage_and_a_trajectory(tmp_path):
@@ -195,6 +237,56 @@ def test_claude_code_with_the_local_model_records_usage_and_a_trajectory(tmp_pat
     assert traj.final_metrics.total_prompt_tokens == usage["input_tokens"]
     assert _files_with(tmp_path, REAL_KEY) == []
 
+
+
+@pytest.mark.llm
+@pytest.mark.heavy  # opencode's 2,600-token first request on SmolLM2: about 3 minutes on 2 cores; run with -m heavy
+def test_opencode_with_the_local_model_records_usage_and_a_trajectory(tmp_path):
+    """`-a opencode -m local`: opencode's chat completions reach SmolLM2 through the gateway; its
+    answers bounded to 32 tokens (the model is too weak to fix anything): the trial is recorded
+    with the gateway's usage (tokens > 0, cost 0 for a local model), a trajectory whose agent
+    steps carry those calls' metrics, and a provider key set on the host appears nowhere in the
+    job folder."""
+    proc = lancebench("run", "-p", str(TASK), "-a", "opencode", "-m", "local", "--ao", "max_output_tokens=32",
+                      "--ao", "context_tokens=32768", "--agent-timeout", "900", "-o", str(tmp_path), "--job-name", "j",
+                      env={"OPENAI_API_KEY": REAL_KEY})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (trial,) = [p for p in (tmp_path / "j" / "trials").iterdir() if p.is_dir()]
+    result = json.loads((trial / "result.json").read_text())
+    assert result["status"] in ("resolved", "unresolved"), result
+    usage = result["usage"]
+    assert usage["calls"] >= 1 and usage["input_tokens"] > 1000 and usage["output_tokens"] > 0, usage
+    assert usage["cost_usd"] == 0.0
+    traj = read_trajectory(trial / "agent" / "trajectory.json")
+    agent_steps = [s for s in traj.steps if s.source == "agent"]
+    assert traj.steps[0].source == "user" and agent_steps, traj.steps
+    assert agent_steps[0].metrics is not None and agent_steps[0].metrics.prompt_tokens > 1000
+    assert traj.final_metrics.total_prompt_tokens == usage["input_tokens"]
+    assert _files_with(tmp_path, REAL_KEY) == []
+
+
+@pytest.mark.llm
+@pytest.mark.heavy  # Codex's 5,000-token first request and an unbounded answer: about 9 minutes on 2 cores
+def test_codex_with_the_local_model_records_usage_and_a_trajectory(tmp_path):
+    """`-a codex -m local`: Codex's Responses call reaches llama.cpp's /v1/responses through the
+    gateway; SmolLM2 answers with text (Codex sends no bound on the answer's length) and Codex
+    stops: the trial is recorded with the gateway's usage (tokens > 0, cost 0 for a local model),
+    a trajectory whose agent step carries that call's metrics, and no provider key in the job folder."""
+    proc = lancebench("run", "-p", str(TASK), "-a", "codex", "-m", "local", "--agent-timeout", "1500",
+                      "-o", str(tmp_path), "--job-name", "j", env={"OPENAI_API_KEY": REAL_KEY})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (trial,) = [p for p in (tmp_path / "j" / "trials").iterdir() if p.is_dir()]
+    result = json.loads((trial / "result.json").read_text())
+    assert result["status"] in ("resolved", "unresolved"), result
+    usage = result["usage"]
+    assert usage["calls"] >= 1 and usage["input_tokens"] > 1000 and usage["output_tokens"] > 0, usage
+    assert usage["cost_usd"] == 0.0
+    traj = read_trajectory(trial / "agent" / "trajectory.json")
+    agent_steps = [s for s in traj.steps if s.source == "agent"]
+    assert traj.steps[0].source == "user" and agent_steps, traj.steps
+    assert agent_steps[0].metrics is not None and agent_steps[0].metrics.prompt_tokens > 1000
+    assert traj.final_metrics.total_prompt_tokens == usage["input_tokens"]
+    assert _files_with(tmp_path, REAL_KEY) == []
 
 def test_an_agent_that_cannot_be_installed_is_invalid_and_the_job_goes_on(scripted, tmp_path):
     srv = scripted([Reply("ok", prompt_tokens=5, completion_tokens=1)])  # the preflight only
@@ -323,3 +415,53 @@ def test_codex_rollout_becomes_one_step_per_model_answer(tmp_path):
     assert [r.content for r in traj.steps[1].observation.results] == ["a.py"]
     assert [s.metrics.prompt_tokens for s in traj.steps[1:]] == [10, 20]
     assert traj.final_metrics.total_cost_usd == pytest.approx(0.3)
+
+
+def test_opencode_events_become_one_step_per_model_answer(tmp_path):
+    """step_start … step_finish is one model answer (text, reasoning, tool calls with their output
+    or error); the n-th answer gets the n-th gateway call's metrics; error events are kept."""
+    from lancebench.agents.installed.base import Run
+    from lancebench.agents.installed.opencode import EVENTS, OpencodeAgent
+
+    tool = lambda cid, name, status, **state: {"type": "tool_use", "part": {  # noqa: E731
+        "type": "tool", "tool": name, "callID": cid, "state": {"status": status, **state}}}
+    (tmp_path / EVENTS).write_text(_jsonl(
+        {"type": "step_start", "part": {"type": "step-start"}},
+        {"type": "reasoning", "part": {"type": "reasoning", "text": "think"}},
+        {"type": "text", "part": {"type": "text", "text": "Let me look."}},
+        tool("c1", "bash", "completed", input={"command": "ls", "description": "list"}, output="a.py\n"),
+        tool("c2", "read", "error", input={"filePath": "/w/b.py"}, error="File not found"),
+        {"type": "step_finish", "part": {"type": "step-finish", "tokens": {"input": 999}, "cost": 7}},
+        {"type": "step_start", "part": {"type": "step-start"}},
+        {"type": "text", "part": {"type": "text", "text": "Done."}},
+        {"type": "step_finish", "part": {"type": "step-finish"}},
+        {"type": "error", "error": {"name": "APIError", "data": {"message": "rate limited"}}}))
+    calls = [{"prompt_tokens": 10, "completion_tokens": 2, "cost_usd": 0.1},
+             {"prompt_tokens": 20, "completion_tokens": 3, "cost_usd": 0.2}]
+    ctx = type("Ctx", (), {"instruction": "fix it"})()
+    traj = OpencodeAgent(model="openai/x").trajectory(ctx, Run("", "", "", "", tmp_path, 1.0), calls)  # type: ignore[arg-type]
+    assert [(s.source, s.message) for s in traj.steps] == [("user", "fix it"), ("agent", "Let me look."),
+                                                           ("agent", "Done.")]
+    assert traj.steps[1].reasoning_content == "think"
+    assert [(c.function_name, c.arguments) for c in traj.steps[1].tool_calls or []] == [
+        ("bash", {"command": "ls"}), ("read", {"filePath": "/w/b.py"})]
+    assert [(r.source_call_id, r.content, r.extra) for r in traj.steps[1].observation.results] == [
+        ("c1", "a.py\n", {"is_error": False}), ("c2", "File not found", {"is_error": True})]
+    assert [s.metrics.prompt_tokens for s in traj.steps[1:]] == [10, 20]  # the gateway's, never opencode's 999
+    assert traj.final_metrics.total_cost_usd == pytest.approx(0.3)
+    assert traj.extra["opencode_errors"] == ["rate limited"]
+
+
+def test_opencode_config_points_its_one_provider_at_the_gateway_with_the_key_from_the_environment():
+    from lancebench.agents.installed.base import Run
+    from lancebench.agents.installed.opencode import OpencodeAgent
+
+    agent = OpencodeAgent(model="openai/gpt-4o-mini", version="1.18.30", max_output_tokens="64")
+    assert (agent.package.version, agent.package.with_packages) == ("1.18.30", ("@opencode-ai/plugin@1.18.30",))
+    config = agent.config(Run("http://127.0.0.1:4321", "sk-lancebench-k", "", "", Path("."), 1500.0))
+    provider = config["provider"]["lancebench"]
+    assert provider["options"] == {"baseURL": "http://127.0.0.1:4321/v1", "apiKey": "{env:LANCEBENCH_GATEWAY_KEY}",
+                                   "headerTimeout": 1500_000, "chunkTimeout": 1500_000}  # the trial's time, in ms
+    assert provider["models"] == {"gpt-4o-mini": {"name": "gpt-4o-mini", "limit": {"context": 128000, "output": 64}}}
+    assert config["model"] == config["small_model"] == "lancebench/gpt-4o-mini"
+    assert "sk-lancebench-k" not in json.dumps(config)

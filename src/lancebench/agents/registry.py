@@ -1,8 +1,8 @@
 """Agents by name: ``oracle``, ``nop``, ``random``, ``script:PATH``, ``mini-swe-agent`` (needs
-``-m``), the installed agents of :data:`INSTALLED` (``aider``, ``claude-code``, ``codex``; need
-``-m``, run through the model gateway, :mod:`lancebench.agents.installed`), or ``module:Class``
-for a custom agent (constructed with the agent options as keyword arguments, plus ``model`` and
-``api_base`` when it accepts them)."""
+``-m``), the installed agents of :data:`INSTALLED` (``aider``, ``claude-code``, ``codex``,
+``opencode``; need ``-m``, run through the model gateway, :mod:`lancebench.agents.installed`), or
+``module:Class`` for a custom agent (constructed with the agent options as keyword arguments, plus
+``model`` and ``api_base`` when it accepts them)."""
 
 from __future__ import annotations
 
@@ -16,11 +16,13 @@ from lancebench.plugins import load_object
 BUILTIN: dict[str, type[Agent]] = {"oracle": OracleAgent, "nop": NopAgent, "random": RandomChoiceAgent}
 INSTALLED = {"aider": "lancebench.agents.installed.aider:AiderAgent",
              "claude-code": "lancebench.agents.installed.claude_code:ClaudeCodeAgent",
-             "codex": "lancebench.agents.installed.codex:CodexAgent"}
-# the backends each installed agent runs on: Claude Code and Codex are native binaries (glibc /
-# static musl); Aider's virtual environment links to the host's Python, which a container has
+             "codex": "lancebench.agents.installed.codex:CodexAgent",
+             "opencode": "lancebench.agents.installed.opencode:OpencodeAgent"}
+# the backends each installed agent runs on: Claude Code, Codex and opencode are native binaries
+# (glibc / static musl / glibc); Aider's virtual environment links to the host's Python, which a container has
 # when its image has the same one (checked in the sandbox before Aider runs: AiderAgent.probe)
-INSTALLED_BACKENDS = {"aider": ("local", "docker"), "claude-code": ("local", "docker"), "codex": ("local", "docker")}
+INSTALLED_BACKENDS = {"aider": ("local", "docker"), "claude-code": ("local", "docker"), "codex": ("local", "docker"),
+                      "opencode": ("local", "docker")}
 LLM_AGENTS = {"mini-swe-agent": "lancebench.agents.mini_swe:MiniSweAgent", **INSTALLED}
 
 

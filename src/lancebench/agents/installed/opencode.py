@@ -1,0 +1,168 @@
+"""``-a opencode``: opencode (npm ``opencode-ai``, pinned; a native Bun-compiled binary, glibc,
+that its install script takes out of a per-platform package such as ``opencode-linux-x64``; no
+Node needed), run once with ``opencode run --format json --auto`` on the instruction (read from
+stdin), talking OpenAI chat completions to the model gateway through a provider of its own
+(``provider.lancebench``, opencode's bundled ``@ai-sdk/openai-compatible`` with ``baseURL`` the
+gateway and ``apiKey`` read from ``LANCEBENCH_GATEWAY_KEY``), given in
+``OPENCODE_CONFIG_CONTENT``; no opencode login.
+
+Nothing is fetched while the agent runs: models.dev, updates and LSP downloads are switched off,
+sessions are not shared, and the package opencode installs from npm into its global config
+folder at first run (``@opencode-ai/plugin``, at opencode's own version) is installed with it at
+build time; the config folder in the sandbox links to it, which opencode takes as installed.
+``--title`` names the session, so opencode makes no title-generation call of its own.
+
+Its ``--format json`` events (stdout, kept in the agent's logs) become the trajectory: one
+``agent`` step per ``step_start`` … ``step_finish`` (one model answer): its text, its reasoning,
+its tool calls (``bash`` as a ``bash`` call) with their output as the observation, and the
+gateway's record of that call as its metrics.
+
+Options (``--ao``): ``version``, ``model_alias`` (the model name opencode sends; default: the job
+model's name), ``max_output_tokens`` and ``context_tokens`` (the model's limits as opencode sees
+them: tokens per answer, opencode's default 32,000, and the window, 128,000 when only the
+former is given), ``agent`` (opencode's primary agent, ``build``), ``extra_args`` (more
+``opencode run`` flags).
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from typing import Any
+
+from lancebench.agents.base import AgentContext
+from lancebench.agents.installed.base import WORK, InstalledAgent, Run, quoted
+from lancebench.agents.installed.install import INSIDE, Package
+from lancebench.agents.trajectory import Metrics, Step, ToolCall, Trajectory, TrajectoryBuilder
+from lancebench.llm.client import resolve_model
+
+VERSION = "1.18.33"
+EVENTS = "events.jsonl"
+PROVIDER = "lancebench"
+
+
+class OpencodeAgent(InstalledAgent):
+    """opencode; see the module docstring."""
+
+    name = "opencode"
+    package = Package("npm", "opencode-ai", VERSION, with_packages=(f"@opencode-ai/plugin@{VERSION}",))
+
+    def __init__(self, model: str | None = None, api_base: str | None = None, version: str | None = None,
+                 **options: Any):
+        super().__init__(model, api_base, None, **options)
+        if version:  # the plugin package follows opencode's version, as opencode asks for it
+            self.package = Package("npm", "opencode-ai", str(version),
+                                   with_packages=(f"@opencode-ai/plugin@{version}",))
+
+    def config(self, run: Run) -> dict:
+        """opencode's configuration (``OPENCODE_CONFIG_CONTENT``): the gateway as its one provider,
+        waited on as long as the trial runs (opencode aborts a request after 300 s without
+        response headers or between chunks: a long first prompt on a CPU model takes longer)."""
+        alias, wait_ms = self.alias(), max(int(run.timeout_sec * 1000), 1)
+        model: dict[str, Any] = {"name": alias}
+        if self.options.get("max_output_tokens") or self.options.get("context_tokens"):
+            model["limit"] = {"context": int(self.options.get("context_tokens") or 128_000),
+                              "output": int(self.options.get("max_output_tokens") or 32_000)}
+        provider = {"npm": "@ai-sdk/openai-compatible", "name": "lancebench gateway",
+                    "options": {"baseURL": f"{run.base_url}/v1", "apiKey": "{env:LANCEBENCH_GATEWAY_KEY}",
+                                "headerTimeout": wait_ms, "chunkTimeout": wait_ms},
+                    "models": {alias: model}}
+        return {"provider": {PROVIDER: provider}, "model": f"{PROVIDER}/{alias}",
+                "small_model": f"{PROVIDER}/{alias}", "autoupdate": False, "share": "disabled",
+                "snapshot": False}
+
+    def alias(self) -> str:
+        return str(self.options.get("model_alias")
+                   or resolve_model(self.model, self.api_base).litellm_model.split("/", 1)[-1])
+
+    def command(self, ctx: AgentContext, run: Run) -> tuple[str, dict[str, str]]:
+        args = [f"{INSIDE}/node_modules/.bin/opencode", "run", "--format", "json", "--auto", "--print-logs",
+                "--title", "lancebench", "--agent", str(self.options.get("agent", "build")),
+                *shlex.split(str(self.options.get("extra_args", "")))]
+        home = f"{WORK}/home"
+        conf = f"{home}/.config/opencode"
+        # opencode installs @opencode-ai/plugin into its config folder unless node_modules is
+        # there and package-lock.json lists what package.json asks for: the build-time install
+        prepare = (f"mkdir -p {conf} && ln -sfn {INSIDE}/node_modules {conf}/node_modules && "
+                   f"cp {INSIDE}/package.json {INSIDE}/package-lock.json {conf}/")
+        env = {"LANCEBENCH_GATEWAY_KEY": run.key, "HOME": home,
+               "OPENCODE_CONFIG_CONTENT": json.dumps(self.config(run)),
+               "OPENCODE_DISABLE_MODELS_FETCH": "1", "OPENCODE_DISABLE_AUTOUPDATE": "1",
+               "OPENCODE_DISABLE_LSP_DOWNLOAD": "1", "OPENCODE_DISABLE_SHARE": "1",
+               "PATH": "/usr/local/bin:/usr/bin:/bin"}
+        cmd = f"{prepare} && {quoted(*args)} < {shlex.quote(run.instruction)} > {run.logs_inside}/{EVENTS}"
+        return cmd, env
+
+    def trajectory(self, ctx: AgentContext, run: Run, calls: list[dict]) -> Trajectory:
+        path = run.logs / EVENTS
+        builder = TrajectoryBuilder("opencode", self.package.version, self.model)
+        builder.user(ctx.instruction)
+        errors = convert_events(builder, parse_events(path.read_text(errors="replace") if path.is_file() else ""),
+                                calls)
+        return builder.finish(extra={"usage_source": "lancebench model gateway", "gateway_calls": len(calls),
+                                     "opencode_errors": errors})
+
+
+def parse_events(text: str) -> list[dict]:
+    """The JSON objects of ``opencode run --format json`` (one per line; lines that do not parse,
+    or are not objects, are skipped)."""
+    events = []
+    for line in text.splitlines():
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(event, dict):
+            events.append(event)
+    return events
+
+
+def _metrics(calls: list[dict], n: int) -> Metrics | None:
+    call = calls[n] if n < len(calls) else None
+    return None if call is None else Metrics(
+        prompt_tokens=call["prompt_tokens"], completion_tokens=call["completion_tokens"],
+        cached_tokens=call.get("cached_tokens", 0), cost_usd=call.get("cost_usd"))
+
+
+def convert_events(builder: TrajectoryBuilder, events: list[dict], calls: list[dict]) -> list[str]:
+    """opencode's events as agent steps: ``step_start`` opens a step (one model answer),
+    ``text``/``reasoning`` parts add to it, a ``tool_use`` part (printed when the tool ended) is a
+    call with its output (or error) as the observation, ``step_finish`` closes it with the n-th
+    gateway call's metrics. Returns the messages of ``error`` events."""
+    step: Step | None = None
+    answers, errors = 0, []
+    for event in events:
+        kind, part = event.get("type"), event.get("part") or {}
+        if kind == "error":
+            error = event.get("error") or {}
+            errors.append(str((error.get("data") or {}).get("message") or error.get("name") or error))
+            continue
+        if kind == "step_finish":
+            if step is not None:
+                step.metrics, answers, step = _metrics(calls, answers), answers + 1, None
+            continue
+        if kind not in ("step_start", "text", "reasoning", "tool_use"):
+            continue
+        step = step or builder.agent_step("")
+        if kind == "text":
+            step.message = "\n".join(t for t in (step.message, str(part.get("text", ""))) if t)
+        elif kind == "reasoning":
+            step.reasoning_content = "\n".join(t for t in (step.reasoning_content, str(part.get("text", ""))) if t)
+        elif kind == "tool_use":
+            _add_tool(builder, step, part)
+    return errors
+
+
+def _add_tool(builder: TrajectoryBuilder, step: Step, part: dict) -> None:
+    state = part.get("state") or {}
+    call_id, name = str(part.get("callID") or part.get("id")), str(part.get("tool"))
+    raw = state.get("input")
+    args: dict = raw if isinstance(raw, dict) else {"input": raw}
+    if name == "bash":
+        args = {"command": str(args.get("command", ""))}
+    step.tool_calls = [*(step.tool_calls or []), ToolCall(tool_call_id=call_id, function_name=name, arguments=args)]
+    failed = state.get("status") == "error"
+    output = state.get("error") if failed else state.get("output")
+    builder.observe(step, output if isinstance(output, str) else json.dumps(output), call_id=call_id,
+                    extra={"is_error": failed})
+
