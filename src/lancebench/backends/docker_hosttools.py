@@ -50,19 +50,26 @@ def _export(cid: str, src: str, dest: Path, max_bytes: int) -> None:
     total = 0
     prefix = PurePosixPath(src).name
 
+    skipped: set[str] = set()
+
     def keep(member: tarfile.TarInfo, path: str) -> tarfile.TarInfo | None:
         nonlocal total
-        if member.isdev() or member.isfifo():
+        rel, link = _relative(member.name, prefix), _relative(member.linkname, prefix) if member.islnk() else ""
+        if member.isdev() or member.isfifo() or rel is None or link is None or (member.islnk() and link in skipped):
+            skipped.add(rel or "")
             return None
         total += member.size
         if total > max_bytes:
             raise WorkspaceError(f"{src} holds more than {max_bytes // (1024 * 1024)} MiB of files")
-        parts = PurePosixPath(member.name).parts
-        if not parts or parts[0] != prefix:
-            return None
-        member = tarfile.tar_filter(member, path)
-        rel = PurePosixPath(*parts[1:]).as_posix() if len(parts) > 1 else "."
-        return member.replace(name=rel, uid=os.getuid(), gid=os.getgid(), uname="", gname="", deep=False)
+        # renamed first, so that the filter's check (nothing through a link, nothing outside) is of
+        # the path written; a hard link names its target the same way (attack pass round 8)
+        member = member.replace(name=rel, uid=os.getuid(), gid=os.getgid(), uname="", gname="", deep=False)
+        if member.islnk():
+            member = member.replace(linkname=link, deep=False)
+            target = os.path.realpath(os.path.join(path, os.path.dirname(link)))  # link() follows no last link
+            if os.path.commonpath([target, os.path.realpath(path)]) != os.path.realpath(path):
+                raise WorkspaceError(f"{src}: hard link {rel} names {link}, outside the workdir")
+        return tarfile.tar_filter(member, path)
 
     dest.mkdir(parents=True, exist_ok=True)
     try:
@@ -83,6 +90,15 @@ def _export(cid: str, src: str, dest: Path, max_bytes: int) -> None:
         raise SandboxError(f"docker could not export {src}: {exc}") from exc
     except (tarfile.TarError, OSError) as exc:
         raise WorkspaceError(f"{src} could not be unpacked on the host: {exc}") from exc
+
+
+def _relative(name: str, prefix: str) -> str | None:
+    """``name`` (an archive member's path or hard link target) relative to the archive's top
+    folder ``prefix`` ("." for the folder itself), or None when it is not under it."""
+    parts = PurePosixPath(name).parts
+    if not parts or parts[0] != prefix or ".." in parts:
+        return None
+    return PurePosixPath(*parts[1:]).as_posix() if len(parts) > 1 else "."
 
 
 def _git(args: list[str], git_dir: Path, work_tree: Path | None) -> str:

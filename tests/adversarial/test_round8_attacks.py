@@ -1,0 +1,102 @@
+"""Attack pass round 8 (docs/security.md, "Attack pass round 8"): the docker backend's capture on
+this machine (an image with git: its ``.git`` copied to the host, the agent's workdir exported and
+diffed in bubblewrap). Needs a Docker engine, the locally built ``debian:bookworm-slim`` image
+(``.ci/docker-setup.sh``) and bubblewrap; skips otherwise. One prepared image, one agent container
+holding every attack, two captures (on the host and in a container) compared.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import shutil
+import tempfile
+import uuid
+from pathlib import Path
+
+import pytest
+from docker_support import docker_skip_reason
+
+docker_mod = pytest.importorskip("docker", reason="the Docker SDK is missing: pip install 'lancebench[docker]'")
+
+from lancebench.sandbox.docker import gc  # noqa: E402
+from lancebench.sandbox.docker_engine import client  # noqa: E402
+from lancebench.sandbox.fstree import remove_tree  # noqa: E402
+from lancebench.task.load import load_task  # noqa: E402
+
+BASE = "debian:bookworm-slim"
+_REASON = docker_skip_reason(BASE) or (None if shutil.which("bwrap") else "bubblewrap (bwrap) is not installed")
+pytestmark = [pytest.mark.docker, pytest.mark.skipif(_REASON is not None, reason=_REASON or "")]
+JOB = f"pytest-{uuid.uuid4().hex[:8]}"
+
+DOCKERFILE = f"""FROM {BASE}
+RUN apt-get update && apt-get install -y --no-install-recommends git && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+RUN echo a > a.txt && git init -q && git add -A && git -c user.name=t -c user.email=t@t commit -qm base \\
+ && echo {{nonce}} > /nonce
+"""
+
+# links an ordinary agent makes (a virtual environment's absolute link to its interpreter, a link
+# up out of the workdir, a hard link) and special files
+AGENT = ("ln -s /usr/bin/python3 abs.link && ln -s ../elsewhere up.link && mkdir -p d && ln -s ../../x d/up2.link "
+         "&& echo h > h1.txt && ln h1.txt h2.txt && mkfifo fifo && ln fifo fifo2 && ln -P abs.link abs2.link "
+         "&& echo b > a.txt")
+
+
+def _task(root: Path):
+    (root / "environment").mkdir(parents=True)
+    (root / "environment" / "Dockerfile").write_text(DOCKERFILE.replace("{nonce}", uuid.uuid4().hex))
+    (root / "tests").mkdir()
+    (root / "tests" / "test.sh").write_text("#!/bin/bash\nexit 0\n")
+    (root / "instruction.md").write_text("change things\n")
+    (root / "task.toml").write_text('version = "1.0"\n[environment]\nbuild_timeout_sec = 600\n'
+                                    '[lancebench]\nkind = "code"\n')
+    return load_task(root)
+
+
+@pytest.fixture(scope="module")
+def prepared(tmp_path_factory):
+    from lancebench.backends.docker import DockerBackend
+
+    task = _task(tmp_path_factory.mktemp("task") / f"r8cap-{uuid.uuid4().hex[:6]}")
+    backend = DockerBackend(ca_bundle=False)
+    env = asyncio.run(backend.prepare(task))
+    yield task, backend, env
+    gc(JOB)
+    try:
+        client().api.remove_image(env.handle.image, force=True, noprune=True)
+    except docker_mod.errors.APIError:
+        pass
+
+
+@pytest.fixture
+def scratch():
+    path = Path(tempfile.mkdtemp(prefix="lancebench-r8-"))
+    path.chmod(0o755)
+    yield path
+    remove_tree(path)
+
+
+def test_links_and_special_files_are_captured_on_the_host_as_in_a_container(prepared, scratch):
+    """Absolute links, links up out of the workdir and hard links are ordinary work: the host
+    capture gives the capture container's patch, not a capture failure."""
+    task, backend, env = prepared
+    assert env.handle.host_base is not None
+    in_container = dataclasses.replace(env, handle=dataclasses.replace(env.handle, host_base=None))
+
+    async def body():
+        agent = backend.open(task, env, scratch / "agent", labels={"lancebench.job": JOB, "lancebench.trial": "r8"})
+        await agent.start()
+        try:
+            r = await agent.exec(AGENT)
+            assert r.ok, r
+            boxed = await backend.capture(task, in_container, agent, scratch / "c2")
+            on_host = await backend.capture(task, env, agent, scratch / "c1")
+        finally:
+            await agent.stop()
+        return on_host, boxed
+
+    on_host, boxed = asyncio.run(body())
+    assert "+/usr/bin/python3" in boxed and "+../elsewhere" in boxed and "h2.txt" in boxed, boxed
+    assert on_host == boxed and on_host.paths == boxed.paths
+    assert (scratch / "elsewhere").exists() is False
