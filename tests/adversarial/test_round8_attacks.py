@@ -100,3 +100,21 @@ def test_links_and_special_files_are_captured_on_the_host_as_in_a_container(prep
     assert "+/usr/bin/python3" in boxed and "+../elsewhere" in boxed and "h2.txt" in boxed, boxed
     assert on_host == boxed and on_host.paths == boxed.paths
     assert (scratch / "elsewhere").exists() is False
+
+
+def test_an_agent_cannot_unknow_the_metered_cost(tmp_path):
+    """An agent reporting one call more than the meter saw and no cost (None) had the trial's
+    cost recorded as unknown, which a job's cost budget counts as $0: the meter's $5 of calls
+    vanished from the trial and from ``--max-cost``. The metered cost is now the floor."""
+    from lancebench.llm.meter import UsageMeter
+    from lancebench.results.models import Usage
+    from lancebench.runner.spend import settle
+
+    meter = UsageMeter(tmp_path / "usage.json")
+    for _ in range(10):
+        meter.add(Usage(input_tokens=1000, output_tokens=200, cost_usd=0.5, calls=1))
+    usage, _ = settle(Usage(input_tokens=0, output_tokens=0, cost_usd=None, calls=11), meter)
+    assert usage.cost_usd == 10 * 0.5 and usage.calls == 11
+    unpriced = UsageMeter(tmp_path / "b.json")  # the meter knows no price: the agent's own count stands
+    unpriced.add(Usage(input_tokens=10, output_tokens=2, cost_usd=None, calls=1))
+    assert settle(Usage(input_tokens=10, output_tokens=2, cost_usd=0.25, calls=2), unpriced)[0].cost_usd == 0.25
