@@ -118,3 +118,38 @@ def test_an_agent_cannot_unknow_the_metered_cost(tmp_path):
     unpriced = UsageMeter(tmp_path / "b.json")  # the meter knows no price: the agent's own count stands
     unpriced.add(Usage(input_tokens=10, output_tokens=2, cost_usd=None, calls=1))
     assert settle(Usage(input_tokens=10, output_tokens=2, cost_usd=0.25, calls=2), unpriced)[0].cost_usd == 0.25
+
+
+def test_a_log_file_grown_while_it_is_copied_is_copied_as_it_was_seen(tmp_path):
+    """The verifier's log folder is copied straight from its host folder (``DockerSandbox.get`` of
+    a writable mount, as the local backend's): code under test still running in the sandbox
+    watches its file with inotify (which sees the host's open of the shared inode) and extends
+    it, sparse, to 1 GiB the moment the copy opens it: the copy read until the end of the file,
+    past the size it had checked against the bound (256 MiB), and wrote 1 GiB of zeros into the
+    job's folder. Now a file is copied up to the size the bound was checked against."""
+    import ctypes
+    import os
+    import threading
+
+    from lancebench.sandbox.fstree import copy_tree
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    big = logs / "grows.log"
+    with open(big, "wb") as f:
+        f.truncate(64 << 20)  # under the bound when the copy checks it
+    libc = ctypes.CDLL(None, use_errno=True)
+    fd = libc.inotify_init1(0)
+    assert fd >= 0 and libc.inotify_add_watch(fd, str(big).encode(), 0x20) >= 0  # IN_OPEN
+
+    def grow() -> None:
+        os.read(fd, 4096)
+        with open(big, "r+b") as f:
+            f.truncate(1 << 30)
+
+    grower = threading.Thread(target=grow, daemon=True)
+    grower.start()
+    copy_tree(logs, tmp_path / "copy")
+    grower.join(5)
+    os.close(fd)
+    assert (tmp_path / "copy" / "grows.log").stat().st_size == 64 << 20
