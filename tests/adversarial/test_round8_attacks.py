@@ -40,7 +40,9 @@ RUN echo a > a.txt && git init -q && git add -A && git -c user.name=t -c user.em
 # up out of the workdir, a hard link) and special files
 AGENT = ("ln -s /usr/bin/python3 abs.link && ln -s ../elsewhere up.link && mkdir -p d && ln -s ../../x d/up2.link "
          "&& echo h > h1.txt && ln h1.txt h2.txt && mkfifo fifo && ln fifo fifo2 && ln -P abs.link abs2.link "
-         "&& echo b > a.txt")
+         "&& echo b > a.txt && echo n > \"$(printf 'new\\nline.txt')\" && echo l > $(printf 'L%.0s' $(seq 200)) "
+         "&& echo c > \"$(printf 'caf\\351.txt')\" && mkdir -p \"$(printf 'd\\001ir')\" "
+         "&& echo x > \"$(printf 'd\\001ir/x')\"")
 
 
 def _task(root: Path):
@@ -98,6 +100,8 @@ def test_links_and_special_files_are_captured_on_the_host_as_in_a_container(prep
 
     on_host, boxed = asyncio.run(body())
     assert "+/usr/bin/python3" in boxed and "+../elsewhere" in boxed and "h2.txt" in boxed, boxed
+    names = {"new\nline.txt", "L" * 200, "caf\udce9.txt", "d\x01ir/x", "h2.txt", "abs2.link"}  # odd names too
+    assert names <= set(boxed.paths), boxed.paths
     assert on_host == boxed and on_host.paths == boxed.paths
     assert (scratch / "elsewhere").exists() is False
 
