@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import os
 import shutil
 import tempfile
 import uuid
@@ -157,3 +158,40 @@ def test_a_log_file_grown_while_it_is_copied_is_copied_as_it_was_seen(tmp_path):
     grower.join(5)
     os.close(fd)
     assert (tmp_path / "copy" / "grows.log").stat().st_size == 64 << 20
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="mounts a small tmpfs (root only)")
+@pytest.mark.parametrize(("disk", "written"), [("2m", 1_500_000), ("3m", 1_200_000)], ids=["export", "git"])
+def test_a_full_disk_on_this_machine_is_not_the_agents_fault(prepared, scratch, disk, written):
+    """The host capture unpacks the agent's workdir into the trial's scratch space; when this
+    machine's disk there is full (ENOSPC), the error was taken for a workspace that cannot be
+    read: ``WorkspaceError``, the agent's 0. It is the harness's fault (``SandboxError``), and the
+    archive is spooled beside it in scratch, not in the host's temporary folder. ``export``: the
+    disk fills while the workdir is unpacked; ``git``: while git writes the patch in bubblewrap."""
+    import subprocess
+
+    from lancebench.backends.docker_hosttools import capture_on_host
+    from lancebench.errors import SandboxError
+
+    task, backend, env = prepared
+    small = scratch / "small"
+    small.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={disk},mode=0755", "tmpfs", str(small)], check=True)
+
+    async def body() -> None:
+        agent = backend.open(task, env, scratch / "agent", labels={"lancebench.job": JOB, "lancebench.trial": "r8f"})
+        await agent.start()
+        try:
+            assert (await agent.exec(f"head -c {written} /dev/urandom > big.bin")).ok
+            client().api.kill(agent.container_id)  # stopped, as the backend's capture leaves it
+            await capture_on_host(task, env.workdir, env.base_commit, env.handle.host_base, agent.container_id,
+                                  small / "c", max_bytes=64 << 20)
+        finally:
+            await agent.stop()
+
+    try:
+        with pytest.raises(SandboxError, match="full"):
+            asyncio.run(body())
+    finally:
+        subprocess.run(["umount", "-l", str(small)], check=False)
+

@@ -18,6 +18,7 @@ what the task needs): the base repository, the capture and the patch application
 
 from __future__ import annotations
 
+import errno
 import filecmp
 import hashlib
 import os
@@ -39,6 +40,9 @@ from lancebench.task.model import Task
 _FIXED = {"GIT_AUTHOR_NAME": "lancebench", "GIT_AUTHOR_EMAIL": "lancebench@localhost",
           "GIT_COMMITTER_NAME": "lancebench", "GIT_COMMITTER_EMAIL": "lancebench@localhost",
           "GIT_AUTHOR_DATE": "2000-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2000-01-01T00:00:00Z"}
+
+
+FULL_BYTES = 1 << 20  # free bytes under which a capture's failure is taken for this machine's full disk
 
 
 def _export(cid: str, src: str, dest: Path, max_bytes: int) -> None:
@@ -74,7 +78,7 @@ def _export(cid: str, src: str, dest: Path, max_bytes: int) -> None:
     dest.mkdir(parents=True, exist_ok=True)
     try:
         chunks, _ = engine.client().api.get_archive(cid, src)
-        with tempfile.TemporaryFile() as buf:
+        with tempfile.TemporaryFile(dir=dest.parent) as buf:  # the trial's scratch, not the host's /tmp
             spooled, bound = 0, 2 * max_bytes + (64 << 20)  # room for the archive's headers
             for chunk in chunks:
                 spooled += len(chunk)
@@ -89,6 +93,8 @@ def _export(cid: str, src: str, dest: Path, max_bytes: int) -> None:
     except docker.errors.APIError as exc:
         raise SandboxError(f"docker could not export {src}: {exc}") from exc
     except (tarfile.TarError, OSError) as exc:
+        if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):  # bounded work: our disk
+            raise SandboxError(f"{src} could not be unpacked: this machine's disk under {dest} is full: {exc}") from exc
         raise WorkspaceError(f"{src} could not be unpacked on the host: {exc}") from exc
 
 
@@ -240,15 +246,19 @@ async def capture_on_host(task: Task, workdir: str, base_commit: str, pristine: 
 
     workspace = scratch / "workspace"
     cap = max_bytes if max_bytes is not None else task.config.environment.storage_mb * 1024 * 1024
-    await asyncio.to_thread(_export, agent_cid, workdir, workspace, cap)
-    make_readable(workspace)
-    spec = SandboxSpec(workdir=workdir, workspace=workspace, mounts=(Mount(pristine / "base.git",
-                       "/lancebench/base.git", False),), limits=task_limits(task))
-    box = LocalSandbox(spec, root=scratch / "capture-root")
-    await box.start()
+    box = LocalSandbox(SandboxSpec(workdir=workdir, workspace=workspace, mounts=(
+        Mount(pristine / "base.git", "/lancebench/base.git", False),), limits=task_limits(task)),
+        root=scratch / "capture-root")
     try:
-        env = PreparedEnvironment(base_commit=base_commit, workdir=workdir)
-        return await run_capture(box, workdir, task, env, scratch)
+        await asyncio.to_thread(_export, agent_cid, workdir, workspace, cap)
+        make_readable(workspace)
+        await box.start()
+        return await run_capture(box, workdir, task, PreparedEnvironment(base_commit=base_commit, workdir=workdir),
+                                 scratch)
+    except WorkspaceError as exc:  # this machine's disk, not the agent's files (attack pass round 8)
+        if shutil.disk_usage(scratch).free < FULL_BYTES:
+            raise SandboxError(f"this machine's disk under {scratch} is full: the capture failed ({exc})") from exc
+        raise
     finally:
         await box.stop()
         remove_tree(scratch / "capture-root")
