@@ -18,6 +18,7 @@ what the task needs): the base repository, the capture and the patch application
 
 from __future__ import annotations
 
+import errno
 import filecmp
 import hashlib
 import os
@@ -41,6 +42,9 @@ _FIXED = {"GIT_AUTHOR_NAME": "lancebench", "GIT_AUTHOR_EMAIL": "lancebench@local
           "GIT_AUTHOR_DATE": "2000-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2000-01-01T00:00:00Z"}
 
 
+FULL_BYTES = 1 << 20  # free bytes under which a capture's failure is taken for this machine's full disk
+
+
 def _export(cid: str, src: str, dest: Path, max_bytes: int) -> None:
     """Unpack folder ``src`` of container ``cid`` into ``dest`` (created; its contents are those
     of ``src``). Members go through tarfile's ``tar`` filter (no absolute paths, nothing outside
@@ -50,24 +54,31 @@ def _export(cid: str, src: str, dest: Path, max_bytes: int) -> None:
     total = 0
     prefix = PurePosixPath(src).name
 
+    skipped: set[str] = set()
+
     def keep(member: tarfile.TarInfo, path: str) -> tarfile.TarInfo | None:
         nonlocal total
-        if member.isdev() or member.isfifo():
+        rel, link = _relative(member.name, prefix), _relative(member.linkname, prefix) if member.islnk() else ""
+        if member.isdev() or member.isfifo() or rel is None or link is None or (member.islnk() and link in skipped):
+            skipped.add(rel or "")
             return None
         total += member.size
         if total > max_bytes:
             raise WorkspaceError(f"{src} holds more than {max_bytes // (1024 * 1024)} MiB of files")
-        parts = PurePosixPath(member.name).parts
-        if not parts or parts[0] != prefix:
-            return None
-        member = tarfile.tar_filter(member, path)
-        rel = PurePosixPath(*parts[1:]).as_posix() if len(parts) > 1 else "."
-        return member.replace(name=rel, uid=os.getuid(), gid=os.getgid(), uname="", gname="", deep=False)
+        # renamed first, so that the filter's check (nothing through a link, nothing outside) is of
+        # the path written; a hard link names its target the same way (attack pass round 8)
+        member = member.replace(name=rel, uid=os.getuid(), gid=os.getgid(), uname="", gname="", deep=False)
+        if member.islnk():
+            member = member.replace(linkname=link, deep=False)
+            target = os.path.realpath(os.path.join(path, os.path.dirname(link)))  # link() follows no last link
+            if os.path.commonpath([target, os.path.realpath(path)]) != os.path.realpath(path):
+                raise WorkspaceError(f"{src}: hard link {rel} names {link}, outside the workdir")
+        return tarfile.tar_filter(member, path)
 
     dest.mkdir(parents=True, exist_ok=True)
     try:
         chunks, _ = engine.client().api.get_archive(cid, src)
-        with tempfile.TemporaryFile() as buf:
+        with tempfile.TemporaryFile(dir=dest.parent) as buf:  # the trial's scratch, not the host's /tmp
             spooled, bound = 0, 2 * max_bytes + (64 << 20)  # room for the archive's headers
             for chunk in chunks:
                 spooled += len(chunk)
@@ -82,7 +93,18 @@ def _export(cid: str, src: str, dest: Path, max_bytes: int) -> None:
     except docker.errors.APIError as exc:
         raise SandboxError(f"docker could not export {src}: {exc}") from exc
     except (tarfile.TarError, OSError) as exc:
+        if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):  # bounded work: our disk
+            raise SandboxError(f"{src} could not be unpacked: this machine's disk under {dest} is full: {exc}") from exc
         raise WorkspaceError(f"{src} could not be unpacked on the host: {exc}") from exc
+
+
+def _relative(name: str, prefix: str) -> str | None:
+    """``name`` (an archive member's path or hard link target) relative to the archive's top
+    folder ``prefix`` ("." for the folder itself), or None when it is not under it."""
+    parts = PurePosixPath(name).parts
+    if not parts or parts[0] != prefix or ".." in parts:
+        return None
+    return PurePosixPath(*parts[1:]).as_posix() if len(parts) > 1 else "."
 
 
 def _git(args: list[str], git_dir: Path, work_tree: Path | None) -> str:
@@ -224,14 +246,18 @@ async def capture_on_host(task: Task, workdir: str, base_commit: str, pristine: 
 
     workspace = scratch / "workspace"
     cap = max_bytes if max_bytes is not None else task.config.environment.storage_mb * 1024 * 1024
-    await asyncio.to_thread(_export, agent_cid, workdir, workspace, cap)
-    make_readable(workspace)
     spec = SandboxSpec(workdir=workdir, workspace=workspace, mounts=(Mount(pristine / "base.git",
                        "/lancebench/base.git", False),), limits=task_limits(task))
     try:
+        await asyncio.to_thread(_export, agent_cid, workdir, workspace, cap)
+        make_readable(workspace)
         async with LocalSandbox(spec, root=scratch / "capture-root") as box:
             env = PreparedEnvironment(base_commit=base_commit, workdir=workdir)
             return await run_capture(box, workdir, task, env, scratch)
+    except WorkspaceError as exc:  # this machine's disk, not the agent's files (attack pass round 8)
+        if shutil.disk_usage(scratch).free < FULL_BYTES:
+            raise SandboxError(f"this machine's disk under {scratch} is full: the capture failed ({exc})") from exc
+        raise
     finally:
         remove_tree(scratch / "capture-root")
         remove_tree(workspace)

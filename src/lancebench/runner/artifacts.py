@@ -134,7 +134,7 @@ async def _collect_one(sandbox: Sandbox, entry: ArtifactConfig, target: Path, sc
                 record["status"], record["reason"] = "failed", f"larger than the {max(budget, 0)} bytes left to copy"
                 return 0
             target.parent.mkdir(parents=True, exist_ok=True)
-            copy_file(got, target)
+            copy_file(got, target, limit=max(budget, 0))
         else:
             record["status"], record["reason"] = missing, "not a regular file or folder"
             return 0

@@ -69,9 +69,10 @@ def _at_least(metered: Usage, reported: Usage) -> Usage:
     """Each field of ``reported`` (an agent's own count), never below ``metered`` (what the meter
     saw; attack pass round 7: an agent that made ten metered calls and reported eleven, with no
     tokens and a cost of 0 or below, had its report recorded: its trial's tokens and cost were its
-    own claim). A cost unknown to either (None) stays unknown."""
-    cost = (None if metered.cost_usd is None or reported.cost_usd is None
-            else max(metered.cost_usd, reported.cost_usd))
+    own claim). A cost known to one only is that one (attack pass round 8: a report of no cost, None,
+    made the metered cost unknown, which a job's cost budget counts as $0); unknown to both, None."""
+    known = [c for c in (metered.cost_usd, reported.cost_usd) if c is not None]
+    cost = max(known) if known else None
     return Usage(input_tokens=max(metered.input_tokens, reported.input_tokens),
                  output_tokens=max(metered.output_tokens, reported.output_tokens),
                  cached_tokens=max(metered.cached_tokens, reported.cached_tokens), cost_usd=cost,

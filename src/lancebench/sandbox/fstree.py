@@ -103,7 +103,7 @@ def copy_tree(src: Path, dest: Path, bounds: CopyBounds = CopyBounds(), *, links
                 total += st.st_size
                 if target.is_symlink() or target.is_dir():
                     _remove_one(target)
-                copy_file(path, target)
+                copy_file(path, target, limit=st.st_size)
                 os.chmod(target, stat.S_IMODE(st.st_mode) & 0o777)  # permission bits, never set-id
             else:
                 notes.append(f"{rel}: special file left out")
@@ -112,15 +112,23 @@ def copy_tree(src: Path, dest: Path, bounds: CopyBounds = CopyBounds(), *, links
     return notes
 
 
-def copy_file(src: Path, dest: Path) -> None:
+def copy_file(src: Path, dest: Path, limit: int | None = None) -> None:
     """Copy one regular file without following a link at ``src`` (O_NOFOLLOW) or blocking on a
-    FIFO swapped in (O_NONBLOCK, checked to be regular once opened)."""
+    FIFO swapped in (O_NONBLOCK, checked to be regular once opened), its first ``limit`` bytes
+    at most (None: all): a file that a process still running grows while it is copied is copied
+    as large as it was when checked against a bound (attack pass round 8)."""
     fd = os.open(src, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise OSError(f"{src} is no longer a regular file")
+        left = limit
         with os.fdopen(fd, "rb", closefd=False) as fin, open(dest, "wb") as fout:
-            shutil.copyfileobj(fin, fout, 1024 * 1024)
+            while left is None or left > 0:
+                chunk = fin.read(1024 * 1024 if left is None else min(left, 1024 * 1024))
+                if not chunk:
+                    break
+                fout.write(chunk)
+                left = None if left is None else left - len(chunk)
     finally:
         os.close(fd)
 

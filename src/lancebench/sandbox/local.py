@@ -621,7 +621,7 @@ class LocalSandbox(Sandbox):
             else:
                 if max_bytes is not None and source.lstat().st_size > max_bytes:
                     raise SandboxError(f"{src} is larger than {max_bytes} bytes")
-                copy_file(source, dest)
+                copy_file(source, dest, limit=max_bytes)
         except OSError as exc:
             raise SandboxError(f"could not copy {src} out of the sandbox: {exc}") from exc
 
