@@ -15,6 +15,7 @@ import pytest
 from lbtest import TASKS, derive_task, job_dir, lb, one_result, results
 
 from lancebench.grading.canary import MARK as CANARY_MARK
+from lancebench.report.html.site import read_chunk, trial_html
 
 AGENTS = Path(__file__).resolve().parent / "agents"
 CALC = TASKS / "calc"
@@ -72,8 +73,9 @@ def test_harmless_uses_in_a_real_fix_are_graded(script, note, jobs, backend):
     assert any(note in n for n in r["scan_notes"]), r["scan_notes"]
     site = jobs.parent / "site"
     lb("report", job_dir(jobs), "--html", site, check=True)
-    (page,) = list(site.rglob(f"{r['trial_id']}.html"))
-    assert 'id="scan-notes"' in page.read_text() and html.escape(note, quote=False) in page.read_text()
+    (chunk,) = [c for c in site.glob("trials/*/*.js") if r["trial_id"] in read_chunk(c)["trials"]]
+    page = trial_html(site, f"trial.html?t={chunk.parent.name}/{chunk.stem}/{r['trial_id']}")
+    assert 'id="scan-notes"' in page and html.escape(note, quote=False) in page
 
 
 @pytest.mark.slow

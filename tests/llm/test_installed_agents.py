@@ -211,6 +211,28 @@ def test_opencode_resolves_a_mini_task_through_the_gateway_without_a_registry(sc
     assert "dependency install failed" not in log and "registry.npmjs.org" not in log
     assert _files_with(tmp_path, REAL_KEY) == []
 
+
+def _assert_local_trial(proc, tmp_path: Path, min_prompt_tokens: int) -> None:
+    """A `-m local` run of an installed agent (job ``j`` under ``tmp_path``) recorded one trial,
+    resolved or not, with the gateway's usage (one call at least, more than ``min_prompt_tokens``
+    prompt tokens, an answer, cost 0 for a local model), a trajectory whose first agent step
+    carries that call's metrics and whose totals equal the usage, and a provider key set on the
+    host nowhere in the job folder."""
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (trial,) = [p for p in (tmp_path / "j" / "trials").iterdir() if p.is_dir()]
+    result = json.loads((trial / "result.json").read_text())
+    assert result["status"] in ("resolved", "unresolved"), result
+    usage = result["usage"]
+    assert usage["calls"] >= 1 and usage["input_tokens"] > min_prompt_tokens and usage["output_tokens"] > 0, usage
+    assert usage["cost_usd"] == 0.0
+    traj = read_trajectory(trial / "agent" / "trajectory.json")
+    agent_steps = [s for s in traj.steps if s.source == "agent"]
+    assert traj.steps[0].source == "user" and agent_steps, traj.steps
+    assert agent_steps[0].metrics is not None and agent_steps[0].metrics.prompt_tokens > min_prompt_tokens
+    assert traj.final_metrics.total_prompt_tokens == usage["input_tokens"]
+    assert _files_with(tmp_path, REAL_KEY) == []
+
+
 @pytest.mark.llm
 @pytest.mark.heavy  # about 10,000 prompt tokens on SmolLM2: 2-9 minutes on 2 cores; run with -m heavy
 def test_claude_code_with_the_local_model_records_usage_and_a_trajectory(tmp_path):
@@ -223,20 +245,7 @@ def test_claude_code_with_the_local_model_records_usage_and_a_trajectory(tmp_pat
                       "--ao", "max_output_tokens=32",  # SmolLM2 may ramble for thousands of tokens
                       "--agent-timeout", "900", "-o", str(tmp_path), "--job-name", "j",
                       env={"ANTHROPIC_API_KEY": REAL_KEY, "OPENAI_API_KEY": REAL_KEY})
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    (trial,) = [p for p in (tmp_path / "j" / "trials").iterdir() if p.is_dir()]
-    result = json.loads((trial / "result.json").read_text())
-    assert result["status"] in ("resolved", "unresolved"), result
-    usage = result["usage"]
-    assert usage["calls"] >= 1 and usage["input_tokens"] > 8192 and usage["output_tokens"] > 0, usage
-    assert usage["cost_usd"] == 0.0
-    traj = read_trajectory(trial / "agent" / "trajectory.json")
-    agent_steps = [s for s in traj.steps if s.source == "agent"]
-    assert traj.steps[0].source == "user" and agent_steps, traj.steps
-    assert agent_steps[0].metrics is not None and agent_steps[0].metrics.prompt_tokens > 8192
-    assert traj.final_metrics.total_prompt_tokens == usage["input_tokens"]
-    assert _files_with(tmp_path, REAL_KEY) == []
-
+    _assert_local_trial(proc, tmp_path, min_prompt_tokens=8192)
 
 
 @pytest.mark.llm
@@ -250,19 +259,7 @@ def test_opencode_with_the_local_model_records_usage_and_a_trajectory(tmp_path):
     proc = lancebench("run", "-p", str(TASK), "-a", "opencode", "-m", "local", "--ao", "max_output_tokens=32",
                       "--ao", "context_tokens=32768", "--agent-timeout", "900", "-o", str(tmp_path), "--job-name", "j",
                       env={"OPENAI_API_KEY": REAL_KEY})
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    (trial,) = [p for p in (tmp_path / "j" / "trials").iterdir() if p.is_dir()]
-    result = json.loads((trial / "result.json").read_text())
-    assert result["status"] in ("resolved", "unresolved"), result
-    usage = result["usage"]
-    assert usage["calls"] >= 1 and usage["input_tokens"] > 1000 and usage["output_tokens"] > 0, usage
-    assert usage["cost_usd"] == 0.0
-    traj = read_trajectory(trial / "agent" / "trajectory.json")
-    agent_steps = [s for s in traj.steps if s.source == "agent"]
-    assert traj.steps[0].source == "user" and agent_steps, traj.steps
-    assert agent_steps[0].metrics is not None and agent_steps[0].metrics.prompt_tokens > 1000
-    assert traj.final_metrics.total_prompt_tokens == usage["input_tokens"]
-    assert _files_with(tmp_path, REAL_KEY) == []
+    _assert_local_trial(proc, tmp_path, min_prompt_tokens=1000)
 
 
 @pytest.mark.llm
@@ -274,19 +271,8 @@ def test_codex_with_the_local_model_records_usage_and_a_trajectory(tmp_path):
     a trajectory whose agent step carries that call's metrics, and no provider key in the job folder."""
     proc = lancebench("run", "-p", str(TASK), "-a", "codex", "-m", "local", "--agent-timeout", "1500",
                       "-o", str(tmp_path), "--job-name", "j", env={"OPENAI_API_KEY": REAL_KEY})
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    (trial,) = [p for p in (tmp_path / "j" / "trials").iterdir() if p.is_dir()]
-    result = json.loads((trial / "result.json").read_text())
-    assert result["status"] in ("resolved", "unresolved"), result
-    usage = result["usage"]
-    assert usage["calls"] >= 1 and usage["input_tokens"] > 1000 and usage["output_tokens"] > 0, usage
-    assert usage["cost_usd"] == 0.0
-    traj = read_trajectory(trial / "agent" / "trajectory.json")
-    agent_steps = [s for s in traj.steps if s.source == "agent"]
-    assert traj.steps[0].source == "user" and agent_steps, traj.steps
-    assert agent_steps[0].metrics is not None and agent_steps[0].metrics.prompt_tokens > 1000
-    assert traj.final_metrics.total_prompt_tokens == usage["input_tokens"]
-    assert _files_with(tmp_path, REAL_KEY) == []
+    _assert_local_trial(proc, tmp_path, min_prompt_tokens=1000)
+
 
 def test_an_agent_that_cannot_be_installed_is_invalid_and_the_job_goes_on(scripted, tmp_path):
     srv = scripted([Reply("ok", prompt_tokens=5, completion_tokens=1)])  # the preflight only

@@ -145,18 +145,25 @@ def pristine_of(image: str, workdir: str, root: Path) -> tuple[Path, str]:
         _git(["add", "-A", "."], tmp / "base.git", tmp / "tree")
         _git(["commit", "-q", "--allow-empty", "-m", "lancebench base"], tmp / "base.git", tmp / "tree")
         commit = _git(["rev-parse", "HEAD"], tmp / "base.git", tmp / "tree")
-        (tmp / "commit").write_text(commit + "\n")
-        make_readable(tmp)
-        os.chmod(tmp, 0o755)
-        try:
-            os.replace(tmp, folder)
-        except OSError:  # made meanwhile by another trial
-            remove_tree(tmp)
+        _publish(tmp, folder, commit)
         return folder, (folder / "commit").read_text().strip()
     finally:
         api.remove_container(cid, force=True)
         if tmp.exists():
             remove_tree(tmp)
+
+
+def _publish(tmp: Path, folder: Path, commit: str) -> None:
+    """Make the per-image copy ``tmp`` (with ``base.git``) the shared ``folder``, its ``commit``
+    beside it, by one rename: readers see the whole copy or none; when another trial made
+    ``folder`` meanwhile, its copy is kept and ``tmp`` removed."""
+    (tmp / "commit").write_text(commit + "\n")
+    make_readable(tmp)
+    os.chmod(tmp, 0o755)
+    try:
+        os.replace(tmp, folder)
+    except OSError:  # made meanwhile by another trial
+        remove_tree(tmp)
 
 
 def host_base_of(image: str, workdir: str, head: str, root: Path, max_bytes: int = 64 << 20) -> Path | None:
@@ -186,13 +193,7 @@ def host_base_of(image: str, workdir: str, head: str, root: Path, max_bytes: int
         if not ok:
             none.write_text("the capture runs in a container for this image\n")
             return None
-        (tmp / "commit").write_text(head + "\n")
-        make_readable(tmp)
-        os.chmod(tmp, 0o755)
-        try:
-            os.replace(tmp, folder)
-        except OSError:  # made meanwhile by another trial
-            remove_tree(tmp)
+        _publish(tmp, folder, head)
         return folder
     finally:
         engine.remove_container(cid)

@@ -19,9 +19,9 @@ from __future__ import annotations
 import shlex
 
 from lancebench.agents.base import AgentContext
-from lancebench.agents.installed.base import WORK, InstalledAgent, Run, quoted
+from lancebench.agents.installed.base import WORK, InstalledAgent, Run, call_metrics, quoted
 from lancebench.agents.installed.install import INSIDE, Package
-from lancebench.agents.trajectory import Metrics, Trajectory, TrajectoryBuilder
+from lancebench.agents.trajectory import Trajectory, TrajectoryBuilder
 from lancebench.llm.client import resolve_model
 
 HISTORY = "llm-history.txt"
@@ -62,11 +62,7 @@ class AiderAgent(InstalledAgent):
         builder = TrajectoryBuilder("aider", self.package.version, self.model)
         for n, (request, answer) in enumerate(parse_llm_history(text)):
             builder.user(request)
-            call = calls[n] if n < len(calls) else None
-            metrics = None if call is None else Metrics(
-                prompt_tokens=call["prompt_tokens"], completion_tokens=call["completion_tokens"],
-                cached_tokens=call.get("cached_tokens", 0), cost_usd=call.get("cost_usd"))
-            builder.agent_step(answer, metrics=metrics)
+            builder.agent_step(answer, metrics=call_metrics(calls, n))
         return builder.finish(extra={"usage_source": "lancebench model gateway", "gateway_calls": len(calls)})
 
 

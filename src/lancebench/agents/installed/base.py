@@ -14,6 +14,7 @@ from __future__ import annotations
 import abc
 import asyncio
 import dataclasses
+import json
 import random
 import shlex
 import time
@@ -22,7 +23,7 @@ from typing import Any
 
 from lancebench.agents.base import AgentContext, AgentOutcome
 from lancebench.agents.installed.install import INSIDE, Package, install
-from lancebench.agents.trajectory import Trajectory, write_trajectory
+from lancebench.agents.trajectory import Metrics, Trajectory, write_trajectory
 from lancebench.errors import AgentError, ConfigError
 from lancebench.llm.client import resolve_model
 from lancebench.llm.gateway import SOCKET_NAME, Gateway, shared_gateway
@@ -146,3 +147,29 @@ class InstalledAgent(abc.ABC):
 def quoted(*parts: str) -> str:
     """``parts`` as one shell command line."""
     return " ".join(shlex.quote(p) for p in parts)
+
+
+def json_lines(text: str) -> list[dict]:
+    """The JSON objects of a JSON-lines log ``text``, one per line, in order (Claude Code's
+    ``stream-json``, Codex's rollout, opencode's ``--format json`` events); lines that do not parse,
+    or are not objects, are skipped."""
+    objects = []
+    for line in text.splitlines():
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(obj, dict):
+            objects.append(obj)
+    return objects
+
+
+def call_metrics(calls: list[dict], n: int) -> Metrics | None:
+    """The gateway's record of the ``n``-th model call of a trial (0-based; each a dict with
+    ``prompt_tokens``, ``completion_tokens``, optional ``cached_tokens`` and ``cost_usd`` in USD)
+    as a trajectory step's metrics; None when the gateway recorded fewer calls. Usage comes from
+    the gateway, never from the agent's own counts."""
+    call = calls[n] if n < len(calls) else None
+    return None if call is None else Metrics(
+        prompt_tokens=call["prompt_tokens"], completion_tokens=call["completion_tokens"],
+        cached_tokens=call.get("cached_tokens", 0), cost_usd=call.get("cost_usd"))

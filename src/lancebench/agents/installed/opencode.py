@@ -31,9 +31,9 @@ import shlex
 from typing import Any
 
 from lancebench.agents.base import AgentContext
-from lancebench.agents.installed.base import WORK, InstalledAgent, Run, quoted
+from lancebench.agents.installed.base import WORK, InstalledAgent, Run, call_metrics, json_lines, quoted
 from lancebench.agents.installed.install import INSIDE, Package
-from lancebench.agents.trajectory import Metrics, Step, ToolCall, Trajectory, TrajectoryBuilder
+from lancebench.agents.trajectory import Step, ToolCall, Trajectory, TrajectoryBuilder
 from lancebench.llm.client import resolve_model
 
 VERSION = "1.18.33"
@@ -97,31 +97,10 @@ class OpencodeAgent(InstalledAgent):
         path = run.logs / EVENTS
         builder = TrajectoryBuilder("opencode", self.package.version, self.model)
         builder.user(ctx.instruction)
-        errors = convert_events(builder, parse_events(path.read_text(errors="replace") if path.is_file() else ""),
+        errors = convert_events(builder, json_lines(path.read_text(errors="replace") if path.is_file() else ""),
                                 calls)
         return builder.finish(extra={"usage_source": "lancebench model gateway", "gateway_calls": len(calls),
                                      "opencode_errors": errors})
-
-
-def parse_events(text: str) -> list[dict]:
-    """The JSON objects of ``opencode run --format json`` (one per line; lines that do not parse,
-    or are not objects, are skipped)."""
-    events = []
-    for line in text.splitlines():
-        try:
-            event = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(event, dict):
-            events.append(event)
-    return events
-
-
-def _metrics(calls: list[dict], n: int) -> Metrics | None:
-    call = calls[n] if n < len(calls) else None
-    return None if call is None else Metrics(
-        prompt_tokens=call["prompt_tokens"], completion_tokens=call["completion_tokens"],
-        cached_tokens=call.get("cached_tokens", 0), cost_usd=call.get("cost_usd"))
 
 
 def convert_events(builder: TrajectoryBuilder, events: list[dict], calls: list[dict]) -> list[str]:
@@ -139,7 +118,7 @@ def convert_events(builder: TrajectoryBuilder, events: list[dict], calls: list[d
             continue
         if kind == "step_finish":
             if step is not None:
-                step.metrics, answers, step = _metrics(calls, answers), answers + 1, None
+                step.metrics, answers, step = call_metrics(calls, answers), answers + 1, None
             continue
         if kind not in ("step_start", "text", "reasoning", "tool_use"):
             continue
