@@ -61,12 +61,14 @@ def _files_with(root: Path, needle: str) -> list[Path]:
 def test_aider_resolves_a_mini_task_on_docker_through_the_gateway(scripted, tmp_path):
     """Aider's environment (made with the host's /usr/bin/python3) runs in the task's container,
     whose Debian image has the same Python; the local backend's path (install cache and gateway
-    socket bound in, the relay) is Claude Code's test's."""
+    socket bound in, the relay) is Claude Code's test's. ``max_output_tokens`` reaches the model
+    as each request's ``max_tokens``."""
     srv = scripted([Reply("ok", prompt_tokens=5, completion_tokens=1), ASK, FIX])  # preflight, then Aider
     proc = lancebench("run", "-p", str(TASK), "-a", "aider", "-m", "openai/gpt-4o-mini", "--api-base", srv.api_base,
                       "--backend", "docker",
                       "-o", str(tmp_path), "--job-name", "j",
                       "--ao", "extra_args=--auto-test --test-cmd env",  # prints the sandbox's environment
+                      "--ao", "max_output_tokens=777",
                       env={"OPENAI_API_KEY": REAL_KEY})
     assert proc.returncode == 0, proc.stdout + proc.stderr
     (trial,) = [p for p in (tmp_path / "j" / "trials").iterdir() if p.is_dir()]
@@ -87,6 +89,7 @@ def test_aider_resolves_a_mini_task_on_docker_through_the_gateway(scripted, tmp_
     agent_calls = srv.requests[1:]
     sent = [{k.lower(): v for k, v in r["headers"].items()}.get("authorization") for r in agent_calls]
     assert sent == [f"Bearer {REAL_KEY}"] * 2, sent
+    assert [r["body"].get("max_tokens") for r in agent_calls] == [777, 777]  # --ao max_output_tokens
     log = (trial / "agent" / "aider.log").read_text()
     assert "OPENAI_API_KEY=sk-lancebench-" in log  # the test command printed the sandbox's environment
     assert _files_with(tmp_path, REAL_KEY) == []
@@ -273,6 +276,20 @@ def test_codex_with_the_local_model_records_usage_and_a_trajectory(tmp_path):
                       "-o", str(tmp_path), "--job-name", "j", env={"OPENAI_API_KEY": REAL_KEY})
     _assert_local_trial(proc, tmp_path, min_prompt_tokens=1000)
 
+
+
+@pytest.mark.llm
+@pytest.mark.heavy  # Aider's 2,600-token first request on SmolLM2: about 3 minutes on 2 cores; run with -m heavy
+def test_aider_with_the_local_model_records_usage_and_a_trajectory(tmp_path):
+    """`-a aider -m local --ao max_output_tokens=64`: Aider's chat completion reaches SmolLM2
+    through the gateway, its answer bounded (without the bound SmolLM2 answered until the trial's
+    900 s were up, and the cut-off call was never recorded): the trial is recorded with the
+    gateway's usage, a trajectory whose agent step carries that call's metrics, and no provider key
+    in the job folder."""
+    proc = lancebench("run", "-p", str(TASK), "-a", "aider", "-m", "local", "--ao", "max_output_tokens=64",
+                      "--agent-timeout", "900", "-o", str(tmp_path), "--job-name", "j",
+                      env={"OPENAI_API_KEY": REAL_KEY})
+    _assert_local_trial(proc, tmp_path, min_prompt_tokens=1000)
 
 def test_an_agent_that_cannot_be_installed_is_invalid_and_the_job_goes_on(scripted, tmp_path):
     srv = scripted([Reply("ok", prompt_tokens=5, completion_tokens=1)])  # the preflight only

@@ -10,8 +10,10 @@ as a ``user`` step and the answer as an ``agent`` step whose metrics are the gat
 that call.
 
 Options (``--ao``): ``version`` (another aider-chat version), ``edit_format`` (``diff``, the
-default, ``whole``, ``udiff``...), ``map_tokens`` (0 by default), ``extra_args`` (a string of
-further Aider flags).
+default, ``whole``, ``udiff``...), ``map_tokens`` (0 by default), ``max_output_tokens`` (a bound
+on each answer, sent as ``max_tokens`` through Aider's model settings ``aider/extra_params``; by
+default none: a local model may otherwise answer until the trial's time is up, and an answer cut
+off by the deadline is never recorded), ``extra_args`` (a string of further Aider flags).
 """
 
 from __future__ import annotations
@@ -54,7 +56,13 @@ class AiderAgent(InstalledAgent):
                 "--timeout", str(int(run.timeout_sec))]
         extra = shlex.split(str(self.options.get("extra_args", "")))
         env = {"OPENAI_API_KEY": run.key, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "PYTHONUNBUFFERED": "1"}
-        return quoted(*args, *extra), env
+        if "max_output_tokens" not in self.options:
+            return quoted(*args, *extra), env
+        settings = f"{WORK}/aider-model-settings.yml"  # applies to every model (Aider's own rule)
+        bound = int(self.options["max_output_tokens"])
+        yaml = f"- name: aider/extra_params\n  extra_params:\n    max_tokens: {bound}\n"
+        return f"printf %s {shlex.quote(yaml)} > {settings} && " + quoted(
+            *args, "--model-settings-file", settings, *extra), env
 
     def trajectory(self, ctx: AgentContext, run: Run, calls: list[dict]) -> Trajectory:
         path = run.logs / HISTORY
