@@ -44,7 +44,13 @@ class ConfigError(LancebenchError):
 
 
 class SandboxError(LancebenchError):
-    """The sandbox backend failed (not the code running inside it). Trials that hit it are invalid."""
+    """The sandbox backend failed (not the code running inside it). Trials that hit it are invalid
+    once a control shows it is not the agent's doing (:mod:`lancebench.runner.control`).
+    ``control``: set when the raiser already ran that control and it failed too (a capture of the
+    pristine base, :func:`lancebench.backends.capture.controlled`): what it showed, recorded as the
+    trial's ``control``; None when no control ran yet."""
+
+    control: str | None = None
 
 
 class EnvironmentBuildError(SandboxError):
@@ -54,7 +60,12 @@ class EnvironmentBuildError(SandboxError):
 class WorkspaceError(LancebenchError):
     """What the agent left in its workspace cannot be captured or graded (a nested repository git
     refuses, a patch over the size cap, a tree git cannot read): the agent's doing, so the trial
-    is ``unresolved`` with this message as reason, never ``invalid``."""
+    is ``unresolved`` with this message as reason, never ``invalid``. ``control``: set when a
+    control cleared the harness first (the same capture of the pristine base worked,
+    :func:`lancebench.backends.capture.controlled`): what it showed, recorded as the trial's
+    ``control``; None when the failure is decided by the agent's files alone (a size cap)."""
+
+    control: str | None = None
 
 
 class AgentError(LancebenchError):

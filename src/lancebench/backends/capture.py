@@ -12,16 +12,35 @@ at most 8 levels deep and 1,000 of them.
 :data:`CAPTURE` arguments: ``$1`` the work tree, ``$2`` the base commit, ``$3`` the patch cap in
 bytes. Output: ``/tmp/capture.patch`` (``git diff --binary`` of every change, new files included)
 and ``/tmp/capture.names`` (the changed paths, NUL-separated).
+
+Who is at fault when a capture fails (:func:`controlled`, both backends): a limit the agent's
+files pass (:class:`CaptureLimit`: bytes, the patch cap, a hard link out of the workdir, the
+600 s) is the agent's by itself. Any other failure (git cannot write, the disk under the scratch
+space is full or unwritable, the engine fails, the sandbox does not start) could be the
+agent's files or this machine: the same capture runs again, the same way and in the same scratch
+space, on the pristine base (the task's unchanged repository). When that control fails too, the
+machine or the harness is at fault (:class:`SandboxError` with ``control`` set: ``invalid``, or
+the docker backend's capture in a container); when it works, the agent's work made the capture
+fail (:class:`WorkspaceError` with ``control`` set: ``unresolved``, the control recorded). No
+threshold (free bytes, an errno) decides it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from lancebench.errors import SandboxError, WorkspaceError
 from lancebench.sandbox.backend import PreparedEnvironment
 from lancebench.sandbox.base import CapturedPatch, Sandbox
 from lancebench.task.model import Task
+
+
+class CaptureLimit(WorkspaceError):
+    """A capture limit the agent's files passed (the bytes of its files or of their archive, the
+    patch cap, a hard link out of the workdir, the capture's 600 s): decided by the files alone,
+    whatever the machine, so no control runs (:func:`controlled`)."""
+
 
 CAPTURE = r"""
 set -uo pipefail
@@ -78,9 +97,9 @@ async def run_capture(box: Sandbox, tree: str, task: Task, env: PreparedEnvironm
     if res.exit_code == 90 or (res.exit_code is None and not res.timed_out):
         raise SandboxError(f"patch capture failed (exit {res.exit_code}): {res.stderr[-1500:]}")
     if res.timed_out:
-        raise WorkspaceError("the workspace could not be captured within 600 s (too many or too large files)")
+        raise CaptureLimit("the workspace could not be captured within 600 s (too many or too large files)")
     if res.exit_code == 92:  # the patch cap: its own message, without the shell's note on the killed git
-        raise WorkspaceError(res.stderr.strip().splitlines()[-1])
+        raise CaptureLimit(res.stderr.strip().splitlines()[-1])
     if not res.ok:
         raise WorkspaceError(f"the workspace could not be captured (exit {res.exit_code}): "
                              f"{res.stderr.strip()[-1000:]}")
@@ -89,7 +108,45 @@ async def run_capture(box: Sandbox, tree: str, task: Task, env: PreparedEnvironm
     await box.get("/tmp/capture.patch", out)
     await box.get("/tmp/capture.names", names)
     if out.stat().st_size > cap or names.stat().st_size > cap:
-        raise WorkspaceError(f"the patch is over the cap of {cap} bytes ([lancebench.limits] patch_mb)")
+        raise CaptureLimit(f"the patch is over the cap of {cap} bytes ([lancebench.limits] patch_mb)")
     paths = names.read_bytes().decode("utf-8", errors="surrogateescape").split("\0")
     # bytes decoded as they are: read_text would turn CRLF into LF (universal newlines) and break the patch
     return CapturedPatch(out.read_bytes().decode("utf-8", errors="surrogateescape"), [p for p in paths if p])
+
+
+async def controlled(capture: Callable[[], Awaitable[CapturedPatch]],
+                     control: Callable[[], Awaitable[CapturedPatch]], base: str) -> CapturedPatch:
+    """``capture()`` (the agent's work), blamed by a control when it fails (see the module
+    docstring): ``control()`` captures the pristine base (``base`` names it, for the record) the
+    same way, in the same scratch space, and must return an empty patch.
+
+    Returns the work's patch. Raises :class:`CaptureLimit` as it came (no control);
+    :class:`WorkspaceError` with ``control`` set when the control worked (the agent's work made the
+    capture fail; a :class:`WorkspaceError` of the capture is kept as it is, any other failure is
+    wrapped); :class:`SandboxError` with ``control`` set when the control failed too (or captured
+    changes on the pristine base). ``OSError`` of the harness's own file handling counts as a
+    failure like the others."""
+    try:
+        return await capture()
+    except CaptureLimit:
+        raise
+    except (SandboxError, WorkspaceError, OSError) as exc:
+        failure = exc
+    said = f"{type(failure).__name__}: {failure}"[:2000]
+    try:
+        patch = await control()
+        problem = f"it captured changes of the pristine base: {list(patch.paths or ())[:5]}" if patch else None
+    except (SandboxError, WorkspaceError, OSError) as exc:
+        problem = f"{type(exc).__name__}: {exc}"[:1000]
+    if problem is not None:
+        err = SandboxError(f"the capture failed: {said}")
+        err.control = f"the same capture of the pristine base ({base}) fails too: {problem}"
+        raise err from failure
+    cleared = (f"the same capture of the pristine base ({base}), in the same scratch space, worked: "
+               "the agent's work made the capture fail")
+    if isinstance(failure, WorkspaceError):
+        failure.control = cleared
+        raise failure
+    fault = WorkspaceError(f"the agent's work could not be captured: {said}")
+    fault.control = cleared
+    raise fault from failure

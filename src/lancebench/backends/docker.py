@@ -40,12 +40,12 @@ import tarfile
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import cast
 
-from lancebench.backends.capture import run_capture
+from lancebench.backends.capture import CaptureLimit, controlled, run_capture
 from lancebench.backends.docker_hosttools import apply_on_host, capture_on_host, host_base_of, pristine_of
 from lancebench.backends.options import BackendOptions
 from lancebench.caches.cache import sub
@@ -174,25 +174,44 @@ class DockerBackend(Backend):
 
     async def _capture(self, task: Task, env: PreparedEnvironment, sandbox: DockerSandbox, cid: str,
                        scratch: Path) -> CapturedPatch:
+        """The capture of container ``cid`` on this machine or in a container, each blamed by its
+        control (:func:`lancebench.backends.capture.controlled`: the same capture of a created,
+        never started container of the image, in ``scratch/control``). When the control of the
+        capture on this machine fails too for an image with git, the captures run in containers
+        from then on."""
         scratch.mkdir(parents=True, exist_ok=True)
         handle = cast(DockerEnvironment, env.handle)
-        if handle.pristine is not None:
+        labels = {**{k: v for k, v in sandbox.labels.items() if k != LABEL_MANAGED}, "lancebench.phase": "capture"}
+        base = f"a created, never started container of {handle.image}"
+        if handle.pristine is not None or (handle.host_base is not None and self._host_capture_failed is None):
             await asyncio.to_thread(_kill_container, cid)
-            return await capture_on_host(task, env.workdir, env.base_commit, handle.pristine, cid,
-                                         scratch)
-        if handle.host_base is not None and self._host_capture_failed is None:
-            await asyncio.to_thread(_kill_container, cid)
-            size = await asyncio.to_thread(_image_size, handle.image)
+            repo = cast(Path, handle.pristine or handle.host_base)
+            bound = None if handle.pristine is not None else await asyncio.to_thread(_image_size, handle.image) + (
+                task.config.environment.storage_mb + 64) * 2**20
+
+            def on_host(source: str, where: Path) -> Awaitable[CapturedPatch]:
+                return capture_on_host(task, env.workdir, env.base_commit, repo, source, where, max_bytes=bound)
             try:
-                return await capture_on_host(task, env.workdir, env.base_commit, handle.host_base, cid, scratch,
-                                             max_bytes=size + (task.config.environment.storage_mb + 64) * 2**20)
-            except SandboxError as exc:  # this machine's sandbox failed: capture containers from now on
-                self._host_capture_failed = str(exc)
-                logging.getLogger("lancebench").warning("docker: the capture on this machine failed (%s); the "
-                                                        "captures run in a container instead", exc)
-        spec = SandboxSpec(workdir=env.workdir, image=handle.image, limits=task_limits(task),
-                           labels={**{k: v for k, v in sandbox.labels.items() if k != LABEL_MANAGED},
-                                   "lancebench.phase": "capture"})
+                return await controlled(lambda: on_host(cid, scratch), lambda: _on_pristine(
+                    handle.image, labels, lambda src: on_host(src, scratch / "control")), base + ", on this machine")
+            except SandboxError as exc:
+                if handle.pristine is not None or exc.control is None:
+                    raise
+                self._host_capture_failed = str(exc)  # shown by the control: capture containers from now on
+                logging.getLogger("lancebench").warning("docker: the capture on this machine failed, on the pristine "
+                                                        "base too (%s; %s); the captures run in a container instead",
+                                                        exc, exc.control)
+        return await controlled(lambda: self._in_container(task, env, labels, cid, scratch), lambda: _on_pristine(
+            handle.image, labels, lambda src: self._in_container(task, env, labels, src, scratch / "control")),
+            base + ", in a capture container")
+
+    async def _in_container(self, task: Task, env: PreparedEnvironment, labels: dict[str, str], cid: str,
+                            scratch: Path) -> CapturedPatch:
+        """Copy the workdir of container ``cid`` (ended first) into a fresh container of the image
+        and capture it there against the image's own ``.git``."""
+        handle = cast(DockerEnvironment, env.handle)
+        scratch.mkdir(parents=True, exist_ok=True)
+        spec = SandboxSpec(workdir=env.workdir, image=handle.image, limits=task_limits(task), labels=labels)
         box = DockerSandbox(spec, quota=False)  # only the harness's copy and git run there
         killed, started = await asyncio.gather(asyncio.to_thread(_kill_container, cid), box.start(),
                                                return_exceptions=True)
@@ -211,7 +230,6 @@ class DockerBackend(Backend):
             return await run_capture(box, tree, task, env, scratch)
         finally:
             await box.stop()
-
 
     async def resume(self, sandbox) -> None:
         """Start the agent's container again after a capture ended it (a multi-step task's next
@@ -338,6 +356,23 @@ def _image_size(image: str) -> int:
     return int(engine.client().api.inspect_image(image).get("Size") or 0)
 
 
+async def _on_pristine(image: str, labels: dict[str, str],
+                       capture: Callable[[str], Awaitable[CapturedPatch]]) -> CapturedPatch:
+    """``capture(cid)`` of a created, never started container of ``image`` (its workdir is the
+    pristine base): a capture's control. The container is removed after. Raises
+    :class:`SandboxError` when the engine cannot create it."""
+    api = engine.client().api
+    try:
+        cid = (await asyncio.to_thread(api.create_container, image, command=["true"], labels=engine.managed_labels(
+            **{**labels, "lancebench.phase": "capture-control"})))["Id"]
+    except engine._import_docker().errors.APIError as exc:
+        raise SandboxError(f"docker could not create a container of {image} for the capture's control: {exc}") from exc
+    try:
+        return await capture(cid)
+    finally:
+        await asyncio.to_thread(engine.remove_container, cid)
+
+
 def _capture_bound(image: str, task: Task) -> int:
     """Bytes the archive of the agent's workdir may hold (:func:`_copy_tree`): twice the image's
     size (its files, with room for the archive's headers) plus what the agent may write
@@ -385,7 +420,7 @@ def _copy_tree(src_cid: str, src: str, dst_cid: str, dst_dir: str, scratch: Path
                 total += len(chunk)
                 if total > max_bytes:
                     engine.drop_stream(chunks)
-                    raise WorkspaceError(f"{src} holds more than {max_bytes // (1024 * 1024)} MiB of files as an "
+                    raise CaptureLimit(f"{src} holds more than {max_bytes // (1024 * 1024)} MiB of files as an "
                                          "archive (sparse files count in full); it was not captured")
                 buf.write(chunk)
             buf.seek(0)

@@ -28,7 +28,7 @@ import tarfile
 import tempfile
 from pathlib import Path, PurePosixPath
 
-from lancebench.backends.capture import run_capture
+from lancebench.backends.capture import CaptureLimit, run_capture
 from lancebench.errors import EnvironmentBuildError, SandboxError, WorkspaceError
 from lancebench.sandbox import docker_engine as engine
 from lancebench.sandbox.backend import PreparedEnvironment, task_limits
@@ -42,14 +42,13 @@ _FIXED = {"GIT_AUTHOR_NAME": "lancebench", "GIT_AUTHOR_EMAIL": "lancebench@local
           "GIT_AUTHOR_DATE": "2000-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2000-01-01T00:00:00Z"}
 
 
-FULL_BYTES = 1 << 20  # free bytes under which a capture's failure is taken for this machine's full disk
-
-
 def _export(cid: str, src: str, dest: Path, max_bytes: int) -> None:
     """Unpack folder ``src`` of container ``cid`` into ``dest`` (created; its contents are those
     of ``src``). Members go through tarfile's ``tar`` filter (no absolute paths, nothing outside
-    ``dest``); device files and FIFOs are skipped. Raises :class:`WorkspaceError` when the files
-    exceed ``max_bytes``, :class:`SandboxError` when the engine fails."""
+    ``dest``); device files and FIFOs are skipped. Raises :class:`CaptureLimit` when the files
+    exceed ``max_bytes`` or a hard link leaves ``src``, :class:`SandboxError` when the engine fails
+    or the disk under ``dest`` is full, :class:`WorkspaceError` when the files cannot be unpacked
+    (which a capture blames with a control: :func:`lancebench.backends.capture.controlled`)."""
     docker = engine._import_docker()
     total = 0
     prefix = PurePosixPath(src).name
@@ -64,7 +63,7 @@ def _export(cid: str, src: str, dest: Path, max_bytes: int) -> None:
             return None
         total += member.size
         if total > max_bytes:
-            raise WorkspaceError(f"{src} holds more than {max_bytes // (1024 * 1024)} MiB of files")
+            raise CaptureLimit(f"{src} holds more than {max_bytes // (1024 * 1024)} MiB of files")
         # renamed first, so that the filter's check (nothing through a link, nothing outside) is of
         # the path written; a hard link names its target the same way (attack pass round 8)
         member = member.replace(name=rel, uid=os.getuid(), gid=os.getgid(), uname="", gname="", deep=False)
@@ -72,7 +71,7 @@ def _export(cid: str, src: str, dest: Path, max_bytes: int) -> None:
             member = member.replace(linkname=link, deep=False)
             target = os.path.realpath(os.path.join(path, os.path.dirname(link)))  # link() follows no last link
             if os.path.commonpath([target, os.path.realpath(path)]) != os.path.realpath(path):
-                raise WorkspaceError(f"{src}: hard link {rel} names {link}, outside the workdir")
+                raise CaptureLimit(f"{src}: hard link {rel} names {link}, outside the workdir")
         return tarfile.tar_filter(member, path)
 
     dest.mkdir(parents=True, exist_ok=True)
@@ -84,7 +83,7 @@ def _export(cid: str, src: str, dest: Path, max_bytes: int) -> None:
                 spooled += len(chunk)
                 if spooled > bound:  # sparse files count in full: stop before the host's disk fills
                     engine.drop_stream(chunks)
-                    raise WorkspaceError(f"{src} holds more than {bound // (1024 * 1024)} MiB of files as an archive "
+                    raise CaptureLimit(f"{src} holds more than {bound // (1024 * 1024)} MiB of files as an archive "
                                          "(sparse files count in full); it was not captured")
                 buf.write(chunk)
             buf.seek(0)
@@ -93,8 +92,8 @@ def _export(cid: str, src: str, dest: Path, max_bytes: int) -> None:
     except docker.errors.APIError as exc:
         raise SandboxError(f"docker could not export {src}: {exc}") from exc
     except (tarfile.TarError, OSError) as exc:
-        if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):  # bounded work: our disk
-            raise SandboxError(f"{src} could not be unpacked: this machine's disk under {dest} is full: {exc}") from exc
+        if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):  # blamed by the capture's control
+            raise SandboxError(f"{src} could not be unpacked: the disk under {dest} is full: {exc}") from exc
         raise WorkspaceError(f"{src} could not be unpacked on the host: {exc}") from exc
 
 
@@ -241,8 +240,10 @@ async def capture_on_host(task: Task, workdir: str, base_commit: str, pristine: 
     """The agent's work as a patch against the pristine base (see the module docstring): the
     repository ``pristine/base.git`` (:func:`pristine_of` for an image without git,
     :func:`host_base_of` for one with git) at ``base_commit``. ``max_bytes``: what the workdir's
-    files may hold in all (default ``storage_mb``). Raises :class:`WorkspaceError` for a workspace
-    that cannot be captured (the agent's fault) and :class:`SandboxError` for the harness's faults."""
+    files may hold in all (default ``storage_mb``). Raises :class:`CaptureLimit` for a workspace
+    past a limit (the agent's), :class:`WorkspaceError` and :class:`SandboxError` for the others,
+    whose blame is decided by the caller's control (:func:`lancebench.backends.capture.controlled`:
+    the same capture of the pristine base); no threshold on free space decides it."""
     import asyncio
 
     workspace = scratch / "workspace"
@@ -255,10 +256,6 @@ async def capture_on_host(task: Task, workdir: str, base_commit: str, pristine: 
         async with LocalSandbox(spec, root=scratch / "capture-root") as box:
             env = PreparedEnvironment(base_commit=base_commit, workdir=workdir)
             return await run_capture(box, workdir, task, env, scratch)
-    except WorkspaceError as exc:  # this machine's disk, not the agent's files (attack pass round 8)
-        if shutil.disk_usage(scratch).free < FULL_BYTES:
-            raise SandboxError(f"this machine's disk under {scratch} is full: the capture failed ({exc})") from exc
-        raise
     finally:
         remove_tree(scratch / "capture-root")
         remove_tree(workspace)

@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 from typing import cast
 
-from lancebench.backends.capture import run_capture
+from lancebench.backends.capture import controlled, run_capture
 from lancebench.backends.local_environment import LocalEnvironment, build_local_environment
 from lancebench.backends.options import BackendOptions
 from lancebench.errors import SandboxError
@@ -126,9 +126,27 @@ class LocalBackend(Backend):
         """Diff the agent's workspace against the pristine base repository (the cached ``.git``,
         read-only), in a separate sandbox as the sandbox user: the agent's own ``.git`` is ignored.
         A never-started ``sandbox`` (the user tool's snapshot of a running agent) is read as it is,
-        without any change by root. Raises
-        :class:`SandboxError` and :class:`lancebench.errors.WorkspaceError` (see :func:`run_capture`)."""
+        without any change by root. A failure is blamed by a control
+        (:func:`lancebench.backends.capture.controlled`: the same capture of a fresh, never started
+        sandbox of the environment, made at ``<scratch>-control``, captured in ``scratch/control``).
+        Raises :class:`SandboxError` and :class:`lancebench.errors.WorkspaceError` (see
+        :func:`run_capture`, :func:`controlled`)."""
         assert isinstance(sandbox, LocalSandbox)
+
+        async def pristine() -> CapturedPatch:
+            # its copy of the repository beside the capture's scratch space (as the agent's sandbox
+            # folder is, in a trial), its capture in it, as the work's
+            copy = scratch.parent / f"{scratch.name}-control"
+            try:
+                return await self._capture(task, env, self.open(task, env, copy), scratch / "control")
+            finally:
+                for folder in (copy, scratch / "control"):
+                    await asyncio.to_thread(remove_tree, folder)
+        return await controlled(lambda: self._capture(task, env, sandbox, scratch), pristine,
+                                "a fresh sandbox of the environment, never started")
+
+    async def _capture(self, task: Task, env: PreparedEnvironment, sandbox: LocalSandbox,
+                       scratch: Path) -> CapturedPatch:
         await sandbox.populated()
         if sandbox.cgroups:
             await asyncio.to_thread(sandbox.cgroups.kill)

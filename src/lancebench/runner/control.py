@@ -16,7 +16,12 @@ Rules (issue 20):
   control (:func:`pristine_control`): a fresh sandbox of the pristine environment is started and
   the same check runs in it. When that fails too, the environment or the engine is at fault
   (``invalid``, the control's failure recorded); when it works, the agent's work caused the
-  failure: ``unresolved`` with reward 0 (:class:`AgentFault`).
+  failure: ``unresolved`` with reward 0 (:class:`AgentFault`);
+- a failed capture of the agent's work is blamed the same way by the backend, at once
+  (:func:`lancebench.backends.capture.controlled`: the same capture of the pristine base, in the
+  same scratch space): a :class:`SandboxError` that carries its failed control (``control``) is
+  ``invalid`` with it, without a second control; a :class:`WorkspaceError` that carries the
+  control that worked is the agent's (``unresolved``, the control recorded).
 """
 
 from __future__ import annotations
@@ -150,6 +155,8 @@ async def blame(exc: Exception, point: Checkpoint, task: Task, backend: Backend,
     what = f"{type(exc).__name__}: {exc}"[:3000]
     if not point.agent_ran or point.env is None:
         return TrialInvalid(what, BEFORE_AGENT if point.env is not None else f"{BEFORE_AGENT} (preparing it)")
+    if isinstance(exc, SandboxError) and exc.control is not None:  # its control ran and failed too (a capture's)
+        return TrialInvalid(what, exc.control)
     check = point.check if isinstance(exc, HealthcheckFailed) else None
     failed = await pristine_control(task, backend, point.env, scratch / "control", network=point.network,
                                     labels=labels, check=check, where=point.where, capture=point.capturing,

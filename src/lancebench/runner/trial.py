@@ -87,8 +87,8 @@ def _failure(spec: TrialSpec, exc: Exception, where: str) -> Failure:
         error = TrialError(kind=kind or type(exc).__name__, message=str(exc), where=where)
         return Failure(status, reason[:4000], control, error)
 
-    if isinstance(exc, WorkspaceError):
-        return failed("unresolved", str(exc), None)
+    if isinstance(exc, WorkspaceError):  # with the control that cleared the harness, when one ran
+        return failed("unresolved", str(exc), exc.control)
     if isinstance(exc, AgentFault):
         return failed("unresolved", str(exc), exc.control)
     if isinstance(exc, TrialInvalid):
