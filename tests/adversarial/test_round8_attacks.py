@@ -160,38 +160,101 @@ def test_a_log_file_grown_while_it_is_copied_is_copied_as_it_was_seen(tmp_path):
     assert (tmp_path / "copy" / "grows.log").stat().st_size == 64 << 20
 
 
+def _capture_after(prepared, scratch: Path, agent: str, capture_scratch: Path, before_capture=None):
+    """Run ``agent`` (a shell command) in a fresh agent container, call ``before_capture()`` (the
+    test's own change to this machine, outside every container), then capture with a fresh docker
+    backend. Returns (the exception the capture raised, or None; the backend; the environment)."""
+    from lancebench.backends.docker import DockerBackend
+    from lancebench.errors import SandboxError, WorkspaceError
+
+    task, _, _ = prepared
+    backend = DockerBackend(ca_bundle=False)  # its own: a fallback to container captures stays in it
+
+    async def body():
+        env = await backend.prepare(task)  # the module's image, known to this process: no build
+        agent_box = backend.open(task, env, scratch / "agent", labels={"lancebench.job": JOB,
+                                                                       "lancebench.trial": "r8f"})
+        await agent_box.start()
+        try:
+            assert (await agent_box.exec(agent)).ok
+            if before_capture is not None:
+                before_capture()
+            try:
+                await backend.capture(task, env, agent_box, capture_scratch)
+            except (SandboxError, WorkspaceError) as exc:
+                return exc, env
+            return None, env
+        finally:
+            await agent_box.stop()
+
+    exc, env = asyncio.run(body())
+    return exc, backend, env
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="mounts a small tmpfs (root only)")
 @pytest.mark.parametrize(("disk", "written"), [("2m", 1_500_000), ("3m", 1_200_000)], ids=["export", "git"])
-def test_a_full_disk_on_this_machine_is_not_the_agents_fault(prepared, scratch, disk, written):
-    """The host capture unpacks the agent's workdir into the trial's scratch space; when this
-    machine's disk there is full (ENOSPC), the error was taken for a workspace that cannot be
-    read: ``WorkspaceError``, the agent's 0. It is the harness's fault (``SandboxError``), and the
-    archive is spooled beside it in scratch, not in the host's temporary folder. ``export``: the
-    disk fills while the workdir is unpacked; ``git``: while git writes the patch in bubblewrap."""
+def test_an_agent_that_fills_the_captures_disk_gets_its_own_failure(prepared, scratch, disk, written):
+    """The host capture unpacks the agent's workdir into the capture's scratch space (here a small
+    tmpfs); the agent's files fill it (``export``: while the workdir is unpacked; ``git``: while
+    git writes the patch in bubblewrap). Round 8 took it for this machine's full disk when under
+    1 MiB was left (``SandboxError``, and the captures moved to containers): a threshold the agent
+    reaches with its own writes. Now the control decides: the same capture of the pristine base,
+    in the same scratch space, works, so the failure is the agent's (``WorkspaceError`` with the
+    control recorded), and the captures stay on this machine."""
     import subprocess
 
-    from lancebench.backends.docker_hosttools import capture_on_host
-    from lancebench.errors import SandboxError
+    from lancebench.errors import WorkspaceError
 
-    task, backend, env = prepared
-    small = scratch / "small"
+    small = scratch / "capture"
     small.mkdir()
     subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={disk},mode=0755", "tmpfs", str(small)], check=True)
-
-    async def body() -> None:
-        agent = backend.open(task, env, scratch / "agent", labels={"lancebench.job": JOB, "lancebench.trial": "r8f"})
-        await agent.start()
-        try:
-            assert (await agent.exec(f"head -c {written} /dev/urandom > big.bin")).ok
-            client().api.kill(agent.container_id)  # stopped, as the backend's capture leaves it
-            await capture_on_host(task, env.workdir, env.base_commit, env.handle.host_base, agent.container_id,
-                                  small / "c", max_bytes=64 << 20)
-        finally:
-            await agent.stop()
-
     try:
-        with pytest.raises(SandboxError, match="full"):
-            asyncio.run(body())
+        exc, backend, env = _capture_after(prepared, scratch, f"head -c {written} /dev/urandom > big.bin", small)
     finally:
         subprocess.run(["umount", "-l", str(small)], check=False)
+    assert type(exc) is WorkspaceError, exc
+    assert getattr(exc, "control", None) == (
+        f"the same capture of the pristine base (a created, never started container of {env.handle.image}, on "
+        "this machine), in the same scratch space, worked: the agent's work made the capture fail")
+    assert backend._host_capture_failed is None
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="mounts a small tmpfs (root only)")
+def test_a_full_disk_under_the_captures_scratch_is_invalid_with_its_control(prepared, scratch):
+    """The capture's scratch space is full before the capture (filled by the test, outside the
+    agent, whose one change is a line): the capture on this machine fails, and so does its
+    control (the pristine base, the same way): the host capture is broken here, the backend moves
+    to the capture in a container, which fails with its control too. The trial is ``invalid`` with
+    that control, without a second one (round 8: the container capture's spool raised a bare
+    ``OSError``)."""
+    import subprocess
+
+    from lancebench.errors import SandboxError
+    from lancebench.runner.control import Checkpoint, TrialInvalid, blame
+
+    task = prepared[0]
+    small = scratch / "capture"
+    small.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m,mode=0755", "tmpfs", str(small)], check=True)
+
+    def fill() -> None:
+        with open(small / "filler", "wb") as fh, pytest.raises(OSError):
+            while True:
+                fh.write(b"\0" * 65536)
+                fh.flush()
+
+    try:
+        exc, backend, env = _capture_after(prepared, scratch, "echo b > a.txt", small, fill)
+    finally:
+        subprocess.run(["umount", "-l", str(small)], check=False)
+    assert type(exc) is SandboxError, exc
+    control = getattr(exc, "control", None)
+    assert control is not None and control.startswith(
+        f"the same capture of the pristine base (a created, never started container of {env.handle.image}, in a "
+        "capture container) fails too: "), control
+    assert backend._host_capture_failed is not None and "fails too" in backend._host_capture_failed
+    verdict = asyncio.run(blame(exc, Checkpoint(agent_ran=True, env=env, capturing=True), task, backend,
+                                scratch / "trial", {"lancebench.job": JOB}))
+    assert isinstance(verdict, TrialInvalid), verdict
+    assert verdict.control == control
 

@@ -197,7 +197,7 @@ class DockerBackend(Backend):
             except SandboxError as exc:
                 if handle.pristine is not None or exc.control is None:
                     raise
-                self._host_capture_failed = str(exc)  # shown by the control: capture containers from now on
+                self._host_capture_failed = f"{exc}; {exc.control}"  # shown by the control: containers from now on
                 logging.getLogger("lancebench").warning("docker: the capture on this machine failed, on the pristine "
                                                         "base too (%s; %s); the captures run in a container instead",
                                                         exc, exc.control)
