@@ -207,6 +207,9 @@ def test_uncapturable_workspace_is_unresolved_not_invalid(script, jobs, backend)
     r = attack(CALC, script, jobs, backend)
     assert_unresolved(r)
     assert "workspace could not be captured" in r["reason"], r["reason"]
+    # the control that cleared the harness: the same capture of the pristine base worked
+    assert r["control"].startswith("the same capture of the pristine base ("), r["control"]
+    assert r["control"].endswith(", in the same scratch space, worked: the agent's work made the capture fail")
 
 
 # 5. hostile trees --------------------------------------------------------------------------------
