@@ -89,6 +89,7 @@ def test_a_scratch_space_the_harness_cannot_write_is_invalid_with_its_control(sc
         assert control is not None and control.startswith(
             "the same capture of the pristine base (a fresh sandbox of the environment, never started) fails too: "), \
             control
+        assert "No space left on device" in control and "No space left on device" in str(exc)  # the same way
         # the trial: invalid with that control, without a second one (which, in another scratch
         # space, would work and blame the agent)
         point = Checkpoint(agent_ran=True, env=env, capturing=True)

@@ -252,6 +252,7 @@ def test_a_full_disk_under_the_captures_scratch_is_invalid_with_its_control(prep
     assert control is not None and control.startswith(
         f"the same capture of the pristine base (a created, never started container of {env.handle.image}, in a "
         "capture container) fails too: "), control
+    assert "No space left on device" in control and "No space left on device" in str(exc)  # the same way
     assert backend._host_capture_failed is not None and "fails too" in backend._host_capture_failed
     verdict = asyncio.run(blame(exc, Checkpoint(agent_ran=True, env=env, capturing=True), task, backend,
                                 scratch / "trial", {"lancebench.job": JOB}))

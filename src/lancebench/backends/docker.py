@@ -18,7 +18,10 @@ sandboxes are :class:`lancebench.sandbox.docker.DockerSandbox` containers.
   never trusted. Where the image's ``.git`` has a host copy (made once per image by ``prepare``:
   :func:`~lancebench.backends.docker_hosttools.host_base_of`; bubblewrap needed), the workdir is
   exported to the host and diffed there in a bubblewrap sandbox, with no container; otherwise it
-  is copied as a tar stream into a *fresh* container of the same image and diffed there.
+  is copied as a tar stream into a *fresh* container of the same image and diffed there. A failed
+  capture is blamed by a control, the same capture of a created, never started container of the
+  image (:func:`lancebench.backends.capture.controlled`); only when the control of the capture on
+  this machine fails too do the trial's captures move to containers.
 
 The workdir is ``[lancebench] workdir`` when task.toml sets it, else the image's ``WORKDIR``,
 else ``/app``. A CA bundle for builds comes from ``BackendOptions.ca_bundle`` (``--ca-bundle``;
@@ -164,9 +167,11 @@ class DockerBackend(Backend):
     async def capture(self, task: Task, env: PreparedEnvironment, sandbox, scratch: Path) -> CapturedPatch:
         """End every process of ``sandbox``, then diff its workdir against the pristine base, on
         this machine or in a fresh container (see the module docstring). Returns the patch text.
-        Raises :class:`SandboxError`, and :class:`WorkspaceError` when the workspace cannot be
-        captured, including when the agent filled its storage quota so that the engine cannot
-        mount the container to read it."""
+        A failure is blamed by a control (:func:`lancebench.backends.capture.controlled`: the same
+        capture of the pristine base). Raises :class:`SandboxError` (the control failed too: its
+        ``control`` set; or the agent's container could not be ended), and
+        :class:`WorkspaceError` when the workspace cannot be captured, including when the agent
+        filled its storage quota so that the engine cannot mount the container to read it."""
         if not isinstance(sandbox, DockerSandbox) or sandbox.container_id is None:
             raise SandboxError("docker capture needs the started DockerSandbox of the agent phase")
         with _quota_filled_by(sandbox, task, "read its workspace"):
@@ -192,7 +197,7 @@ class DockerBackend(Backend):
             def on_host(source: str, where: Path) -> Awaitable[CapturedPatch]:
                 return capture_on_host(task, env.workdir, env.base_commit, repo, source, where, max_bytes=bound)
             try:
-                return await controlled(lambda: on_host(cid, scratch), lambda: _on_pristine(
+                return await controlled(lambda: _agents(sandbox, task, on_host(cid, scratch)), lambda: _on_pristine(
                     handle.image, labels, lambda src: on_host(src, scratch / "control")), base + ", on this machine")
             except SandboxError as exc:
                 if handle.pristine is not None or exc.control is None:
@@ -201,9 +206,12 @@ class DockerBackend(Backend):
                 logging.getLogger("lancebench").warning("docker: the capture on this machine failed, on the pristine "
                                                         "base too (%s; %s); the captures run in a container instead",
                                                         exc, exc.control)
-        return await controlled(lambda: self._in_container(task, env, labels, cid, scratch), lambda: _on_pristine(
-            handle.image, labels, lambda src: self._in_container(task, env, labels, src, scratch / "control")),
-            base + ", in a capture container")
+
+        def in_container(source: str, where: Path) -> Awaitable[CapturedPatch]:
+            return self._in_container(task, env, labels, source, where)
+        return await controlled(lambda: _agents(sandbox, task, in_container(cid, scratch)), lambda: _on_pristine(
+            handle.image, labels, lambda src: in_container(src, scratch / "control")),
+            f"{base}, in a capture container")
 
     async def _in_container(self, task: Task, env: PreparedEnvironment, labels: dict[str, str], cid: str,
                             scratch: Path) -> CapturedPatch:
@@ -292,17 +300,26 @@ def _quota_filled_by(sandbox, task: Task | None, what: str) -> Iterator[None]:
     """Turn an engine failure on the agent's container into :class:`WorkspaceError` (the agent's
     doing: ``unresolved``, never ``invalid``) when the container filled its storage quota
     (:meth:`ContainerQuota.full`), which makes the engine fail to mount it with "no space left
-    on device" (found by the attack pass after issue 14: such trials were ``invalid``)."""
+    on device" (found by the attack pass after issue 14: such trials were ``invalid``). A
+    :class:`SandboxError` whose control failed too (a capture's) stays as it is: the machine."""
     try:
         yield
     except Exception as exc:
         quota = getattr(sandbox, "quota", None)
         if ("no space left on device" in str(exc).lower() and not isinstance(exc, WorkspaceError)
+                and getattr(exc, "control", None) is None
                 and quota is not None and quota.full()):
             size = f" ({task.config.environment.storage_mb} MiB)" if task is not None else ""
             raise WorkspaceError(f"the agent filled its storage quota{size} (bytes or files), so the engine "
                                  f"could not {what}: {str(exc)[-300:]}") from exc
         raise
+
+
+async def _agents(sandbox, task: Task, capture: Awaitable[CapturedPatch]) -> CapturedPatch:
+    """``capture`` of the agent's container ``sandbox``, a failure of the engine on its full
+    storage quota read as the agent's (:func:`_quota_filled_by`), before the capture's control."""
+    with _quota_filled_by(sandbox, task, "read its workspace"):
+        return await capture
 
 
 def _site_record(image_id: str, user: str | None) -> Path:
