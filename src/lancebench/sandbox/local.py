@@ -394,7 +394,7 @@ class LocalSandbox(Sandbox):
         full_env.update(env or {})
         t0 = time.monotonic()
         out, err = CappedBuffer(self.spec.limits.output_bytes), CappedBuffer(self.spec.limits.output_bytes)
-        net = OutboundNet(self.uid) if self.spec.network else None
+        net = OutboundNet(self.uid, self.cgroups.enter if self.cgroups else None) if self.spec.network else None
         launcher = self._launcher()
         proc, info = await self._spawn(functools.partial(self._bwrap_argv, net=net), cwd or self.spec.workdir,
                                        full_env, argv_cmd, stdin, self._preexec if launcher is None else None, net,
