@@ -5,8 +5,9 @@ Isolation (per command): new user (no nested ones), pid, network, ipc, uts and c
 command with the network gets outbound access only, through slirp4netns: :mod:`.local_net`); the host's
 ``/usr`` read-only and a minimal ``/etc``; a writable workspace at the workdir; a private ``/tmp``
 and ``$HOME``; a cleared environment; all capabilities dropped; ``--die-with-parent``. When the
-harness runs as root, commands also run as an unprivileged host uid (``LANCEBENCH_SANDBOX_UID``,
-default 61000) and inside per-sandbox cgroups (memory, pids, cpu); otherwise rlimits apply.
+harness runs as root, commands also run as an unprivileged host uid (one leased per sandbox the
+backend opens, :mod:`.uid_lease`; else ``LANCEBENCH_SANDBOX_UID``, default 61000) and inside
+per-sandbox cgroups (memory, pids, cpu); otherwise rlimits apply.
 Each command's bubblewrap is started with ``vfork`` through ``sh``, ``prlimit`` and ``setpriv``
 exec'd in turn (cgroups, rlimits, uid: :mod:`.local_launch`), never with a copy of the harness;
 where those tools are missing, a ``preexec_fn`` does the same.
