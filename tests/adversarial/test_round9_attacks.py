@@ -116,6 +116,8 @@ def test_one_trials_sandbox_cannot_use_up_what_the_kernel_counts_per_user_for_an
     task = load_task(FIXTURES / "pick")
     backend = LocalBackend()
     limit = int(Path("/proc/sys/fs/inotify/max_user_instances").read_text())
+    if limit > 1000:  # one process of the sandbox would meet its open-file limit first
+        pytest.skip(f"fs.inotify.max_user_instances is {limit}: too many to hold here")
 
     async def go():
         env = await backend.prepare(task)
