@@ -171,3 +171,4 @@ def test_a_uid_pair_is_leased_to_one_sandbox_at_a_time(tmp_path: Path, monkeypat
     assert again.uid == gone
     for h in (again, *held[1:]):
         h.release()
+
