@@ -102,7 +102,7 @@ class LocalBackend(Backend):
                            mounts=(Mount(built.env, "/env", False), *mounts), **network_fields(network),
                            limits=task_limits(task), labels=labels or {})
         deferred = Deferred(pristine=built.app, quota_dir=quota_dir, storage_mb=task.config.environment.storage_mb)
-        return LocalSandbox(spec, root=scratch / "root", deferred=deferred)
+        return LocalSandbox(spec, root=scratch / "root", deferred=deferred, lease_uid=True)
 
     async def guard_python(self, task: Task, env: PreparedEnvironment, sandbox: Sandbox, *,
                            user: str | None = None) -> list[str]:
@@ -160,7 +160,7 @@ class LocalBackend(Backend):
         spec = SandboxSpec(workdir=env.workdir, workspace=sandbox.spec.workspace, env=dict(env.variables),
                            mounts=(Mount(built.git_dir, "/lancebench/base.git", False),), limits=task_limits(task))
         try:
-            async with LocalSandbox(spec, root=scratch / "capture-root") as capture:
+            async with LocalSandbox(spec, root=scratch / "capture-root", uid=sandbox.uid) as capture:
                 return await run_capture(capture, env.workdir, task, env, scratch)
         finally:
             await asyncio.to_thread(remove_tree, scratch / "capture-root")

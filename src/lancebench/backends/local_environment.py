@@ -18,6 +18,7 @@ import fcntl
 import json
 import os
 import shutil
+import subprocess
 import time
 import uuid
 from dataclasses import dataclass, field, replace
@@ -127,6 +128,9 @@ async def build_local_environment(task: Task, *, cache_dir: Path | None = None,
         try:
             t0 = time.monotonic()
             base = await _build(task, tmp, variables, options)
+            # readable by every sandbox uid: each sandbox runs as a uid of its own (sandbox.uid_lease),
+            # not the build's; the folder is mounted read-only, so nothing else changes
+            subprocess.run(["chmod", "-R", "a+rX", "--", str(tmp / "env")], capture_output=True, timeout=600)
             (tmp / "ready.json").write_text(json.dumps({"base_commit": base, "build_sec": time.monotonic() - t0,
                                                         "task": task.name}))
             if final.exists():

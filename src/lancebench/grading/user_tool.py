@@ -347,7 +347,8 @@ class UserToolService:
         if isinstance(self.sandbox, LocalSandbox):
             # A never-started view of the same workspace: the backend's trusted capture (against
             # the pristine base .git) runs in its own sandbox; there are no processes to end.
-            shadow = LocalSandbox(dataclasses.replace(self.sandbox.spec), root=scratch / "shadow-root")
+            shadow = LocalSandbox(dataclasses.replace(self.sandbox.spec), root=scratch / "shadow-root",
+                                  uid=self.sandbox.uid)  # the agent's files, readable as their owner
             return await self.backend.capture(self.task, self.env, shadow, scratch)
         # Other backends: diff inside the agent's sandbox (only the agent could falsify it, and
         # only to its own harm), with a throwaway index.

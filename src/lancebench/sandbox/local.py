@@ -5,8 +5,9 @@ Isolation (per command): new user (no nested ones), pid, network, ipc, uts and c
 command with the network gets outbound access only, through slirp4netns: :mod:`.local_net`); the host's
 ``/usr`` read-only and a minimal ``/etc``; a writable workspace at the workdir; a private ``/tmp``
 and ``$HOME``; a cleared environment; all capabilities dropped; ``--die-with-parent``. When the
-harness runs as root, commands also run as an unprivileged host uid (``LANCEBENCH_SANDBOX_UID``,
-default 61000) and inside per-sandbox cgroups (memory, pids, cpu); otherwise rlimits apply.
+harness runs as root, commands also run as an unprivileged host uid (one leased per sandbox the
+backend opens, :mod:`.uid_lease`; else ``LANCEBENCH_SANDBOX_UID``, default 61000) and inside
+per-sandbox cgroups (memory, pids, cpu); otherwise rlimits apply.
 Each command's bubblewrap is started with ``vfork`` through ``sh``, ``prlimit`` and ``setpriv``
 exec'd in turn (cgroups, rlimits, uid: :mod:`.local_launch`), never with a copy of the harness;
 where those tools are missing, a ``preexec_fn`` does the same.
@@ -30,6 +31,7 @@ import tempfile
 import time
 import uuid
 from pathlib import Path, PurePosixPath
+from typing import cast
 
 from lancebench.errors import SandboxError
 from lancebench.sandbox import local_owner
@@ -40,6 +42,7 @@ from lancebench.sandbox.local_files import Deferred, move_onto_quota, populate
 from lancebench.sandbox.local_launch import launch_prefix
 from lancebench.sandbox.local_net import MISSING, RESOLV_CONF, OutboundNet, slirp_missing
 from lancebench.sandbox.output import CappedBuffer, drain
+from lancebench.sandbox.uid_lease import UidLease, lease
 
 INSIDE_UID = 1000
 HOME = "/home/agent"
@@ -94,11 +97,16 @@ class LocalSandbox(Sandbox):
     repository, the storage quota. ``start`` makes only folders; the first command gives the
     sandbox's folders to the sandbox user and mounts the quota, so a sandbox that never runs a
     command costs no filesystem and no ``chown``.
+    Host uids (as root): ``uid`` given (another sandbox's, over the same workspace: the capture),
+    else with ``lease_uid`` a pair of uids of its own leased from :meth:`start` to :meth:`stop`
+    (:mod:`lancebench.sandbox.uid_lease`: what the backend opens for an agent's code, so that no
+    sandbox shares the kernel's per-user counts with another trial's), else :func:`sandbox_host_uid`
+    and :func:`app_host_uid`.
     Raises :class:`SandboxError` when bubblewrap is missing or the workspace is unset.
     """
 
     def __init__(self, spec: SandboxSpec, *, root: Path | None = None, name: str | None = None,
-                 deferred: Deferred | None = None):
+                 deferred: Deferred | None = None, uid: int | None | object = _UNSET, lease_uid: bool = False):
         if spec.workspace is None:
             raise SandboxError("the local backend needs SandboxSpec.workspace (a host folder for the workdir)")
         if spec.network and spec.allow_hosts is not None:
@@ -111,7 +119,10 @@ class LocalSandbox(Sandbox):
         self.root = Path(root) if root else Path(tempfile.mkdtemp(prefix="lancebench-sb-"))
         if self._own_root:
             os.chmod(self.root, 0o755)
-        self.uid = sandbox_host_uid()
+        self.uid: int | None = sandbox_host_uid() if uid is _UNSET else cast(int | None, uid)
+        self.app_uid = app_host_uid()  # the host uid of its app server (exec_with_app)
+        self._lease_uid = lease_uid and uid is _UNSET and self.uid is not None
+        self._lease: UidLease | None = None
         self.extra: dict[str, Path] = {}  # inside top-level path -> host folder, from put()
         self.cgroups: CgroupSet | None = None
         self.started = False
@@ -135,6 +146,9 @@ class LocalSandbox(Sandbox):
         if self.spec.network and slirp_missing():
             raise SandboxError(MISSING)
         await asyncio.to_thread(self.workspace.mkdir, parents=True, exist_ok=True)
+        if self._lease_uid and self._lease is None:
+            self._lease = lease()
+            self.uid, self.app_uid = self._lease.uid, self._lease.app_uid
         self.started = True
 
     async def provision(self) -> None:
@@ -211,6 +225,9 @@ class LocalSandbox(Sandbox):
             await asyncio.to_thread(remove_tree, self.root)
         if self._provisioned:
             local_owner.forget(self.name)
+        if self._lease is not None:  # every process of the sandbox is gone: its uids may serve another
+            self._lease.release()
+            self._lease = None
         self.started = False
 
     def _write_etc(self) -> None:
@@ -368,14 +385,14 @@ class LocalSandbox(Sandbox):
                             user: str | None = None) -> tuple[ExecResult, str]:
         """Run ``command`` while ``app`` runs beside it (see :class:`lancebench.sandbox.base.AppProcess`).
 
-        As root, the app runs in a bubblewrap sandbox of its own, as host uid :func:`app_host_uid`
+        As root, the app runs in a bubblewrap sandbox of its own, as host uid :attr:`app_uid`
         (not the sandbox's), in the command's network namespace (it serves the command on
         127.0.0.1) and in its cgroups, but with its own pid, mount and user namespaces: it cannot
         see the command's processes, and sees the workspace and the mounts read-only, ``app.hidden``
         not at all. Without root there is no second uid: the app then runs inside the command's
         own sandbox, as its user (the known limit in docs/security.md). ``user`` is ignored, as in
         :meth:`exec`. Raises :class:`SandboxError`."""
-        if app_host_uid() is None:
+        if self.app_uid is None:
             wrapped = ["bash", "-c", '(eval "$LANCEBENCH_APP_COMMAND") >/tmp/lancebench-app.log 2>&1 & "$@"', "app",
                        *(["bash", "-c", command] if isinstance(command, str) else command)]
             return await self._run(wrapped, cwd=cwd, env={**(env or {}), **app.env,
@@ -394,7 +411,7 @@ class LocalSandbox(Sandbox):
         full_env.update(env or {})
         t0 = time.monotonic()
         out, err = CappedBuffer(self.spec.limits.output_bytes), CappedBuffer(self.spec.limits.output_bytes)
-        net = OutboundNet(self.uid) if self.spec.network else None
+        net = OutboundNet(self.uid, self.cgroups.enter if self.cgroups else None) if self.spec.network else None
         launcher = self._launcher()
         proc, info = await self._spawn(functools.partial(self._bwrap_argv, net=net), cwd or self.spec.workdir,
                                        full_env, argv_cmd, stdin, self._preexec if launcher is None else None, net,
@@ -481,7 +498,7 @@ class LocalSandbox(Sandbox):
         match = re.search(rb'"child-pid"\s*:\s*(\d+)', await info)
         if match is None:
             return ""
-        uid = app_host_uid()
+        uid = self.app_uid
         own = self.root / "app"
         for sub in ("tmp", "home", *WRITABLE_ELSEWHERE.values()):
             (own / sub).mkdir(parents=True, exist_ok=True)

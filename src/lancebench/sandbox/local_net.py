@@ -30,6 +30,7 @@ import shutil
 import signal
 import subprocess
 import time
+from collections.abc import Callable
 
 from lancebench.errors import SandboxError
 
@@ -55,8 +56,12 @@ class OutboundNet:
     :meth:`after_spawn` once bubblewrap started, then :meth:`attach` with bubblewrap's info,
     and always :meth:`close`."""
 
-    def __init__(self, uid: int | None):
+    def __init__(self, uid: int | None, enter: Callable[[], None] | None = None):
         self.uid = uid  # the host uid slirp4netns runs as (None: ours)
+        # puts the calling process into the sandbox's cgroups (None: none): slirp4netns does the
+        # command's network work (every packet, every DNS query it relays), so its CPU and memory
+        # count against the sandbox's limits, not the harness's (attack pass round 9)
+        self.enter = enter
         self.block_r, block_w = os.pipe()
         self.block_w: int | None = block_w
         self.proc: asyncio.subprocess.Process | None = None
@@ -122,9 +127,9 @@ class OutboundNet:
         try:
             self.proc = await asyncio.create_subprocess_exec(
                 *argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
-                stderr=asyncio.subprocess.PIPE, pass_fds=(ready_w, exit_r, netns, userns), preexec_fn=self._as_uid,
-                start_new_session=True)
-        except OSError as exc:
+                stderr=asyncio.subprocess.PIPE, pass_fds=(ready_w, exit_r, netns, userns),
+                preexec_fn=self._slirp_preexec, start_new_session=True)
+        except (OSError, subprocess.SubprocessError) as exc:  # SubprocessError: the cgroups could not be entered
             os.close(ready_r)
             raise SandboxError(f"could not start slirp4netns: {exc}") from exc
         finally:
@@ -208,6 +213,12 @@ class OutboundNet:
         if proc.returncode != 0:
             raise SandboxError("could not fence the sandbox's network off the host's bridges (nft): "
                                f"{err.decode(errors='replace').strip()[-300:]}")
+
+    def _slirp_preexec(self) -> None:
+        """slirp4netns's ``preexec_fn``: the sandbox's cgroups (:attr:`enter`), then its uid."""
+        if self.enter is not None:
+            self.enter()
+        self._as_uid()
 
     def _as_uid(self) -> None:
         if self.uid is not None:
