@@ -24,6 +24,7 @@ from lancebench.sandbox import local_launch
 from lancebench.sandbox.base import Limits, SandboxSpec
 from lancebench.sandbox.cgroups import ROOT, CgroupSet
 from lancebench.sandbox.local import LocalSandbox
+from lancebench.sandbox.uid_lease import lease
 
 pytestmark = [pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed"),
               pytest.mark.skipif(os.geteuid() != 0, reason="cgroups and the sandbox uid need root")]
@@ -163,14 +164,21 @@ def test_the_launcher_line_enters_each_cgroup_then_execs_the_command():
 def test_without_a_pids_cgroup_the_process_limit_is_set_after_the_uid_change():
     """Without a pids cgroup the prefix alone (no cgroup, no shell) gives the uid, no
     supplementary group, RLIMIT_NPROC (set after the uid change, as ``_preexec`` does) and the
-    other rlimits (set before it, as root), read from the process it starts."""
-    prefix = local_launch.launch_prefix(tasks_files=[], rlimits={"fsize": (4096, 8192)}, uid=61000, nproc=64)
-    assert prefix is not None
-    out = subprocess.run([*prefix, "/bin/sh", "-c", "id -u; id -G; cat /proc/self/limits"],
-                         capture_output=True, text=True, env={"PATH": "/usr/bin:/bin"}, check=True)
+    other rlimits (set before it, as root), read from the process it starts. The uid is leased, so
+    that no other sandbox's processes count against its limit of 64 (a fixed 61000 failed to fork
+    beside other test runs)."""
+    leased = lease()
+    try:
+        prefix = local_launch.launch_prefix(tasks_files=[], rlimits={"fsize": (4096, 8192)}, uid=leased.uid,
+                                            nproc=64)
+        assert prefix is not None
+        out = subprocess.run([*prefix, "/bin/sh", "-c", "id -u; id -G; cat /proc/self/limits"],
+                             capture_output=True, text=True, env={"PATH": "/usr/bin:/bin"}, check=True)
+    finally:
+        leased.release()
     uid, groups, *rows = out.stdout.splitlines()
     limits = {line[:26].strip(): line[26:].split()[:2] for line in rows[1:]}
-    assert (uid, groups) == ("61000", "61000")
+    assert (uid, groups) == (str(leased.uid), str(leased.uid))
     assert limits["Max processes"] == ["64", "64"] and limits["Max file size"] == ["4096", "8192"]
 
 
