@@ -183,3 +183,18 @@ def test_a_harbor_typo_leaves_the_task_out_of_a_run_unless_lenient(tmp_path):
     lenient = lb("run", "-p", task, "-a", "nop", "-o", tmp_path / "jobs", "--lenient", cwd=tmp_path)
     assert lenient.returncode == 0, lenient.stderr
     assert len(list((tmp_path / "jobs").rglob("result.json"))) == 1
+
+
+@pytest.mark.parametrize("command,option", [
+    (["check", "-p", CALC, "-o", "/proc/lancebench-jobs"], "-o /proc/lancebench-jobs: /proc is not writable"),
+    (["export", "-p", CALC, "-o", "/proc/lancebench-export"], "-o /proc/lancebench-export: /proc is not writable"),
+    (["show", REPO / "tests" / "fixtures" / "harbor" / "jobs" / "es-oracle", "-f", "csv", "-o", "/proc/trials.csv"],
+     "-o /proc/trials.csv: cannot be written"),
+])
+def test_an_output_that_cannot_be_written_is_named(tmp_path, command, option):
+    # before: `check`, `export` and `show -f csv -o` in a folder they cannot write (a read-only
+    # mount, /proc) ended in "internal error: OSError ... (a bug in lancebench)", exit 70
+    proc = lb(*command, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert option in proc.stderr
+    assert "internal error" not in proc.stderr and "Traceback" not in proc.stderr
