@@ -198,3 +198,23 @@ def test_an_output_that_cannot_be_written_is_named(tmp_path, command, option):
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert option in proc.stderr
     assert "internal error" not in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_resuming_an_edited_job_file_names_the_fixes_resume_has(tmp_path):
+    # before: resume said "pass --new-job ... or --job-name NAME", options resume does not take
+    jobs = tmp_path / "jobs"
+    first = lb("run", "-p", CALC, "-a", "random", "-o", jobs, "--job-name", "rnd", "-q", cwd=tmp_path)
+    assert first.returncode == 0, first.stdout + first.stderr
+    spec = jobs / "rnd" / "job.yaml"
+    text = spec.read_text()
+    assert "seed: 0\n" in text
+    spec.write_text(text.replace("seed: 0\n", "seed: 5\n"))
+    proc = lb("resume", jobs / "rnd", cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "agent_options.seed: 0 -> 5" in proc.stderr
+    assert f"lancebench run -c {spec} --new-job" in proc.stderr
+    assert "--job-name" not in proc.stderr and "Traceback" not in proc.stderr
+    assert len(list((jobs / "rnd" / "trials").glob("*/result.json"))) == 1  # the recorded trial is kept
+    again = lb("run", "-c", spec, "--new-job", "-q", cwd=tmp_path)  # the fix it names works
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert (jobs / "rnd-2" / "job.yaml").read_text().count("seed: 5\n") == 1
