@@ -218,3 +218,16 @@ def test_resuming_an_edited_job_file_names_the_fixes_resume_has(tmp_path):
     again = lb("run", "-c", spec, "--new-job", "-q", cwd=tmp_path)  # the fix it names works
     assert again.returncode == 0, again.stdout + again.stderr
     assert (jobs / "rnd-2" / "job.yaml").read_text().count("seed: 5\n") == 1
+
+
+def test_predictions_say_why_choice_trials_are_left_out(tmp_path):
+    # before: "no code trial of attempt 0 with a captured patch" (or "N prediction(s) written" for
+    # fewer tasks than the job ran), with no word on the choice trials it had left out
+    jobs = tmp_path / "jobs"
+    run = lb("run", "-d", "mini", "-a", "oracle", "-t", "texttable-nan-cell-manager", "-o", jobs, "--job-name", "c",
+             "-q", cwd=tmp_path)
+    assert run.returncode == 0, run.stdout + run.stderr
+    proc = lb("predictions", jobs / "c", "-o", tmp_path / "preds.jsonl", cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "(1 choice trial(s) left out: a prediction is a patch" in " ".join(proc.stderr.split())
+    assert not (tmp_path / "preds.jsonl").exists()
