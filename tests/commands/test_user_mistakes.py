@@ -231,3 +231,11 @@ def test_predictions_say_why_choice_trials_are_left_out(tmp_path):
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "(1 choice trial(s) left out: a prediction is a patch" in " ".join(proc.stderr.split())
     assert not (tmp_path / "preds.jsonl").exists()
+
+
+def test_python_dash_m_lancebench_runs_the_command_line(tmp_path):
+    # before: "No module named lancebench.__main__; 'lancebench' is a package and cannot be directly executed"
+    proc = subprocess.run([sys.executable, "-m", "lancebench", "tasks", "validate", CALC], capture_output=True,
+                          text=True, timeout=120, cwd=tmp_path, env=dict(os.environ, COLUMNS="400"))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "ok calc (code," in proc.stdout and "1 valid, 0 problem(s)" in proc.stdout
