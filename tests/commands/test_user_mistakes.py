@@ -239,3 +239,16 @@ def test_python_dash_m_lancebench_runs_the_command_line(tmp_path):
                           text=True, timeout=120, cwd=tmp_path, env=dict(os.environ, COLUMNS="400"))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "ok calc (code," in proc.stdout and "1 valid, 0 problem(s)" in proc.stdout
+
+
+def test_two_task_folders_of_one_name_are_a_task_error(tmp_path):
+    # before: a/calc and b/calc under -p ran as two trials "calc #0"; with the same files they had
+    # the same trial id (one folder, counted once by one run and twice by the next)
+    for side in ("a", "b"):
+        shutil.copytree(CALC, tmp_path / "tasks" / side / "calc")
+    proc = lb("run", "-p", tmp_path / "tasks", "-a", "nop", "-o", tmp_path / "jobs", "--dry-run", cwd=tmp_path)
+    assert proc.returncode == 5, proc.stdout + proc.stderr
+    err = " ".join(proc.stderr.split())
+    assert f"task error {tmp_path / 'tasks' / 'b' / 'calc'}: task name 'calc' is taken by {tmp_path / 'tasks' / 'a' / 'calc'}" in err
+    assert "rename one of the folders" in err
+    assert proc.stdout.count("calc #0: run") == 1
