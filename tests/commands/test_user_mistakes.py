@@ -249,6 +249,7 @@ def test_two_task_folders_of_one_name_are_a_task_error(tmp_path):
     proc = lb("run", "-p", tmp_path / "tasks", "-a", "nop", "-o", tmp_path / "jobs", "--dry-run", cwd=tmp_path)
     assert proc.returncode == 5, proc.stdout + proc.stderr
     err = " ".join(proc.stderr.split())
-    assert f"task error {tmp_path / 'tasks' / 'b' / 'calc'}: task name 'calc' is taken by {tmp_path / 'tasks' / 'a' / 'calc'}" in err
+    a, b = tmp_path / "tasks" / "a" / "calc", tmp_path / "tasks" / "b" / "calc"
+    assert f"task error {b}: task name 'calc' is taken by {a}" in err
     assert "rename one of the folders" in err
     assert proc.stdout.count("calc #0: run") == 1
