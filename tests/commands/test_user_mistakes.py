@@ -253,3 +253,11 @@ def test_two_task_folders_of_one_name_are_a_task_error(tmp_path):
     assert f"task error {b}: task name 'calc' is taken by {a}" in err
     assert "rename one of the folders" in err
     assert proc.stdout.count("calc #0: run") == 1
+
+
+def test_a_task_toml_given_for_its_folder_names_the_folder(tmp_path):
+    # before: "calc/task.toml: no task folders found (no task.toml below it) (pass a task folder)"
+    proc = lb("tasks", "validate", CALC / "task.toml", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    text = " ".join((proc.stdout + proc.stderr).split())
+    assert f"{CALC / 'task.toml'}: is a file, not a task folder (pass the folder holding task.toml: {CALC})" in text
