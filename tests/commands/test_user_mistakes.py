@@ -183,3 +183,81 @@ def test_a_harbor_typo_leaves_the_task_out_of_a_run_unless_lenient(tmp_path):
     lenient = lb("run", "-p", task, "-a", "nop", "-o", tmp_path / "jobs", "--lenient", cwd=tmp_path)
     assert lenient.returncode == 0, lenient.stderr
     assert len(list((tmp_path / "jobs").rglob("result.json"))) == 1
+
+
+@pytest.mark.parametrize("command,option", [
+    (["check", "-p", CALC, "-o", "/proc/lancebench-jobs"], "-o /proc/lancebench-jobs: /proc is not writable"),
+    (["export", "-p", CALC, "-o", "/proc/lancebench-export"], "-o /proc/lancebench-export: /proc is not writable"),
+    (["show", REPO / "tests" / "fixtures" / "harbor" / "jobs" / "es-oracle", "-f", "csv", "-o", "/proc/trials.csv"],
+     "-o /proc/trials.csv: cannot be written"),
+])
+def test_an_output_that_cannot_be_written_is_named(tmp_path, command, option):
+    # before: `check`, `export` and `show -f csv -o` in a folder they cannot write (a read-only
+    # mount, /proc) ended in "internal error: OSError ... (a bug in lancebench)", exit 70
+    proc = lb(*command, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert option in proc.stderr
+    assert "internal error" not in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_resuming_an_edited_job_file_names_the_fixes_resume_has(tmp_path):
+    # before: resume said "pass --new-job ... or --job-name NAME", options resume does not take
+    jobs = tmp_path / "jobs"
+    first = lb("run", "-p", CALC, "-a", "random", "-o", jobs, "--job-name", "rnd", "-q", cwd=tmp_path)
+    assert first.returncode == 0, first.stdout + first.stderr
+    spec = jobs / "rnd" / "job.yaml"
+    text = spec.read_text()
+    assert "seed: 0\n" in text
+    spec.write_text(text.replace("seed: 0\n", "seed: 5\n"))
+    proc = lb("resume", jobs / "rnd", cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "agent_options.seed: 0 -> 5" in proc.stderr
+    assert f"lancebench run -c {spec} --new-job" in proc.stderr
+    assert "--job-name" not in proc.stderr and "Traceback" not in proc.stderr
+    assert len(list((jobs / "rnd" / "trials").glob("*/result.json"))) == 1  # the recorded trial is kept
+    again = lb("run", "-c", spec, "--new-job", "-q", cwd=tmp_path)  # the fix it names works
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert (jobs / "rnd-2" / "job.yaml").read_text().count("seed: 5\n") == 1
+
+
+def test_predictions_say_why_choice_trials_are_left_out(tmp_path):
+    # before: "no code trial of attempt 0 with a captured patch" (or "N prediction(s) written" for
+    # fewer tasks than the job ran), with no word on the choice trials it had left out
+    jobs = tmp_path / "jobs"
+    run = lb("run", "-d", "mini", "-a", "oracle", "-t", "texttable-nan-cell-manager", "-o", jobs, "--job-name", "c",
+             "-q", cwd=tmp_path)
+    assert run.returncode == 0, run.stdout + run.stderr
+    proc = lb("predictions", jobs / "c", "-o", tmp_path / "preds.jsonl", cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "(1 choice trial(s) left out: a prediction is a patch" in " ".join(proc.stderr.split())
+    assert not (tmp_path / "preds.jsonl").exists()
+
+
+def test_python_dash_m_lancebench_runs_the_command_line(tmp_path):
+    # before: "No module named lancebench.__main__; 'lancebench' is a package and cannot be directly executed"
+    proc = subprocess.run([sys.executable, "-m", "lancebench", "tasks", "validate", CALC], capture_output=True,
+                          text=True, timeout=120, cwd=tmp_path, env=dict(os.environ, COLUMNS="400"))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "ok calc (code," in proc.stdout and "1 valid, 0 problem(s)" in proc.stdout
+
+
+def test_two_task_folders_of_one_name_are_a_task_error(tmp_path):
+    # before: a/calc and b/calc under -p ran as two trials "calc #0"; with the same files they had
+    # the same trial id (one folder, counted once by one run and twice by the next)
+    for side in ("a", "b"):
+        shutil.copytree(CALC, tmp_path / "tasks" / side / "calc")
+    proc = lb("run", "-p", tmp_path / "tasks", "-a", "nop", "-o", tmp_path / "jobs", "--dry-run", cwd=tmp_path)
+    assert proc.returncode == 5, proc.stdout + proc.stderr
+    err = " ".join(proc.stderr.split())
+    a, b = tmp_path / "tasks" / "a" / "calc", tmp_path / "tasks" / "b" / "calc"
+    assert f"task error {b}: task name 'calc' is taken by {a}" in err
+    assert "rename one of the folders" in err
+    assert proc.stdout.count("calc #0: run") == 1
+
+
+def test_a_task_toml_given_for_its_folder_names_the_folder(tmp_path):
+    # before: "calc/task.toml: no task folders found (no task.toml below it) (pass a task folder)"
+    proc = lb("tasks", "validate", CALC / "task.toml", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    text = " ".join((proc.stdout + proc.stderr).split())
+    assert f"{CALC / 'task.toml'}: is a file, not a task folder (pass the folder holding task.toml: {CALC})" in text

@@ -18,7 +18,7 @@ LAYERS = {
     "backends": 3, "judging": 3, "metrics": 3, "analysis": 3,
     "runner": 4, "taskcheck": 4,
     "report": 5,
-    "commands": 6, "cli": 6,
+    "commands": 6, "cli": 6, "__main__": 6,
 }
 
 

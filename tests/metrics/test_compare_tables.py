@@ -92,3 +92,15 @@ def test_with_a_cluster_key_signs_flip_per_cluster(trial):
     dev = [sum(v - mean for t, v in d.items() if repo[t] == r) for r in "xyz"]
     se = (sum(x * x for x in dev) * 3 / 2) ** 0.5 / 5
     assert m["se"] == pytest.approx(se) and m["ci_kind"] == "normal, SE clustered by repository (3 clusters)"
+
+
+def test_dollars_earned_by_neither_side_get_no_rate_interval(trial):
+    # before: both earned $0 on every task, the 0/1 check took the dollars for rates and the earned
+    # difference got Newcombe's pass@1 interval, [-0.79, +0.79] USD for one $250 task
+    a = [trial("t0", "unresolved", agent="a", price=250.0, attempt=k) for k in range(2)]
+    b = [trial("t0", "unresolved", agent="b", price=250.0, attempt=k) for k in range(2)]
+    cmp = compare_tables(TrialTable.from_results(a), TrialTable.from_results(b))
+    money = cmp["earned_usd"]
+    assert money["a"] == 0.0 and money["b"] == 0.0 and money["diff"] == 0.0
+    assert money["ci"] is None and money["ci_kind"].startswith("none")
+    assert cmp["pass_at_1"]["ci_kind"].startswith("Newcombe")  # the rate keeps its interval

@@ -100,7 +100,8 @@ def select_tasks(paths: list[Path] | None, dataset: str | None, globs: list[str]
     unique: dict[Path, Task] = {}
     for t in tasks:  # the same folder named twice (-p tasks -p tasks/x) runs once
         unique.setdefault(t.paths.root, t)
-    tasks = list(unique.values())
+    tasks, twins = one_task_per_name(list(unique.values()))
+    errors = errors + twins
     if globs:
         known = sorted(t.name for t in tasks)
         tasks = [t for t in tasks if any(fnmatch.fnmatch(t.name, g) for g in globs)]
@@ -117,6 +118,23 @@ def select_tasks(paths: list[Path] | None, dataset: str | None, globs: list[str]
     errors = errors + [e for t in tasks for e in unfilled[t.paths.root]]
     tasks = [t for t in tasks if not unfilled[t.paths.root]]
     return tasks, errors, label
+
+
+def one_task_per_name(tasks: list[Task]) -> tuple[list[Task], list[TaskError]]:
+    """``tasks`` with one folder per task name (the first by path) and a :class:`TaskError` for each
+    other folder of a name already taken: trials, results and reports are keyed by task name, so
+    two folders named ``x`` (``-p a -p b`` holding ``a/x`` and ``b/x``) would share one trial folder
+    when their files are the same, and count as two attempts 0 of one task when not."""
+    first: dict[str, Task] = {}
+    errors: list[TaskError] = []
+    for t in sorted(tasks, key=lambda t: str(t.paths.root)):
+        if t.name in first:
+            errors.append(TaskError(t.paths.root, f"task name {t.name!r} is taken by {first[t.name].paths.root}",
+                                    fix="task names must be unique in a job: rename one of the folders, "
+                                        "or pass only one of them with -p"))
+        else:
+            first[t.name] = t
+    return [t for t in tasks if first.get(t.name) is t], errors
 
 
 def exclude_tasks(tasks: list[Task], errors: list[TaskError], excludes: list[str],

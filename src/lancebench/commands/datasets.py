@@ -92,9 +92,13 @@ def check(
       lancebench check -p tests/fixtures/tasks/calc -k 5
     """
     from lancebench.commands.common import backend_options, runnable, slug
+    from lancebench.commands.preflight import check_output_folder
     from lancebench.taskcheck.check import as_json, check_tasks
     settings = backend_options(ca_bundle)
     try:
+        check_output_folder(jobs_dir)
+        if output is not None:
+            check_output_folder(output.parent, "--json-out")
         closed = verifier_network_choice(verifier_network)
         tasks, errors, label = select_tasks(path, dataset, task_glob, None, source, excludes=exclude)
         tasks, errors = runnable(tasks, errors, backend)  # a task the backend cannot run: one line, no trial

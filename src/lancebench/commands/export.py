@@ -18,6 +18,7 @@ import typer
 
 from lancebench.commands.aliases import aliased
 from lancebench.commands.common import console, out, print_task_errors, select_tasks
+from lancebench.commands.preflight import check_output_folder
 from lancebench.errors import LancebenchError
 from lancebench.task.model import Task
 
@@ -72,6 +73,7 @@ def export(paths: list[Path] | None = typer.Option(None, "-p", "--path", help="T
     Example: lancebench export -d mini -o harbor-tasks/
     """
     try:
+        check_output_folder(output)
         tasks, errors, _ = select_tasks(paths, dataset, task_glob, None)
     except LancebenchError as exc:
         console.print(f"[red]error:[/red] {exc}")

@@ -53,8 +53,11 @@ def predictions(job_dir: Path = typer.Argument(..., help="A job folder made by `
     try:
         job = load_job(job_dir)
         records = prediction_records(job_dir, job.results, attempt)
+        choices = sum(r.kind == "choice" and r.attempt == attempt for r in job.results)
+        left_out = (f" ({choices} choice trial(s) left out: a prediction is a patch, and a choice task is "
+                    f"graded by the proposal it picks)") if choices else ""
         if not records:
-            raise ConfigError(f"{job_dir}: no code trial of attempt {attempt} with a captured patch")
+            raise ConfigError(f"{job_dir}: no code trial of attempt {attempt} with a captured patch{left_out}")
         if out_path.is_dir():
             raise ConfigError(f"-o {out_path}: is a folder; name a file such as preds.jsonl")
         try:
@@ -64,7 +67,7 @@ def predictions(job_dir: Path = typer.Argument(..., help="A job folder made by `
             raise ConfigError(f"-o {out_path}: cannot be written ({exc.strerror or exc})") from None
     except LancebenchError as exc:
         raise fail(exc) from None
-    console.print(f"{len(records)} prediction(s) written to {out_path}")
+    console.print(f"{len(records)} prediction(s) written to {out_path}{left_out}", highlight=False)
 
 
 def register(app: typer.Typer) -> None:

@@ -38,7 +38,8 @@ def check_output_folder(path: Path, option: str = "-o") -> None:
         what = "is a file" if probe == path else f"cannot be made: {probe} is a file"
         raise ConfigError(f"{option} {path}: {what}; pass a folder (it is created when missing)")
     if not _can_write(probe):
-        raise ConfigError(f"{option} {path}: {probe} is not writable by this user; pass a folder you can write")
+        raise ConfigError(f"{option} {path}: {probe} is not writable (file permissions, or a read-only file "
+                          f"system); pass a folder you can write")
 
 
 def _can_write(folder: Path) -> bool:

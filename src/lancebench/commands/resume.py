@@ -15,6 +15,7 @@ from lancebench.commands.common import EXIT_SKIPPED, console, fail
 from lancebench.commands.old_job import command_line, settings_from_job_json
 from lancebench.commands.run import HELP, run_job_file
 from lancebench.errors import ConfigError, LancebenchError
+from lancebench.runner.job import ConfigMismatchError
 
 
 def job_file(job_dir: Path) -> Path | None:
@@ -69,10 +70,21 @@ def resume(
         root = job_dir.resolve()
         given = {**given, "jobs_dir": root.parent, "job_name": root.name}
         skipped = run_job_file(spec, given) if spec is not None else resume_old_job(job_dir, given)
+    except ConfigMismatchError as exc:  # run's hint (--new-job, --job-name) is no option of resume
+        raise fail(_mismatch(job_dir, spec, exc)) from None
     except LancebenchError as exc:
         raise fail(exc) from None
     if skipped:
         raise typer.Exit(EXIT_SKIPPED)
+
+
+def _mismatch(job_dir: Path, spec: Path | None, exc: ConfigMismatchError) -> ConfigError:
+    """The error of a resume whose settings (``spec``: ``JOB/job.yaml``, None for an older job's
+    ``job.json``) differ from what the job's trials recorded, with the fixes ``resume`` has."""
+    new_job = f"lancebench run -c {spec} --new-job" if spec else "the `lancebench run` command above with --new-job"
+    return ConfigError(f"{job_dir}: its settings ({spec or job_dir / 'job.json'}) differ from the configuration its "
+                       f"trials recorded ({'; '.join(exc.differences)}): put the recorded values back to resume it, "
+                       f"or run the new settings as a job of their own: {new_job}")
 
 
 def register(app: typer.Typer) -> None:

@@ -78,15 +78,16 @@ def _se_kind(cluster: str | None, groups: list[str] | None) -> str:
 
 
 def _mean_diff(a: np.ndarray, b: np.ndarray, groups: list[str] | None, cluster: str | None,
-               opts: CompareOptions, bounds: tuple[float, float]) -> dict[str, Any]:
+               opts: CompareOptions, bounds: tuple[float, float], rates: bool = True) -> dict[str, Any]:
     """Difference of means over tasks with a normal interval on the clustered SE and the paired
-    permutation test; a Newcombe interval over tasks when every per-task value is 0 or 1 and the
-    SE is 0 (all tasks agree), so that the interval is never a point; no interval (None, the kind
-    says why) when the values are not 0/1 and the SE is 0 or unknown."""
+    permutation test; a Newcombe interval over tasks when ``rates`` (the values are per-task rates,
+    not dollars) and every per-task value is 0 or 1 and the SE is 0 (all tasks agree), so that the
+    interval is never a point; no interval (None, the kind says why) otherwise when the SE is 0 or
+    unknown."""
     d = a - b
     diff = float(d.mean()) if d.size else math.nan
     se = clustered_se(d, groups)
-    binary = bool(np.all(np.isin(a, (0.0, 1.0))) and np.all(np.isin(b, (0.0, 1.0))))
+    binary = rates and bool(np.all(np.isin(a, (0.0, 1.0))) and np.all(np.isin(b, (0.0, 1.0))))
     if d.size and binary and not se > 0:
         counts = _binary_counts(a, b)
         lo, hi = newcombe_paired_interval(*counts, confidence=opts.confidence)
@@ -177,7 +178,9 @@ def compare_tables(table_a: TrialTable, table_b: TrialTable, opts: CompareOption
     out["pass_at_1"] = _pass_diff(ra, rb, one, groups, opts.cluster, opts)
     price = np.array([ta[k]["price"] for k in keys])
     if price.sum() > 0:
-        money = _mean_diff(price * ra, price * rb, groups, opts.cluster, opts, (-math.inf, math.inf))
+        # dollars: a run of $0 (or $1) per task is no 0/1 rate, so never Newcombe's interval (before:
+        # two configurations earning $0 everywhere got the rate interval, [-0.79, +0.79] USD)
+        money = _mean_diff(price * ra, price * rb, groups, opts.cluster, opts, (-math.inf, math.inf), rates=False)
         T = len(keys)
         for name in ("a", "b", "diff", "se"):
             money[name] = None if money[name] is None else money[name] * T

@@ -10,6 +10,7 @@ import csv
 import io
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from lancebench.errors import ConfigError, MissingComponentError
@@ -61,7 +62,7 @@ def write_trials(results: list[TrialResult], fmt: str, out: Path | None) -> None
         except ImportError:
             raise MissingComponentError("--format parquet needs pyarrow: pip install 'lancebench[report]'") from None
         table = pa.Table.from_pylist([_flat(r) for r in rows]) if rows else pa.table({c: [] for c in COLUMNS})
-        pq.write_table(table, out)
+        _write_file(out, lambda: pq.write_table(table, out))
         return
     buf = io.StringIO()
     if fmt == "jsonl":
@@ -74,4 +75,14 @@ def write_trials(results: list[TrialResult], fmt: str, out: Path | None) -> None
     if out is None:
         sys.stdout.write(buf.getvalue())
     else:
-        Path(out).write_text(buf.getvalue(), encoding="utf-8")
+        _write_file(out, lambda: Path(out).write_text(buf.getvalue(), encoding="utf-8"))
+
+
+def _write_file(out: Path, write: Callable[[], object]) -> None:
+    """Run ``write`` (which writes ``out``); an ``OSError`` becomes a :class:`ConfigError` naming
+    ``-o`` and the fix (a read-only folder, a missing one, a full disk: never a traceback)."""
+    try:
+        write()
+    except OSError as exc:
+        raise ConfigError(f"-o {out}: cannot be written ({exc.strerror or exc}); "
+                          f"pass a file in a folder you can write") from None

@@ -190,6 +190,10 @@ def load_tasks(paths: Sequence[Path | str], *, dataset: str | None = None,
         if not Path(p).exists():
             errors.append(TaskError(p, "does not exist", fix="check the path"))
             continue
+        if Path(p).is_file():
+            errors.append(TaskError(p, "is a file, not a task folder",
+                                    fix=f"pass the folder holding task.toml: {Path(p).parent}"))
+            continue
         dirs = discover_task_dirs(p)
         if (Path(p) / "dataset.toml").is_file():  # a Harbor dataset: only its tasks, digests verified
             dirs, manifest_errors = check_manifest(Path(p), dirs)
