@@ -166,6 +166,24 @@ def test_a_read_only_job_folder_is_read_through_an_index_in_memory(tmp_path):
         assert [r.model_dump() for r in index.results()] == expected
 
 
+def test_a_result_of_a_newer_schema_says_to_upgrade_not_to_delete_it(tmp_path):
+    """A ``result.json`` written by a newer lancebench (a higher ``schema_version``, extra fields)
+    is an error naming the file whose fix is an upgrade; the old advice (delete the trial's folder
+    and re-run it) would throw a recorded trial away. The file is left as it was."""
+    job_dir = _job(tmp_path, n=6)
+    newer = job_dir / "trials" / json.loads((job_dir / "plan.json").read_text())[2] / "result.json"
+    data = json.loads(newer.read_text())
+    data.update(schema_version=TrialResult.model_fields["schema_version"].default + 1, judged_by="future")
+    newer.write_text(json.dumps(data))
+    before = newer.read_bytes()
+    with pytest.raises(ResultsError) as err:
+        load_job(job_dir)
+    said = str(err.value)
+    assert str(newer) in said and "newer lancebench" in said and "upgrade" in said
+    assert "delet" not in said
+    assert newer.read_bytes() == before
+
+
 def _show(*args: str) -> str:
     """``lancebench show ARGS`` in this process (a CLI start per call would cost more than the rest)."""
     from typer.testing import CliRunner

@@ -26,9 +26,17 @@ def read_json(path: Path) -> Any:
 
 
 def load_result(path: Path | str) -> TrialResult:
-    """Read and validate one ``result.json``; raises :class:`ResultsError` naming the file."""
+    """Read and validate one ``result.json``; raises :class:`ResultsError` naming the file, whose
+    fix is to upgrade lancebench (not to re-run the trial) when the file's ``schema_version`` is
+    newer than this version's."""
     path = Path(path)
     data = read_json(path)
+    ours = TrialResult.model_fields["schema_version"].default
+    theirs = data.get("schema_version") if isinstance(data, dict) else None
+    if isinstance(theirs, int) and not isinstance(theirs, bool) and theirs > ours:
+        raise ResultsError(path, f"was written by a newer lancebench (result schema {theirs}; this one reads "
+                           f"schema {ours} and older)", "upgrade lancebench to read it (pip install -U "
+                           "lancebench); keep the file: it holds a recorded trial")
     try:
         return TrialResult.model_validate(data)
     except ValidationError as exc:
