@@ -16,6 +16,7 @@ import json
 import threading
 import time
 import urllib.parse
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -239,3 +240,32 @@ def test_a_cancelled_agent_run_still_records_its_cut_call_in_the_trials_meter(se
     assert meter.usage.cost_usd == pytest.approx(_price(prompt, 0))
     assert [c["cut"] for c in meter.cut] == ["the agent's run was cancelled"]
     assert read_usage(sandbox_dir / "trial" / "usage.json") == meter.usage
+
+
+def _post(gw: Gateway, path: str, body: dict, headers: dict) -> int:
+    req = urllib.request.Request(gw.base_url + path, json.dumps(body).encode(),
+                                 {"Content-Type": "application/json", **headers})
+    with urllib.request.urlopen(req, timeout=60) as r:
+        r.read()
+        return r.status
+
+
+def test_answered_calls_of_every_kind_are_not_counted_again_as_cut(served):
+    """Chat completions (plain and streamed), Anthropic messages and the Responses API, each
+    answered: ending the key counts each call once, with the provider's usage, none cut."""
+    srv, gw = served
+    replies = [Reply("a", prompt_tokens=11, completion_tokens=2), Reply("b", prompt_tokens=13, completion_tokens=3),
+               Reply("c", prompt_tokens=17, completion_tokens=5), Reply("d", prompt_tokens=19, completion_tokens=7)]
+    _script(srv, replies)
+    key = gw.issue_key("answered")
+    bearer = {"Authorization": f"Bearer {key}"}
+    chat = {"model": "any", "messages": _messages("x")}
+    assert _post(gw, "/v1/chat/completions", chat, bearer) == 200
+    assert _post(gw, "/v1/chat/completions", chat | {"stream": True}, bearer) == 200
+    assert _post(gw, "/v1/messages", {"model": "claude-any", "max_tokens": 16, "messages": [
+        {"role": "user", "content": "x"}]}, {"x-api-key": key, "anthropic-version": "2023-06-01"}) == 200
+    assert _post(gw, "/v1/responses", {"model": "any", "input": "x"}, bearer) == 200
+    time.sleep(1.0)  # the success callbacks run after the answers
+    usage, calls = gw.end(key, "the agent ended without the answer")
+    assert [c.get("cut") for c in calls] == [None] * 4, calls
+    assert (usage.calls, usage.input_tokens, usage.output_tokens) == (4, 60, 17)
