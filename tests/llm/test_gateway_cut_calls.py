@@ -15,6 +15,7 @@ import http.client
 import json
 import threading
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Iterator
@@ -22,7 +23,7 @@ from pathlib import Path
 
 import litellm
 import pytest
-from scripted_server import Reply, ScriptedServer
+from scripted_server import Fail, Reply, ScriptedServer
 
 from lancebench.agents.base import AgentContext
 from lancebench.agents.installed.base import GATEWAY_INSIDE, InstalledAgent, Run, quoted
@@ -269,3 +270,21 @@ def test_answered_calls_of_every_kind_are_not_counted_again_as_cut(served):
     usage, calls = gw.end(key, "the agent ended without the answer")
     assert [c.get("cut") for c in calls] == [None] * 4, calls
     assert (usage.calls, usage.input_tokens, usage.output_tokens) == (4, 60, 17)
+
+
+def test_a_call_the_provider_refused_is_not_counted_as_cut(served):
+    """A request the model refuses (HTTP 400) is not in flight when the key ends: no call counted
+    (it would be, with its prompt tokens, if its record stayed), and a later request is refused."""
+    srv, gw = served
+    _script(srv, [Fail(400, "bad request")])
+    key = gw.issue_key("refused")
+    with pytest.raises(urllib.error.HTTPError):
+        _post(gw, "/v1/chat/completions", {"model": "any", "messages": _messages("x")},
+              {"Authorization": f"Bearer {key}"})
+    time.sleep(1.0)  # the failure callbacks run after the answer
+    usage, calls = gw.end(key, "the agent ended without the answer")
+    assert (usage.calls, usage.input_tokens, calls) == (0, 0, [])
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        _post(gw, "/v1/chat/completions", {"model": "any", "messages": _messages("x")},
+              {"Authorization": f"Bearer {key}"})
+    assert refused.value.code == 401
