@@ -32,7 +32,8 @@ import pytest
 class Reply:
     """An answer: ``content`` text and/or ``tool_calls`` (``[{"name", "arguments": dict|str}]``);
     the usage reported; ``finish_reason``; ``delay_sec``: seconds to wait before answering (a slow
-    model, for timeout tests)."""
+    model, for timeout tests); ``stall_sec``: a streamed answer stops for that long after its
+    first chunk (the content), as a model that goes silent mid-answer."""
 
     content: str | None = ""
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
@@ -42,6 +43,7 @@ class Reply:
     finish_reason: str | None = None
     delay_sec: float = 0.0
     headers: dict[str, str] = field(default_factory=dict)
+    stall_sec: float = 0.0  # streamed: seconds to wait after the content's chunk (a model that stops sending)
 
 
 @dataclass
@@ -98,14 +100,17 @@ class ScriptedServer:
                 self.end_headers()
                 self.wfile.write(data)
 
-            def _send_stream(self, completion: dict, headers: dict[str, str]) -> None:
+            def _send_stream(self, completion: dict, headers: dict[str, str], stall_sec: float = 0.0) -> None:
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 for k, v in headers.items():
                     self.send_header(k, v)
                 self.end_headers()
-                for chunk in stream_chunks(completion):
+                for n, chunk in enumerate(stream_chunks(completion)):
                     self.wfile.write(b"data: " + json.dumps(chunk).encode() + b"\n\n")
+                    if n == 0 and stall_sec:
+                        self.wfile.flush()
+                        time.sleep(stall_sec)
                 self.wfile.write(b"data: [DONE]\n\n")
                 self.wfile.flush()
                 self.close_connection = True
@@ -158,7 +163,7 @@ class ScriptedServer:
                             else:
                                 self._send(200, answer, item.headers)
                         elif body.get("stream"):
-                            self._send_stream(server._completion(item), item.headers)
+                            self._send_stream(server._completion(item), item.headers, item.stall_sec)
                         else:
                             self._send(200, server._completion(item), item.headers)
                     except (BrokenPipeError, ConnectionResetError):  # the client gave up waiting

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import signal
 import subprocess
 import sys
@@ -138,3 +139,26 @@ def test_a_window_above_the_training_context_is_served_with_yarn():
         with urllib.request.urlopen(server.api_base.removesuffix("/v1") + "/props", timeout=10) as r:
             props = _json.load(r)
     assert props["default_generation_settings"]["n_ctx"] == 32768
+
+
+def _chat(api_base: str, body: dict) -> dict:
+    req = urllib.request.Request(api_base + "/chat/completions", json.dumps(body).encode(),
+                                 {"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=300) as r:
+        return json.loads(r.read())
+
+
+@pytest.mark.llm
+def test_an_answer_is_bounded_when_the_request_sends_no_max_tokens():
+    """`answer_tokens` (llama.cpp's n_predict) bounds an answer whose request sends no max_tokens
+    (before: SmolLM2 answered an agent that sent none until the trial's deadline); a request that
+    sends max_tokens keeps its own bound, above or below it."""
+    story = [{"role": "user", "content": "Write a very long story about a lighthouse keeper, chapter by chapter."}]
+    with LocalModelServer("local", answer_tokens=12) as server:
+        assert server.api_base is not None
+        unbounded = _chat(server.api_base, {"model": "local", "messages": story, "temperature": 0})
+        more = _chat(server.api_base, {"model": "local", "messages": story, "temperature": 0, "max_tokens": 40})
+        fewer = _chat(server.api_base, {"model": "local", "messages": story, "temperature": 0, "max_tokens": 5})
+    assert unbounded["usage"]["completion_tokens"] == 12 and unbounded["choices"][0]["finish_reason"] == "length"
+    assert more["usage"]["completion_tokens"] == 40
+    assert fewer["usage"]["completion_tokens"] == 5

@@ -22,6 +22,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=0, help="CPU threads (0: all cores)")
     ap.add_argument("--parallel", type=int, default=1, help="slots: requests served at once, each with --ctx tokens")
     ap.add_argument("--alias", default="", help="model name reported by the server")
+    ap.add_argument("--n-predict", type=int, default=-1,
+                    help="tokens of one answer at most for a request that sends no max_tokens "
+                         "(-1: no bound, llama.cpp's default)")
     ap.add_argument("--train-ctx", type=int, default=0,
                     help="the model's training context; a larger --ctx is reached with YaRN rope scaling")
     args = ap.parse_args(argv)
@@ -35,6 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     params.n_ctx = args.ctx * args.parallel  # llama.cpp splits n_ctx evenly between the slots
     params.port = 0  # llama.cpp picks a free port; listening_address reports it
     params.n_parallel = args.parallel
+    params.n_predict = args.n_predict
     threads = args.threads or (os.cpu_count() or 1)
     params.cpuparams.n_threads = threads
     params.cpuparams_batch.n_threads = threads

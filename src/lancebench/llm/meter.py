@@ -36,12 +36,16 @@ class UsageMeter:
         self.path = path
         self.earlier = earlier or Usage()
         self.usage = Usage()
+        self.cut: list[dict] = []  # the records of calls the trial's end cut (model gateway), in order
         self._lock = threading.Lock()
 
-    def add(self, usage: Usage) -> None:
-        """Count one call's (or one failed call's) usage, and write the total."""
+    def add(self, usage: Usage, cut: list[dict] | tuple[dict, ...] = ()) -> None:
+        """Count one call's (or one failed call's, or one agent run's) usage, and write the total;
+        ``cut``: the records of the calls among them that the agent phase's end cut (each with
+        ``cut``, its reason, tokens, ``cost_usd`` and ``estimate``), kept in :attr:`cut`."""
         with self._lock:
             self.usage = self.usage + usage
+            self.cut.extend(dict(c) for c in cut)
             total = self.earlier + self.usage
         if self.path is not None:
             self.write(total)
@@ -65,11 +69,13 @@ def read_usage(path: Path) -> Usage | None:
         return None
 
 
-def record(usage: Usage) -> None:
-    """Add ``usage`` to the active meter, if any (called by the model client after each call)."""
+def record(usage: Usage, cut: list[dict] | tuple[dict, ...] = ()) -> None:
+    """Add ``usage`` to the active meter, if any (called by the model client after each call, and
+    by an installed agent with its gateway's usage when its run ends; ``cut``: see
+    :meth:`UsageMeter.add`)."""
     meter = _ACTIVE.get()
     if meter is not None:
-        meter.add(usage)
+        meter.add(usage, cut)
 
 
 @contextlib.contextmanager

@@ -37,6 +37,10 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+MAX_USAGE_COUNT = 10**12  # tokens, calls or retries of one trial, at most (attack pass round 7)
+MAX_USAGE_COST_USD = 10.0**9  # USD of one trial, at most
+
+
 class Usage(_Strict):
     """Model usage of one trial (or a sum of trials).
 

@@ -20,7 +20,7 @@ from lancebench.errors import LancebenchError, ModelAuthError, ModelError, Model
 from lancebench.judging.senior import JudgeSettings
 from lancebench.llm.client import ContextWindowError, DeadlineExceeded, LLMClient, resolve_model
 from lancebench.llm.meter import metering
-from lancebench.results.models import TrialConfig, Usage
+from lancebench.results.models import MAX_USAGE_COST_USD, MAX_USAGE_COUNT, TrialConfig, Usage
 from lancebench.results.paths import TrialPaths
 from lancebench.runner import spend
 from lancebench.runner.control import HARNESS, MODEL_PROVIDER, Checkpoint, TrialInvalid, raised_by_model_client
@@ -263,8 +263,8 @@ def _plain_outcome(outcome: AgentOutcome) -> AgentOutcome:
                         invalid_reason=None if reason is None else str(reason)[:2000])
 
 
-MAX_COUNT = 10**12  # tokens, calls or retries an agent may report for one trial
-MAX_COST_USD = 10.0**9
+MAX_COUNT = MAX_USAGE_COUNT  # tokens, calls or retries an agent may report for one trial
+MAX_COST_USD = MAX_USAGE_COST_USD
 
 
 def _check_usage(usage: Usage) -> Usage:

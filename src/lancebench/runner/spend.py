@@ -10,15 +10,25 @@ Spend of earlier runs of the same trial is never dropped: a trial folder about t
 interrupted run's, or an ``invalid`` result rerun with ``--retry-invalid``) hands its spend
 (``usage.json``, else its result's ``usage``) to the new run, whose recorded usage includes it;
 ``extra.earlier_runs_usage`` in ``result.json`` says how much of it came from earlier runs.
+
+Calls the agent phase's end cut (a call of an installed agent in flight through the model gateway
+when its deadline came, it was cancelled or it exited: :meth:`lancebench.llm.gateway.Gateway.end`)
+are counted in the usage like any other, their tokens estimated; ``extra.cut_calls`` says how many
+there were and ``extra.cut_call_records`` lists the first :data:`MAX_CUT_RECORDS` (reason, tokens,
+cost, ``estimate``).
 """
 
 from __future__ import annotations
 
 import contextvars
+from typing import Any
 
 from lancebench.llm.meter import UsageMeter, read_usage
 from lancebench.results.models import Usage
 from lancebench.results.paths import TrialPaths
+
+CUT_FIELDS = ("cut", "prompt_tokens", "completion_tokens", "cost_usd", "estimate")
+MAX_CUT_RECORDS = 20  # cut calls listed in a result's extra (all are counted)
 
 _TRIAL: contextvars.ContextVar[UsageMeter | None] = contextvars.ContextVar("lancebench_trial_meter", default=None)
 
@@ -54,14 +64,20 @@ def settle(reported: Usage, meter: UsageMeter) -> tuple[Usage, dict]:
     more calls (an agent with its own client), each field the larger of the two (:func:`_at_least`:
     the meter's count is a floor the agent cannot lower), plus the earlier runs' spend; ``extra`` is
     ``{"earlier_runs_usage": ...}`` when there was earlier spend (else empty), for the result's
-    ``extra``. Written to ``usage.json`` when there is any (a trial without model calls leaves no
+    ``extra`` (with ``cut_calls`` and ``cut_call_records`` when the meter counted cut calls).
+    Written to ``usage.json`` when there is any (a trial without model calls leaves no
     such file)."""
     seen = (meter.usage if meter.usage.calls + meter.usage.retries >= reported.calls + reported.retries
             else _at_least(meter.usage, reported))
     total = meter.earlier + seen
     if total.calls or total.retries or (meter.path is not None and meter.path.exists()):
         meter.write(total)
-    extra = {"earlier_runs_usage": meter.earlier.model_dump()} if meter.earlier.calls or meter.earlier.retries else {}
+    extra: dict[str, Any] = {}
+    if meter.earlier.calls or meter.earlier.retries:
+        extra["earlier_runs_usage"] = meter.earlier.model_dump()
+    if meter.cut:
+        extra["cut_calls"] = len(meter.cut)
+        extra["cut_call_records"] = [{k: c.get(k) for k in CUT_FIELDS} for c in meter.cut[:MAX_CUT_RECORDS]]
     return total, extra
 
 

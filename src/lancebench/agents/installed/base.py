@@ -23,10 +23,11 @@ from typing import Any
 
 from lancebench.agents.base import AgentContext, AgentOutcome
 from lancebench.agents.installed.install import INSIDE, Package, install
-from lancebench.agents.trajectory import Metrics, Trajectory, write_trajectory
+from lancebench.agents.trajectory import FinalMetrics, Metrics, Step, Trajectory, now_iso, write_trajectory
 from lancebench.errors import AgentError, ConfigError
 from lancebench.llm.client import resolve_model
 from lancebench.llm.gateway import SOCKET_NAME, Gateway, shared_gateway
+from lancebench.llm.meter import record as record_usage
 from lancebench.sandbox.base import Mount
 
 GATEWAY_INSIDE = "/run/lancebench-gateway"
@@ -80,7 +81,12 @@ class InstalledAgent(abc.ABC):
         return (Mount(self._installed, INSIDE), Mount(self._gateway.socket_dir, GATEWAY_INSIDE))
 
     async def run(self, ctx: AgentContext) -> AgentOutcome:
-        """Run the agent on the instruction; usage and cost from the gateway, never the agent."""
+        """Run the agent on the instruction; usage and cost from the gateway, never the agent. When
+        the run ends (its deadline, a cancellation, the agent's exit), the trial's key is ended and
+        the calls still in flight are counted as cut (:meth:`Gateway.end`); the gateway's usage
+        goes to the trial's meter (:func:`lancebench.llm.meter.record`) before anything else, so
+        that a cancelled run's spend is recorded too, and cut calls get a step of their own in the
+        trajectory (:func:`with_cut_calls`)."""
         if self._gateway is None:
             raise AgentError(f"{self.name}: the runner did not prepare the sandbox (sandbox_mounts)")
         gw = self._gateway
@@ -88,13 +94,20 @@ class InstalledAgent(abc.ABC):
         key = gw.issue_key(f"{ctx.task_name}#{ctx.attempt}")
         run = Run(base_url="", key=key, instruction=f"{WORK}/instruction.md", logs_inside=LOGS_INSIDE,
                   logs=ctx.logs_dir / "native", timeout_sec=max(ctx.deadline - time.monotonic() - 5, 1.0))
+        reason = "the agent's run was cancelled"  # kept when the run is cancelled (its deadline, a stop)
         try:
             res = await self._execute(ctx, run)
-        finally:
-            gw.revoke(key)
+            reason = "the agent's deadline" if res.timed_out else "the agent ended without the answer"
+        except Exception:
+            reason = "the agent's run failed"
+            raise
+        finally:  # before any await: a cancelled run's spend is counted too
+            usage, calls = gw.end(key, reason)
+            cut = [c for c in calls if c.get("cut")]
+            record_usage(usage, cut)  # the trial's meter: usage.json, the job's budgets
             await self._fetch_logs(ctx, run)
-        usage, calls = gw.usage(key)
-        write_trajectory(self.trajectory(ctx, run, calls), ctx.logs_dir)
+        traj = self.trajectory(ctx, run, [c for c in calls if not c.get("cut")])
+        write_trajectory(with_cut_calls(traj, cut), ctx.logs_dir)
         if res.timed_out:
             return AgentOutcome(exit="timeout", message=f"{self.name} timed out", usage=usage)
         return AgentOutcome(exit="completed" if res.exit_code == 0 else "error", usage=usage,
@@ -142,6 +155,32 @@ class InstalledAgent(abc.ABC):
             await ctx.sandbox.get(LOGS_INSIDE, run.logs, max_bytes=LOG_BYTES)
         except Exception as exc:  # noqa: BLE001  (the agent's logs are a bonus, never the verdict)
             (ctx.logs_dir / "native-logs-error.txt").write_text(f"{type(exc).__name__}: {exc}")
+
+
+def with_cut_calls(traj: Trajectory, cut: list[dict]) -> Trajectory:
+    """``traj`` with one agent step per cut call in ``cut`` (the gateway's records marked ``cut``:
+    :meth:`Gateway.end`), its message saying so, its metrics the call's estimated tokens and cost
+    with ``extra`` ``{"cut": reason, "estimate": true}``; ``final_metrics`` counted again and
+    ``extra.cut_calls`` the number of them. ``traj`` unchanged when ``cut`` is empty."""
+    if not cut:
+        return traj
+    for c in cut:
+        traj.steps.append(Step(
+            step_id=len(traj.steps) + 1, source="agent", timestamp=now_iso(),
+            message=f"[lancebench] model call cut ({c['cut']}): no answer reached the agent; its tokens are "
+                    "an estimate (LiteLLM's token counter)",
+            metrics=Metrics(prompt_tokens=c["prompt_tokens"], completion_tokens=c["completion_tokens"],
+                            cached_tokens=c.get("cached_tokens", 0), cost_usd=c.get("cost_usd"),
+                            extra={"cut": c["cut"], "estimate": True}),
+            extra={"cut": c["cut"]}))
+    u = traj.usage()
+    traj.final_metrics = FinalMetrics(total_prompt_tokens=u.input_tokens, total_completion_tokens=u.output_tokens,
+                                      total_cached_tokens=u.cached_tokens, total_cost_usd=u.cost_usd,
+                                      total_steps=len(traj.steps),
+                                      extra={**((traj.final_metrics and traj.final_metrics.extra) or {}),
+                                             "model_calls": u.calls, "retries": u.retries})
+    traj.extra = {**(traj.extra or {}), "cut_calls": len(cut)}
+    return traj
 
 
 def quoted(*parts: str) -> str:
