@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import secrets
 import shutil
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -33,7 +34,7 @@ from typing import Any, Literal
 from lancebench.grading.app_server import STARTED_VAR, run_verifier
 from lancebench.grading.canary import MARK as CANARY_MARK, Canary, divergence, judge_canary, make_canary, test_files
 from lancebench.grading.choice import grade_choice
-from lancebench.grading.junit import JUnitReport, _as_case, outcome_of
+from lancebench.grading.junit import JUnitReport, _as_case, outcome_of, outcome_over_params
 from lancebench.grading.outcome import RunOutcome, combine_runs, judge_run
 from lancebench.grading.patch import filter_patch
 from lancebench.grading.pyguard import PYBOOT_INSIDE, write_pyboot
@@ -166,18 +167,35 @@ async def verify_patch(task: Task, backend: Backend, env: PreparedEnvironment, p
 
 
 async def _grade_runs(g: Grading, kept: str, dropped: tuple[str, ...]) -> Verdict:
-    """Grade the filtered patch ``kept`` over the task's ``test_runs`` (the rules of the module docstring)."""
+    """Grade the filtered patch ``kept`` over the task's ``test_runs`` (the rules of the module
+    docstring); a canary run started beside the first run (:func:`_beside_canary`) and not used
+    by :func:`_canary_check` is ended and its files removed."""
+    early: list[EarlyCanary] = []
+    try:
+        return await _grade_all(g, kept, dropped, early)
+    finally:
+        for e in early:
+            await e.discard()
+
+
+async def _grade_all(g: Grading, kept: str, dropped: tuple[str, ...], early: list[EarlyCanary]) -> Verdict:
+    """The body of :func:`_grade_runs`; ``early`` receives the canary run started beside the graded run."""
     task = g.task
     runs: list[RunOutcome] = []
     applied: bool | None = None
     for i in range(task.lb.test_runs):
-        ok, run = await _grade_once(g, kept, unnamed(g.scratch), g.paths.verifier / f"run-{i}")
+        if i == 0 and task.lb.test_runs == 1 and kept.strip():
+            ok, run = await _beside_canary(g, kept, g.paths.verifier / "run-0", early)
+        else:
+            ok, run = await _grade_once(g, kept, unnamed(g.scratch), g.paths.verifier / f"run-{i}")
         applied = ok  # None: an empty patch
         if ok is False:
             return Verdict(status="unresolved", reason="the patch did not apply", dropped_paths=tuple(dropped),
                            patch_applied=False, runs=(*runs, run))
         runs.append(run)
     combined = combine_runs(runs, task.lb.pass_if)
+    if early and not combined.passed:  # no canary is read: its run ends now
+        await early[0].discard()
     if combined.excluded:
         if await _exclusion_stands(g, kept):
             return Verdict(status="invalid", reason=f"excluded by the task's verifier: {combined.reason}",
@@ -198,7 +216,7 @@ async def _grade_runs(g: Grading, kept: str, dropped: tuple[str, ...]) -> Verdic
     canary_notes: tuple[str, ...] = ()
     if combined.passed and kept.strip():
         graded = next((r.report for r in runs if r.passed and not r.broken), None)
-        forged, note = await _canary_check(g, kept, graded)
+        forged, note = await _canary_check(g, kept, graded, early[0] if early else None)
         canary_notes = (note,) if note else ()
         if forged:
             return Verdict(status="unresolved", reason=forged, rewards={**combined.rewards, "reward": 0.0},
@@ -209,27 +227,106 @@ async def _grade_runs(g: Grading, kept: str, dropped: tuple[str, ...]) -> Verdic
                    patch_applied=applied, runs=tuple(runs), scan_notes=canary_notes)
 
 
-async def _canary_check(g: Grading, patch: str, graded: JUnitReport | None) -> tuple[str | None, str | None]:
+@dataclass
+class EarlyCanary:
+    """A canary run started beside the graded run (:func:`_beside_canary`): its ``canary``, the
+    hidden tests with it (``probe``) and their ``test_sh``, the running ``run`` (a task giving
+    :func:`_grade_once`'s answer), and its files' folder ``out_dir``."""
+
+    canary: Canary
+    probe: Path
+    test_sh: str
+    run: asyncio.Future
+    out_dir: Path
+    used: bool = False
+
+    def fits(self, graded: JUnitReport | None) -> bool:
+        """Could this canary have been made after the graded run? Each original passed in the
+        graded ``report`` (or the report shows no test case: then :func:`make_canary` would
+        have chosen among the same tests): a copy of a test that failed there could pass
+        honestly (:func:`lancebench.grading.canary.make_canary` leaves such tests out)."""
+        if graded is None or not graded.cases:
+            return True
+        return all(outcome_over_params(graded, p.original_id, best=False) == "passed" for p in self.canary.planted)
+
+    async def discard(self) -> None:
+        """End the run unless it was used, and remove its files (a canary that was not read
+        leaves nothing in the trial's folder)."""
+        if self.used:
+            return
+        self.run.cancel()
+        await asyncio.gather(self.run, return_exceptions=True)
+        await asyncio.to_thread(remove_tree, self.out_dir)
+        self.used = True
+
+
+async def _beside_canary(g: Grading, kept: str, out_dir: Path,
+                         early: list[EarlyCanary]) -> tuple[bool | None, RunOutcome]:
+    """The graded run of ``kept`` (files in ``out_dir``) with the canary run started beside it
+    (files in ``paths.verifier/canary``, appended to ``early``), so that a passing patch is not
+    graded twice in a row: the canary is made before the graded run's report is known, and
+    :func:`_canary_check` uses it only when it fits that report (:meth:`EarlyCanary.fits`).
+    The two sandboxes are opened in an order drawn at random: what the host hands out in
+    order (loop devices of the storage quotas, mount ids) tells neither run which it is, nor
+    does the time since the agent's work was captured."""
+    probe = g.scratch / "canary-tests"
+    remove_tree(probe)
+    copy_tests(g.task, g.step, probe)
+    canary = make_canary(probe, g.task.lb.f2p, g.task.lb.p2p, None)
+    if canary is None:
+        return await _grade_once(g, kept, unnamed(g.scratch), out_dir)
+    test_sh = (probe / "test.sh").read_text(errors="replace") if (probe / "test.sh").is_file() else ""
+    canary_dir = g.paths.verifier / "canary"
+
+    def graded() -> asyncio.Future:
+        return asyncio.ensure_future(_grade_once(g, kept, unnamed(g.scratch), out_dir))
+
+    def beside() -> asyncio.Future:
+        return asyncio.ensure_future(_grade_once(g, kept, unnamed(g.scratch), canary_dir, tests_from=probe))
+
+    if secrets.randbelow(2):  # tasks start in the order they are made
+        other = beside()
+        mine = graded()
+    else:
+        mine = graded()
+        other = beside()
+    early.append(EarlyCanary(canary, probe, test_sh, other, canary_dir))
+    return await mine
+
+
+async def _canary_check(g: Grading, patch: str, graded: JUnitReport | None,
+                        early: EarlyCanary | None = None) -> tuple[str | None, str | None]:
     """Grade ``patch`` once more with a canary among the hidden tests (:mod:`lancebench.grading.canary`),
     files in ``paths.verifier/canary`` (``canary-2`` for a second try). Returns (a finding when the
     run is forged, a note when no canary could be made or read). ``graded``: the graded run's
-    report (the real tests must do as well beside the canary). A canary run that breaks is tried
-    once more with a new canary; broken again, it is forged unless the untouched base breaks too. A
-    run whose report lost every test case the graded run's held counts as broken
-    (:func:`_lost_cases`)."""
+    report (the real tests must do as well beside the canary). ``early``: a canary run started
+    beside the graded run, read as the first try when it fits ``graded``, else ended first. A
+    canary run that breaks is tried once more with a new canary; broken again, it is forged
+    unless the untouched base breaks too. A run whose report lost every test case the graded
+    run's held counts as broken (:func:`_lost_cases`)."""
     task = g.task
+    if early is not None and not early.fits(graded):
+        await early.discard()
     for attempt in (1, 2):
         probe = g.scratch / "canary-tests"
-        remove_tree(probe)
-        copy_tests(task, g.step, probe)
-        canary = make_canary(probe, task.lb.f2p, task.lb.p2p, graded)
+        if attempt == 1 and early is not None and not early.used:
+            canary: Canary | None = early.canary
+            test_sh = early.test_sh
+        else:
+            remove_tree(probe)
+            copy_tests(task, g.step, probe)
+            canary = make_canary(probe, task.lb.f2p, task.lb.p2p, graded)
+            test_sh = (probe / "test.sh").read_text(errors="replace") if (probe / "test.sh").is_file() else ""
         if attempt == 1 and (forged := await _unreported_pass(g, graded, canary, probe)):
             return forged, None
         if canary is None:
             return None, "canary: none made (no module-level pytest test function with an assert in the hidden tests)"
-        test_sh = (probe / "test.sh").read_text(errors="replace") if (probe / "test.sh").is_file() else ""
-        _, run = await _grade_once(g, patch, unnamed(g.scratch),
-                                   g.paths.verifier / ("canary" if attempt == 1 else "canary-2"), tests_from=probe)
+        if attempt == 1 and early is not None and not early.used:
+            early.used = True
+            _, run = await early.run
+        else:
+            _, run = await _grade_once(g, patch, unnamed(g.scratch),
+                                       g.paths.verifier / ("canary" if attempt == 1 else "canary-2"), tests_from=probe)
         if not (run.broken or run.excluded or _lost_cases(graded, run)):
             forged, note = judge_canary(canary, run.report, passed=run.passed,
                                         listed=bool(task.lb.f2p or task.lb.p2p), test_sh=test_sh)
@@ -397,9 +494,10 @@ async def _grade_in(g: Grading, patch: str, scratch: Path, out_dir: Path,
     _fresh_times(tests)
     pyboot = scratch / "pyboot"  # a copy: the harness's install may sit where the sandbox user cannot read
     write_pyboot(pyboot, on=task.lb.scan_patch, workdir=env.workdir, plugins=list(settings.plugins))
+    guard = await backend.guard_mounts(task, env, user=settings.user) if task.lb.scan_patch else ()
     box = backend.open(task, env, scratch / "sandbox", network=settings.network, labels=g.labels,
                        mounts=(Mount(tests, "/tests", False), Mount(logs, "/logs/verifier", True),
-                               Mount(pyboot, PYBOOT_INSIDE, False)))  # opened first: it may move logs (quota)
+                               Mount(pyboot, PYBOOT_INSIDE, False), *guard))  # opened first: it may move logs
     witness = ReportWitness(logs)  # junit.xml as written, held outside the sandbox (grading.witness)
     witness.start()
     try:

@@ -22,6 +22,7 @@ A single-step trial's verdict is its step's.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import math
 import time
@@ -178,29 +179,40 @@ async def run_steps(spec: TrialSpec, agent: Agent, backend: Backend, env: Prepar
                        labels=trial_labels(spec))
     if user_tool:
         user_tool.attach(box)  # before start: a container backend reads PATH when it starts
-    async with box as sandbox:  # stopped last, whatever ended the steps
-        try:
-            await check_health(task, sandbox, settings.healthcheck_env, point=point)
-            for i, plan in enumerate(plans):
-                if len(set(networks)) > 1:  # the steps' agent networks differ: this step's, before anything of it runs
-                    point.network = plan.network
-                    await backend.set_network(sandbox, plan.network)  # refused at plan time where it cannot
-                work = await _agent_step(spec, agent, backend, env, sandbox, plan, point, trace, clock, user_tool)
-                if i == len(plans) - 1:
-                    break
-                with clock.phase("grading", plan.name):
-                    verdict, not_resumed = await _grade_and_resume(spec, backend, env, work, plan, sandbox)
-                if _note_step(trace, plan, verdict, work):  # a min_reward gate stopped the later steps
-                    trace.verdict = steps_verdict(task, trace.steps)
-                    return work
-                if not_resumed is not None:  # blamed by the trial (lancebench.runner.control.blame)
-                    raise not_resumed
-        finally:
-            if user_tool:
-                await user_tool.close()
-    with clock.phase("grading", plans[-1].name):
-        progress.set_phase(spec.trial_id, "grading")
-        verdict = await _grade(spec, backend, env, work, plans[-1])
+    grading: asyncio.Future | None = None  # the last step's, begun while the agent's sandbox is removed
+    timing = contextlib.ExitStack()
+    try:
+        async with box as sandbox:  # stopped last, whatever ended the steps
+            try:
+                await check_health(task, sandbox, settings.healthcheck_env, point=point)
+                for i, plan in enumerate(plans):
+                    if len(set(networks)) > 1:  # the steps' agent networks differ: this step's, before it runs
+                        point.network = plan.network
+                        await backend.set_network(sandbox, plan.network)  # refused at plan time where it cannot
+                    work = await _agent_step(spec, agent, backend, env, sandbox, plan, point, trace, clock, user_tool)
+                    if i == len(plans) - 1:
+                        break
+                    with clock.phase("grading", plan.name):
+                        verdict, not_resumed = await _grade_and_resume(spec, backend, env, work, plan, sandbox)
+                    if _note_step(trace, plan, verdict, work):  # a min_reward gate stopped the later steps
+                        trace.verdict = steps_verdict(task, trace.steps)
+                        return work
+                    if not_resumed is not None:  # blamed by the trial (lancebench.runner.control.blame)
+                        raise not_resumed
+            finally:
+                if user_tool:
+                    await user_tool.close()
+            # the capture ended every process of the agent's sandbox: grading (in sandboxes of its
+            # own) begins while that sandbox is removed, instead of after
+            timing.enter_context(clock.phase("grading", plans[-1].name))
+            progress.set_phase(spec.trial_id, "grading")
+            grading = asyncio.ensure_future(_grade(spec, backend, env, work, plans[-1]))
+        verdict = await grading
+    finally:
+        if grading is not None and not grading.done():  # the sandbox's removal failed, or the trial was cancelled
+            grading.cancel()
+            await asyncio.gather(grading, return_exceptions=True)
+        timing.close()
     if plans[-1].step is not None:
         _note_step(trace, plans[-1], verdict, work)
         verdict = steps_verdict(task, trace.steps)
