@@ -27,6 +27,7 @@ import json
 import os
 import secrets
 import shutil
+from collections.abc import Awaitable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -143,48 +144,67 @@ def judge_choice(task: Task, raw: Any, problem: str | None) -> Verdict:
                    choice=choice)
 
 
-async def verify_patch(task: Task, backend: Backend, env: PreparedEnvironment, patch: str, *, scratch: Path,
-                       paths: TrialPaths, labels: dict[str, str] | None = None, step: str | None = None) -> Verdict:
+async def verify_patch(task: Task, backend: Backend, env: PreparedEnvironment, patch: str | Awaitable[str], *,
+                       scratch: Path, paths: TrialPaths, labels: dict[str, str] | None = None,
+                       step: str | None = None) -> Verdict:
     """Grade a code task's captured ``patch`` (see the module docstring for the rules), with the
-    verifier of a multi-step task's ``step`` when given (see :func:`grade_once`).
+    verifier of a multi-step task's ``step`` when given (see :func:`grade_once`). ``patch`` may
+    be an awaitable of it (the capture still running): the first run's sandbox, and the canary
+    run's beside it, are opened and started meanwhile, and wait for the patch before applying it
+    (ended unused when the capture fails or the scan decides).
 
     Verifier files go to ``paths.verifier/run-<n>/`` (and ``base/`` when the base is graded);
     ``scratch`` is a host folder for the sandboxes (each run's in a folder of a random name,
     :mod:`lancebench.sandbox.names`, so that no run can tell which it is). Raises
     :class:`SandboxError` when the backend fails (the runner records an ``invalid`` trial).
     """
-    kept, dropped = filter_patch(patch, task.protected_globs(), task.lb.unprotect)
-    if dropped:  # what was graded, beside patch.diff (what was captured)
-        atomic_write(paths.graded_patch, kept, errors="surrogateescape")
-    findings = scan_patch(kept) if task.lb.scan_patch else []
-    notes = tuple(str(f) for f in findings if not f.decides)
-    if deciding(findings):
-        return Verdict(status="unresolved", reason=scan_reason(deciding(findings)), rewards={"reward": 0.0},
-                       dropped_paths=tuple(dropped), scan_notes=notes)
     g = Grading(task, backend, env, scratch, paths, labels, step, VerifierSettings.of(task, step))
-    verdict = await _grade_runs(g, kept, tuple(dropped))
-    return replace(verdict, scan_notes=notes + verdict.scan_notes)
-
-
-async def _grade_runs(g: Grading, kept: str, dropped: tuple[str, ...]) -> Verdict:
-    """Grade the filtered patch ``kept`` over the task's ``test_runs`` (the rules of the module
-    docstring); a canary run started beside the first run (:func:`_beside_canary`) and not used
-    by :func:`_canary_check` is ended and its files removed."""
     early: list[EarlyCanary] = []
+    first: asyncio.Future | None = None
+    given: asyncio.Future[str] | None = None
     try:
-        return await _grade_all(g, kept, dropped, early)
+        if not isinstance(patch, str):
+            given = asyncio.get_running_loop().create_future()
+            if task.lb.test_runs == 1:
+                first = _beside_canary(g, given, g.paths.verifier / "run-0", early)
+            patch = await patch
+        kept, dropped = filter_patch(patch, task.protected_globs(), task.lb.unprotect)
+        if dropped:  # what was graded, beside patch.diff (what was captured)
+            atomic_write(paths.graded_patch, kept, errors="surrogateescape")
+        findings = scan_patch(kept) if task.lb.scan_patch else []
+        notes = tuple(str(f) for f in findings if not f.decides)
+        if deciding(findings):
+            return Verdict(status="unresolved", reason=scan_reason(deciding(findings)), rewards={"reward": 0.0},
+                           dropped_paths=tuple(dropped), scan_notes=notes)
+        if given is not None:
+            given.set_result(kept)
+        verdict = await _grade_runs(g, kept, tuple(dropped), early, first)
+        return replace(verdict, scan_notes=notes + verdict.scan_notes)
     finally:
+        if first is not None and not first.done():  # never given a patch: it leaves nothing
+            first.cancel()
+            await asyncio.gather(first, return_exceptions=True)
+            await asyncio.to_thread(remove_tree, g.paths.verifier / "run-0")
         for e in early:
             await e.discard()
 
 
-async def _grade_all(g: Grading, kept: str, dropped: tuple[str, ...], early: list[EarlyCanary]) -> Verdict:
-    """The body of :func:`_grade_runs`; ``early`` receives the canary run started beside the graded run."""
+async def _grade_runs(g: Grading, kept: str, dropped: tuple[str, ...], early: list[EarlyCanary],
+                      first: asyncio.Future | None) -> Verdict:
+    """Grade the filtered patch ``kept`` over the task's ``test_runs`` (the rules of the module
+    docstring). ``first``: the first run, already started (:func:`verify_patch`); else it starts
+    here, with the canary run beside it (:func:`_beside_canary`) for a non-empty patch graded
+    once. ``early`` receives that canary run; the caller ends it when :func:`_canary_check` did
+    not use it."""
     task = g.task
     runs: list[RunOutcome] = []
     applied: bool | None = None
+    if early and not kept.strip():  # an empty patch has no canary run
+        await early[0].discard()
     for i in range(task.lb.test_runs):
-        if i == 0 and task.lb.test_runs == 1 and kept.strip():
+        if i == 0 and first is not None:
+            ok, run = await first
+        elif i == 0 and task.lb.test_runs == 1 and kept.strip():
             ok, run = await _beside_canary(g, kept, g.paths.verifier / "run-0", early)
         else:
             ok, run = await _grade_once(g, kept, unnamed(g.scratch), g.paths.verifier / f"run-{i}")
@@ -260,10 +280,11 @@ class EarlyCanary:
         self.used = True
 
 
-async def _beside_canary(g: Grading, kept: str, out_dir: Path,
-                         early: list[EarlyCanary]) -> tuple[bool | None, RunOutcome]:
+def _beside_canary(g: Grading, kept: str | asyncio.Future[str], out_dir: Path,
+                   early: list[EarlyCanary]) -> asyncio.Future:
     """The graded run of ``kept`` (files in ``out_dir``) with the canary run started beside it
-    (files in ``paths.verifier/canary``, appended to ``early``), so that a passing patch is not
+    (files in ``paths.verifier/canary``, appended to ``early``); returns the graded run, started
+    (``kept``: the patch, or a future of it that both runs wait for), so that a passing patch is not
     graded twice in a row: the canary is made before the graded run's report is known, and
     :func:`_canary_check` uses it only when it fits that report (:meth:`EarlyCanary.fits`).
     The two sandboxes are opened in an order drawn at random: what the host hands out in
@@ -274,7 +295,7 @@ async def _beside_canary(g: Grading, kept: str, out_dir: Path,
     copy_tests(g.task, g.step, probe)
     canary = make_canary(probe, g.task.lb.f2p, g.task.lb.p2p, None)
     if canary is None:
-        return await _grade_once(g, kept, unnamed(g.scratch), out_dir)
+        return asyncio.ensure_future(_grade_once(g, kept, unnamed(g.scratch), out_dir))
     test_sh = (probe / "test.sh").read_text(errors="replace") if (probe / "test.sh").is_file() else ""
     canary_dir = g.paths.verifier / "canary"
 
@@ -291,7 +312,7 @@ async def _beside_canary(g: Grading, kept: str, out_dir: Path,
         mine = graded()
         other = beside()
     early.append(EarlyCanary(canary, probe, test_sh, other, canary_dir))
-    return await mine
+    return mine
 
 
 async def _canary_check(g: Grading, patch: str, graded: JUnitReport | None,
@@ -463,7 +484,7 @@ async def grade_once(task: Task, backend: Backend, env: PreparedEnvironment, pat
     return await _grade_once(g, patch, scratch, out_dir, tests_from=tests_from)
 
 
-async def _grade_once(g: Grading, patch: str, scratch: Path, out_dir: Path,
+async def _grade_once(g: Grading, patch: str | asyncio.Future[str], scratch: Path, out_dir: Path,
                       tests_from: Path | None = None) -> tuple[bool | None, RunOutcome]:
     """:func:`grade_once` in the context ``g``, its sandbox's host folder ``scratch``, the run's
     files in ``out_dir``. ``scratch`` is removed when the run ends (what the run left is in
@@ -476,7 +497,7 @@ async def _grade_once(g: Grading, patch: str, scratch: Path, out_dir: Path,
         await asyncio.to_thread(remove_tree, scratch)
 
 
-async def _grade_in(g: Grading, patch: str, scratch: Path, out_dir: Path,
+async def _grade_in(g: Grading, patch: str | asyncio.Future[str], scratch: Path, out_dir: Path,
                     tests_from: Path | None) -> tuple[bool | None, RunOutcome]:
     """The body of :func:`_grade_once`."""
     task, backend, env, step, settings = g.task, g.backend, g.env, g.step, g.settings
@@ -503,6 +524,8 @@ async def _grade_in(g: Grading, patch: str, scratch: Path, out_dir: Path,
     try:
         async with box as sandbox:
             await _guard_python(backend, task, env, sandbox, out_dir, settings.user)
+            if not isinstance(patch, str):  # the capture's, filtered (verify_patch); shared by two runs
+                patch = await asyncio.shield(patch)
             applied = await _apply(backend, task, env, sandbox, patch, scratch, out_dir) if patch.strip() else None
             if applied is False:
                 return False, RunOutcome(reason="the patch did not apply")
