@@ -207,6 +207,9 @@ def test_uncapturable_workspace_is_unresolved_not_invalid(script, jobs, backend)
     r = attack(CALC, script, jobs, backend)
     assert_unresolved(r)
     assert "workspace could not be captured" in r["reason"], r["reason"]
+    # grading began during the capture (runner.steps._grade_early): ended unused, it left no run
+    verifier = job_dir(jobs) / "trials" / r["trial_id"] / "verifier"
+    assert not any((verifier / run).exists() for run in ("run-0", "canary")), sorted(verifier.rglob("*"))
 
 
 # 5. hostile trees --------------------------------------------------------------------------------
