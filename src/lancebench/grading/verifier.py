@@ -117,7 +117,9 @@ class Grading:
     ``backend`` and prepared ``env``, the sandboxes' ``labels``, the host ``scratch`` folder, the
     trial's ``paths`` (verifier files under ``paths.verifier``) and the resolved ``settings``.
     ``base_runs`` holds the untouched base's outcome once it was graded (:func:`_grade_base`): one
-    base run answers every control of this graded work (one per step of a multi-step task)."""
+    base run answers every control of this graded work (one per step of a multi-step task).
+    ``guard``: the guard's mounts (:meth:`Backend.guard_mounts`), asked once, so that every run
+    of the graded work gets the guard the same way (a mount shows in ``/proc/self/mountinfo``)."""
 
     task: Task
     backend: Backend
@@ -128,6 +130,7 @@ class Grading:
     step: str | None
     settings: VerifierSettings
     base_runs: list[RunOutcome] = field(default_factory=list, compare=False, repr=False)
+    guard: tuple[Mount, ...] = ()
 
 
 def patch_not_applied(reason: str | None) -> Verdict:
@@ -160,7 +163,7 @@ async def verify_patch(task: Task, backend: Backend, env: PreparedEnvironment, p
     :mod:`lancebench.sandbox.names`, so that no run can tell which it is). Raises
     :class:`SandboxError` when the backend fails (the runner records an ``invalid`` trial).
     """
-    g = Grading(task, backend, env, scratch, paths, labels, step, VerifierSettings.of(task, step))
+    g = await _grading(task, backend, env, scratch, paths, labels, step)
     early: list[EarlyCanary] = []
     first: asyncio.Future | None = None
     given: asyncio.Future[str] | None = None
@@ -482,8 +485,17 @@ async def grade_once(task: Task, backend: Backend, env: PreparedEnvironment, pat
     copied to ``out_dir`` (``apply.log``, ``test.log``, ``logs/``). Raises :class:`SandboxError`
     when the backend fails.
     """
-    g = Grading(task, backend, env, scratch, TrialPaths(root=out_dir), labels, step, VerifierSettings.of(task, step))
+    g = await _grading(task, backend, env, scratch, TrialPaths(root=out_dir), labels, step)
     return await _grade_once(g, patch, scratch, out_dir, tests_from=tests_from)
+
+
+async def _grading(task: Task, backend: Backend, env: PreparedEnvironment, scratch: Path, paths: TrialPaths,
+                   labels: dict[str, str] | None, step: str | None) -> Grading:
+    """The :class:`Grading` context of one graded work, its settings resolved and the guard's
+    mounts asked for once."""
+    settings = VerifierSettings.of(task, step)
+    guard = await backend.guard_mounts(task, env, user=settings.user) if task.lb.scan_patch else ()
+    return Grading(task, backend, env, scratch, paths, labels, step, settings, guard=guard)
 
 
 async def _grade_once(g: Grading, patch: str | asyncio.Future[str], scratch: Path, out_dir: Path,
@@ -517,10 +529,9 @@ async def _grade_in(g: Grading, patch: str | asyncio.Future[str], scratch: Path,
     _fresh_times(tests)
     pyboot = scratch / "pyboot"  # a copy: the harness's install may sit where the sandbox user cannot read
     write_pyboot(pyboot, on=task.lb.scan_patch, workdir=env.workdir, plugins=list(settings.plugins))
-    guard = await backend.guard_mounts(task, env, user=settings.user) if task.lb.scan_patch else ()
     box = backend.open(task, env, scratch / "sandbox", network=settings.network, labels=g.labels,
                        mounts=(Mount(tests, "/tests", False), Mount(logs, "/logs/verifier", True),
-                               Mount(pyboot, PYBOOT_INSIDE, False), *guard))  # opened first: it may move logs
+                               Mount(pyboot, PYBOOT_INSIDE, False), *g.guard))  # opened first: it may move logs
     witness = ReportWitness(logs)  # junit.xml as written, held outside the sandbox (grading.witness)
     witness.start()
     try:
