@@ -49,14 +49,18 @@ import argparse
 import asyncio
 import os
 import shutil
+import statistics
 import subprocess
 import tempfile
 import time
 from pathlib import Path
 
-from sandbox_overhead import median_ms as ms  # the sibling benchmark (same folder)
-
 from lancebench.sandbox.base import SandboxSpec
+
+
+def ms(seconds: list[float]) -> float:
+    """The median of ``seconds``, in milliseconds."""
+    return statistics.median(seconds) * 1000
 
 
 def bench_subprocess(n: int) -> float:

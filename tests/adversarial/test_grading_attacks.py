@@ -210,6 +210,9 @@ def test_uncapturable_workspace_is_unresolved_not_invalid(script, jobs, backend)
     # the control that cleared the harness: the same capture of the pristine base worked
     assert r["control"].startswith("the same capture of the pristine base ("), r["control"]
     assert r["control"].endswith(", in the same scratch space, worked: the agent's work made the capture fail")
+    # grading began during the capture (runner.steps._grade_early): ended unused, it left no run
+    verifier = job_dir(jobs) / "trials" / r["trial_id"] / "verifier"
+    assert not any((verifier / run).exists() for run in ("run-0", "canary")), sorted(verifier.rglob("*"))
 
 
 # 5. hostile trees --------------------------------------------------------------------------------

@@ -74,9 +74,10 @@ def test_a_plugin_backend_without_the_protocol_gets_its_hooks_defaults(tmp_path,
 
     async def hooks():
         return (await backend.prepare(None), await backend.resume(None),
-                await backend.apply_patch(None, None, None, "", tmp_path), await backend.guard_python(None, None, None))
+                await backend.apply_patch(None, None, None, "", tmp_path), await backend.guard_python(None, None, None),
+                await backend.guard_mounts(None, None))
 
-    assert asyncio.run(hooks()) == ("prepared", "its own", None, None)  # its own methods first, then the defaults
+    assert asyncio.run(hooks()) == ("prepared", "its own", None, None, ())  # its own methods first, then the defaults
     with pytest.raises(SandboxError, match="cannot change the network between steps"):
         asyncio.run(backend.set_network(None, NetworkPolicy("allowlist", ("example.com",))))
     sys.modules.pop("bare_backend_r27", None)

@@ -156,6 +156,44 @@ def test_the_guard_finds_an_images_site_folders_once(prepared, tmp_path):
 
 
 @pytest.mark.slow
+def test_a_known_images_guard_is_bound_at_the_start_without_a_copy(prepared, tmp_path):
+    """Once an image's site folders are known, a grading container opened with
+    ``guard_mounts`` has the guard's ``.pth`` in each from its start: ``guard_python`` copies
+    nothing through the engine, and root inside can neither replace nor remove the file."""
+    task, backend, env = prepared
+    from lancebench.grading.pyguard import PTH_NAME, PTH_TEXT
+
+    async def body() -> tuple[tuple, list[str], int, str, bool]:
+        first = backend.open(task, env, tmp_path / "first", labels={"lancebench.job": JOB})
+        await first.start()
+        try:
+            await backend.guard_python(task, env, first)  # finds and records the folders
+        finally:
+            await first.stop()
+        mounts = await backend.guard_mounts(task, env)
+        box = backend.open(task, env, tmp_path / "grade", mounts=mounts, labels={"lancebench.job": JOB})
+        await box.start()
+        try:
+            t0 = time.time()
+            folders = await backend.guard_python(task, env, box)
+            puts = sum(1 for _ in client().events(
+                since=int(t0) - 1, until=int(time.time()) + 1, decode=True,
+                filters={"type": "container", "container": box.container_id, "event": "extract-to-dir"}))
+            pth = f"/usr/local/lib/python3.11/site-packages/{PTH_NAME}"
+            r = await box.exec(["cat", pth])
+            gone = await box.exec(f"rm -f {pth} || echo x > {pth} || true; test -f {pth} && cat {pth}", user="root")
+        finally:
+            await box.stop()
+        return mounts, folders, puts, r.stdout, gone.stdout == PTH_TEXT
+
+    mounts, folders, puts, text, kept = asyncio.run(body())
+    assert [m.target for m in mounts] == [f"/usr/local/lib/python3.11/site-packages/{PTH_NAME}"]
+    assert all(not m.writable and m.source.read_text() == PTH_TEXT for m in mounts)
+    assert folders == ["/usr/local/lib/python3.11/site-packages"] and puts == 0
+    assert text == PTH_TEXT and kept
+
+
+@pytest.mark.slow
 def test_a_patch_is_applied_from_git_applys_stdin_without_a_copy(prepared, tmp_path):
     """An image with git: the grading container gets the patch on ``git apply``'s standard input
     (no archive put into it); a patch that does not apply is (False, its log)."""

@@ -255,6 +255,24 @@ class DockerBackend(Backend):
         (:mod:`lancebench.sandbox.docker_network`), or the whole network for ``public``."""
         await sandbox.set_allow_hosts(None if policy.public else tuple(policy.hosts))
 
+    async def guard_mounts(self, task: Task, env: PreparedEnvironment, *,
+                           user: str | None = None) -> tuple[Mount, ...]:
+        """The guard's ``.pth`` (one host file, :func:`_guard_file`) bound read-only into each
+        site folder of the environment's image that ``user`` sees, when those folders are known
+        (found by :meth:`guard_python` in an earlier container of the same image id): no copy
+        through the engine after the start, and a file the code under test can neither replace
+        nor remove (a mount point). None known yet: no mounts (:meth:`guard_python` writes the
+        files)."""
+        image_id = await asyncio.to_thread(_image_id, cast(DockerEnvironment, env.handle).image)
+        folders = _site_folders.get((image_id, user))
+        if folders is None:
+            folders = await asyncio.to_thread(_recorded_sites, image_id, user)
+        if not folders:
+            return ()
+        _site_folders[(image_id, user)] = folders
+        source = await asyncio.to_thread(_guard_file)
+        return tuple(Mount(source, _pth_target(folder), False) for folder in folders)
+
     async def guard_python(self, task: Task, env: PreparedEnvironment, sandbox, *,
                            user: str | None = None) -> list[str]:
         """Write the verifier's Python guard (``grading.pyguard.PTH_NAME``) into every site folder
@@ -275,8 +293,10 @@ class DockerBackend(Backend):
                 await asyncio.to_thread(atomic_write, _site_record(sandbox.image_id, user), json.dumps(folders))
         if sandbox.image_id:
             _site_folders[key] = folders
-        if folders:
-            await asyncio.to_thread(_put_pth, sandbox._require(), folders)
+        mounted = {m.target for m in sandbox.spec.mounts}  # guard_mounts' files: there already
+        missing = [folder for folder in folders if _pth_target(folder) not in mounted]
+        if missing:
+            await asyncio.to_thread(_put_pth, sandbox._require(), missing)
         return folders
 
     async def apply_patch(self, task: Task, env: PreparedEnvironment, sandbox, patch: str,
@@ -341,6 +361,32 @@ def _recorded_sites(image_id: str, user: str | None) -> list[str] | None:
                                               for p in saved):
         return None
     return saved
+
+
+def _pth_target(folder: str) -> str:
+    """Where the guard's ``.pth`` goes in site folder ``folder``."""
+    return f"{folder.rstrip('/')}/{PTH_NAME}"
+
+
+def _image_id(image: str) -> str:
+    """The id of ``image`` (the digest of its content)."""
+    return str(engine.client().api.inspect_image(image)["Id"])
+
+
+def _guard_file() -> Path:
+    """The host file holding the guard's ``.pth`` text (:data:`lancebench.grading.pyguard.PTH_TEXT`),
+    mode 0444, named by its digest: ``$LANCEBENCH_HOME/docker-base/guard-<sha256>.pth``; written
+    once (atomically) for every grading container to bind read-only."""
+    data = PTH_TEXT.encode()
+    path = sub("docker-base") / f"guard-{hashlib.sha256(data).hexdigest()[:16]}.pth"
+    try:
+        if path.read_bytes() == data:
+            return path
+    except OSError:
+        pass
+    atomic_write(path, PTH_TEXT)
+    os.chmod(path, 0o444)
+    return path
 
 
 def _put_pth(cid: str, folders: list[str]) -> None:

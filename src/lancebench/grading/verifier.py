@@ -8,7 +8,9 @@ The runner records the verdict; nothing here writes a ``TrialResult``. Rules:
   ``unresolved`` without running the verifier.
 - Each of the task's ``test_runs`` runs in a fresh sandbox: apply the patch, copy in the hidden
   tests, run ``tests/test.sh`` under the verifier timeout, read rewards and JUnit
-  (:func:`grade_once`); runs are judged and combined by ``grading.outcome``.
+  (:func:`grade_once`); runs are judged and combined by ``grading.outcome``. A non-empty patch
+  graded once has its canary run started beside it (:func:`_beside_canary`); given the patch to
+  come (a future), :func:`verify_patch` starts both runs' sandboxes before the patch is known.
 - A run during which the JUnit report's FIFO (``grading.witness``) was removed or replaced is
   broken: the runner's report may have gone to a file nobody watched (then the base decides, below).
 - A run the task's verifier excludes (an empty ``reward.txt``) makes the verdict ``invalid`` when
@@ -25,7 +27,9 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import secrets
 import shutil
+from collections.abc import Awaitable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -33,7 +37,7 @@ from typing import Any, Literal
 from lancebench.grading.app_server import STARTED_VAR, run_verifier
 from lancebench.grading.canary import MARK as CANARY_MARK, Canary, divergence, judge_canary, make_canary, test_files
 from lancebench.grading.choice import grade_choice
-from lancebench.grading.junit import JUnitReport, _as_case, outcome_of
+from lancebench.grading.junit import JUnitReport, _as_case, outcome_of, outcome_over_params
 from lancebench.grading.outcome import RunOutcome, combine_runs, judge_run
 from lancebench.grading.patch import filter_patch
 from lancebench.grading.pyguard import PYBOOT_INSIDE, write_pyboot
@@ -113,7 +117,9 @@ class Grading:
     ``backend`` and prepared ``env``, the sandboxes' ``labels``, the host ``scratch`` folder, the
     trial's ``paths`` (verifier files under ``paths.verifier``) and the resolved ``settings``.
     ``base_runs`` holds the untouched base's outcome once it was graded (:func:`_grade_base`): one
-    base run answers every control of this graded work (one per step of a multi-step task)."""
+    base run answers every control of this graded work (one per step of a multi-step task).
+    ``guard``: the guard's mounts (:meth:`Backend.guard_mounts`), asked once, so that every run
+    of the graded work gets the guard the same way (a mount shows in ``/proc/self/mountinfo``)."""
 
     task: Task
     backend: Backend
@@ -124,6 +130,7 @@ class Grading:
     step: str | None
     settings: VerifierSettings
     base_runs: list[RunOutcome] = field(default_factory=list, compare=False, repr=False)
+    guard: tuple[Mount, ...] = ()
 
 
 def patch_not_applied(reason: str | None) -> Verdict:
@@ -142,42 +149,78 @@ def judge_choice(task: Task, raw: Any, problem: str | None) -> Verdict:
                    choice=choice)
 
 
-async def verify_patch(task: Task, backend: Backend, env: PreparedEnvironment, patch: str, *, scratch: Path,
-                       paths: TrialPaths, labels: dict[str, str] | None = None, step: str | None = None) -> Verdict:
+async def verify_patch(task: Task, backend: Backend, env: PreparedEnvironment, patch: str | Awaitable[str], *,
+                       scratch: Path, paths: TrialPaths, labels: dict[str, str] | None = None,
+                       step: str | None = None) -> Verdict:
     """Grade a code task's captured ``patch`` (see the module docstring for the rules), with the
-    verifier of a multi-step task's ``step`` when given (see :func:`grade_once`).
+    verifier of a multi-step task's ``step`` when given (see :func:`grade_once`). ``patch`` may
+    be an awaitable of it (the capture still running): the first run's sandbox, and the canary
+    run's beside it, are opened and started meanwhile, and wait for the patch before applying it
+    (ended unused when the capture fails or the scan decides).
 
     Verifier files go to ``paths.verifier/run-<n>/`` (and ``base/`` when the base is graded);
     ``scratch`` is a host folder for the sandboxes (each run's in a folder of a random name,
     :mod:`lancebench.sandbox.names`, so that no run can tell which it is). Raises
     :class:`SandboxError` when the backend fails (the runner records an ``invalid`` trial).
     """
-    kept, dropped = filter_patch(patch, task.protected_globs(), task.lb.unprotect)
-    if dropped:  # what was graded, beside patch.diff (what was captured)
-        atomic_write(paths.graded_patch, kept, errors="surrogateescape")
-    findings = scan_patch(kept) if task.lb.scan_patch else []
-    notes = tuple(str(f) for f in findings if not f.decides)
-    if deciding(findings):
-        return Verdict(status="unresolved", reason=scan_reason(deciding(findings)), rewards={"reward": 0.0},
-                       dropped_paths=tuple(dropped), scan_notes=notes)
-    g = Grading(task, backend, env, scratch, paths, labels, step, VerifierSettings.of(task, step))
-    verdict = await _grade_runs(g, kept, tuple(dropped))
-    return replace(verdict, scan_notes=notes + verdict.scan_notes)
+    g = await _grading(task, backend, env, scratch, paths, labels, step)
+    early: list[EarlyCanary] = []
+    first: asyncio.Future | None = None
+    given: asyncio.Future[str] | None = None
+    try:
+        if not isinstance(patch, str):
+            given = asyncio.get_running_loop().create_future()
+            if task.lb.test_runs == 1:
+                first = _beside_canary(g, given, g.paths.verifier / "run-0", early)
+            patch = await patch
+        kept, dropped = filter_patch(patch, task.protected_globs(), task.lb.unprotect)
+        if dropped:  # what was graded, beside patch.diff (what was captured)
+            atomic_write(paths.graded_patch, kept, errors="surrogateescape")
+        findings = scan_patch(kept) if task.lb.scan_patch else []
+        notes = tuple(str(f) for f in findings if not f.decides)
+        if deciding(findings):
+            return Verdict(status="unresolved", reason=scan_reason(deciding(findings)), rewards={"reward": 0.0},
+                           dropped_paths=tuple(dropped), scan_notes=notes)
+        if given is not None:
+            given.set_result(kept)
+        verdict = await _grade_runs(g, kept, tuple(dropped), early, first)
+        return replace(verdict, scan_notes=notes + verdict.scan_notes)
+    finally:
+        if first is not None and not first.done():  # never given a patch: it leaves nothing
+            first.cancel()
+            await asyncio.gather(first, return_exceptions=True)
+            await asyncio.to_thread(remove_tree, g.paths.verifier / "run-0")
+        for e in early:
+            await e.discard()
 
 
-async def _grade_runs(g: Grading, kept: str, dropped: tuple[str, ...]) -> Verdict:
-    """Grade the filtered patch ``kept`` over the task's ``test_runs`` (the rules of the module docstring)."""
+async def _grade_runs(g: Grading, kept: str, dropped: tuple[str, ...], early: list[EarlyCanary],
+                      first: asyncio.Future | None) -> Verdict:
+    """Grade the filtered patch ``kept`` over the task's ``test_runs`` (the rules of the module
+    docstring). ``first``: the first run, already started (:func:`verify_patch`); else it starts
+    here, with the canary run beside it (:func:`_beside_canary`) for a non-empty patch graded
+    once. ``early`` receives that canary run; the caller ends it when :func:`_canary_check` did
+    not use it."""
     task = g.task
     runs: list[RunOutcome] = []
     applied: bool | None = None
+    if early and not kept.strip():  # an empty patch has no canary run
+        await early[0].discard()
     for i in range(task.lb.test_runs):
-        ok, run = await _grade_once(g, kept, unnamed(g.scratch), g.paths.verifier / f"run-{i}")
+        if i == 0 and first is not None:
+            ok, run = await first
+        elif i == 0 and task.lb.test_runs == 1 and kept.strip():
+            ok, run = await _beside_canary(g, kept, g.paths.verifier / "run-0", early)
+        else:
+            ok, run = await _grade_once(g, kept, unnamed(g.scratch), g.paths.verifier / f"run-{i}")
         applied = ok  # None: an empty patch
         if ok is False:
             return Verdict(status="unresolved", reason="the patch did not apply", dropped_paths=tuple(dropped),
                            patch_applied=False, runs=(*runs, run))
         runs.append(run)
     combined = combine_runs(runs, task.lb.pass_if)
+    if early and not combined.passed:  # no canary is read: its run ends now
+        await early[0].discard()
     if combined.excluded:
         if await _exclusion_stands(g, kept):
             return Verdict(status="invalid", reason=f"excluded by the task's verifier: {combined.reason}",
@@ -198,7 +241,7 @@ async def _grade_runs(g: Grading, kept: str, dropped: tuple[str, ...]) -> Verdic
     canary_notes: tuple[str, ...] = ()
     if combined.passed and kept.strip():
         graded = next((r.report for r in runs if r.passed and not r.broken), None)
-        forged, note = await _canary_check(g, kept, graded)
+        forged, note = await _canary_check(g, kept, graded, early[0] if early else None)
         canary_notes = (note,) if note else ()
         if forged:
             return Verdict(status="unresolved", reason=forged, rewards={**combined.rewards, "reward": 0.0},
@@ -209,27 +252,107 @@ async def _grade_runs(g: Grading, kept: str, dropped: tuple[str, ...]) -> Verdic
                    patch_applied=applied, runs=tuple(runs), scan_notes=canary_notes)
 
 
-async def _canary_check(g: Grading, patch: str, graded: JUnitReport | None) -> tuple[str | None, str | None]:
+@dataclass
+class EarlyCanary:
+    """A canary run started beside the graded run (:func:`_beside_canary`): its ``canary``, the
+    hidden tests with it (``probe``) and their ``test_sh``, the running ``run`` (a task giving
+    :func:`_grade_once`'s answer), and its files' folder ``out_dir``."""
+
+    canary: Canary
+    probe: Path
+    test_sh: str
+    run: asyncio.Future
+    out_dir: Path
+    used: bool = False
+
+    def fits(self, graded: JUnitReport | None) -> bool:
+        """Could this canary have been made after the graded run? Each original passed in the
+        graded ``report`` (or the report shows no test case: then :func:`make_canary` would
+        have chosen among the same tests): a copy of a test that failed there could pass
+        honestly (:func:`lancebench.grading.canary.make_canary` leaves such tests out)."""
+        if graded is None or not graded.cases:
+            return True
+        return all(outcome_over_params(graded, p.original_id, best=False) == "passed" for p in self.canary.planted)
+
+    async def discard(self) -> None:
+        """End the run unless it was used, and remove its files (a canary that was not read
+        leaves nothing in the trial's folder)."""
+        if self.used:
+            return
+        self.run.cancel()
+        await asyncio.gather(self.run, return_exceptions=True)
+        await asyncio.to_thread(remove_tree, self.out_dir)
+        self.used = True
+
+
+def _beside_canary(g: Grading, kept: str | asyncio.Future[str], out_dir: Path,
+                   early: list[EarlyCanary]) -> asyncio.Future:
+    """The graded run of ``kept`` (files in ``out_dir``) with the canary run started beside it
+    (files in ``paths.verifier/canary``, appended to ``early``); returns the graded run, started
+    (``kept``: the patch, or a future of it that both runs wait for), so that a passing patch is not
+    graded twice in a row: the canary is made before the graded run's report is known, and
+    :func:`_canary_check` uses it only when it fits that report (:meth:`EarlyCanary.fits`).
+    The two sandboxes are opened in an order drawn at random: what the host hands out in
+    order (loop devices of the storage quotas, mount ids) tells neither run which it is, nor
+    does the time since the agent's work was captured."""
+    probe = g.scratch / "canary-tests"
+    remove_tree(probe)
+    copy_tests(g.task, g.step, probe)
+    canary = make_canary(probe, g.task.lb.f2p, g.task.lb.p2p, None)
+    if canary is None:
+        return asyncio.ensure_future(_grade_once(g, kept, unnamed(g.scratch), out_dir))
+    test_sh = (probe / "test.sh").read_text(errors="replace") if (probe / "test.sh").is_file() else ""
+    canary_dir = g.paths.verifier / "canary"
+
+    def graded() -> asyncio.Future:
+        return asyncio.ensure_future(_grade_once(g, kept, unnamed(g.scratch), out_dir))
+
+    def beside() -> asyncio.Future:
+        return asyncio.ensure_future(_grade_once(g, kept, unnamed(g.scratch), canary_dir, tests_from=probe))
+
+    if secrets.randbelow(2):  # tasks start in the order they are made
+        other = beside()
+        mine = graded()
+    else:
+        mine = graded()
+        other = beside()
+    early.append(EarlyCanary(canary, probe, test_sh, other, canary_dir))
+    return mine
+
+
+async def _canary_check(g: Grading, patch: str, graded: JUnitReport | None,
+                        early: EarlyCanary | None = None) -> tuple[str | None, str | None]:
     """Grade ``patch`` once more with a canary among the hidden tests (:mod:`lancebench.grading.canary`),
     files in ``paths.verifier/canary`` (``canary-2`` for a second try). Returns (a finding when the
     run is forged, a note when no canary could be made or read). ``graded``: the graded run's
-    report (the real tests must do as well beside the canary). A canary run that breaks is tried
-    once more with a new canary; broken again, it is forged unless the untouched base breaks too. A
-    run whose report lost every test case the graded run's held counts as broken
-    (:func:`_lost_cases`)."""
+    report (the real tests must do as well beside the canary). ``early``: a canary run started
+    beside the graded run, read as the first try when it fits ``graded``, else ended first. A
+    canary run that breaks is tried once more with a new canary; broken again, it is forged
+    unless the untouched base breaks too. A run whose report lost every test case the graded
+    run's held counts as broken (:func:`_lost_cases`)."""
     task = g.task
+    if early is not None and not early.fits(graded):
+        await early.discard()
     for attempt in (1, 2):
         probe = g.scratch / "canary-tests"
-        remove_tree(probe)
-        copy_tests(task, g.step, probe)
-        canary = make_canary(probe, task.lb.f2p, task.lb.p2p, graded)
+        if attempt == 1 and early is not None and not early.used:
+            canary: Canary | None = early.canary
+            test_sh = early.test_sh
+        else:
+            remove_tree(probe)
+            copy_tests(task, g.step, probe)
+            canary = make_canary(probe, task.lb.f2p, task.lb.p2p, graded)
+            test_sh = (probe / "test.sh").read_text(errors="replace") if (probe / "test.sh").is_file() else ""
         if attempt == 1 and (forged := await _unreported_pass(g, graded, canary, probe)):
             return forged, None
         if canary is None:
             return None, "canary: none made (no module-level pytest test function with an assert in the hidden tests)"
-        test_sh = (probe / "test.sh").read_text(errors="replace") if (probe / "test.sh").is_file() else ""
-        _, run = await _grade_once(g, patch, unnamed(g.scratch),
-                                   g.paths.verifier / ("canary" if attempt == 1 else "canary-2"), tests_from=probe)
+        if attempt == 1 and early is not None and not early.used:
+            early.used = True
+            _, run = await early.run
+        else:
+            _, run = await _grade_once(g, patch, unnamed(g.scratch),
+                                       g.paths.verifier / ("canary" if attempt == 1 else "canary-2"), tests_from=probe)
         if not (run.broken or run.excluded or _lost_cases(graded, run)):
             forged, note = judge_canary(canary, run.report, passed=run.passed,
                                         listed=bool(task.lb.f2p or task.lb.p2p), test_sh=test_sh)
@@ -362,11 +485,20 @@ async def grade_once(task: Task, backend: Backend, env: PreparedEnvironment, pat
     copied to ``out_dir`` (``apply.log``, ``test.log``, ``logs/``). Raises :class:`SandboxError`
     when the backend fails.
     """
-    g = Grading(task, backend, env, scratch, TrialPaths(root=out_dir), labels, step, VerifierSettings.of(task, step))
+    g = await _grading(task, backend, env, scratch, TrialPaths(root=out_dir), labels, step)
     return await _grade_once(g, patch, scratch, out_dir, tests_from=tests_from)
 
 
-async def _grade_once(g: Grading, patch: str, scratch: Path, out_dir: Path,
+async def _grading(task: Task, backend: Backend, env: PreparedEnvironment, scratch: Path, paths: TrialPaths,
+                   labels: dict[str, str] | None, step: str | None) -> Grading:
+    """The :class:`Grading` context of one graded work, its settings resolved and the guard's
+    mounts asked for once."""
+    settings = VerifierSettings.of(task, step)
+    guard = await backend.guard_mounts(task, env, user=settings.user) if task.lb.scan_patch else ()
+    return Grading(task, backend, env, scratch, paths, labels, step, settings, guard=guard)
+
+
+async def _grade_once(g: Grading, patch: str | asyncio.Future[str], scratch: Path, out_dir: Path,
                       tests_from: Path | None = None) -> tuple[bool | None, RunOutcome]:
     """:func:`grade_once` in the context ``g``, its sandbox's host folder ``scratch``, the run's
     files in ``out_dir``. ``scratch`` is removed when the run ends (what the run left is in
@@ -379,7 +511,7 @@ async def _grade_once(g: Grading, patch: str, scratch: Path, out_dir: Path,
         await asyncio.to_thread(remove_tree, scratch)
 
 
-async def _grade_in(g: Grading, patch: str, scratch: Path, out_dir: Path,
+async def _grade_in(g: Grading, patch: str | asyncio.Future[str], scratch: Path, out_dir: Path,
                     tests_from: Path | None) -> tuple[bool | None, RunOutcome]:
     """The body of :func:`_grade_once`."""
     task, backend, env, step, settings = g.task, g.backend, g.env, g.step, g.settings
@@ -399,12 +531,14 @@ async def _grade_in(g: Grading, patch: str, scratch: Path, out_dir: Path,
     write_pyboot(pyboot, on=task.lb.scan_patch, workdir=env.workdir, plugins=list(settings.plugins))
     box = backend.open(task, env, scratch / "sandbox", network=settings.network, labels=g.labels,
                        mounts=(Mount(tests, "/tests", False), Mount(logs, "/logs/verifier", True),
-                               Mount(pyboot, PYBOOT_INSIDE, False)))  # opened first: it may move logs (quota)
+                               Mount(pyboot, PYBOOT_INSIDE, False), *g.guard))  # opened first: it may move logs
     witness = ReportWitness(logs)  # junit.xml as written, held outside the sandbox (grading.witness)
     witness.start()
     try:
         async with box as sandbox:
             await _guard_python(backend, task, env, sandbox, out_dir, settings.user)
+            if not isinstance(patch, str):  # the capture's, filtered (verify_patch); shared by two runs
+                patch = await asyncio.shield(patch)
             applied = await _apply(backend, task, env, sandbox, patch, scratch, out_dir) if patch.strip() else None
             if applied is False:
                 return False, RunOutcome(reason="the patch did not apply")

@@ -22,6 +22,7 @@ A single-step trial's verdict is its step's.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import math
 import time
@@ -178,29 +179,42 @@ async def run_steps(spec: TrialSpec, agent: Agent, backend: Backend, env: Prepar
                        labels=trial_labels(spec))
     if user_tool:
         user_tool.attach(box)  # before start: a container backend reads PATH when it starts
-    async with box as sandbox:  # stopped last, whatever ended the steps
-        try:
-            await check_health(task, sandbox, settings.healthcheck_env, point=point)
-            for i, plan in enumerate(plans):
-                if len(set(networks)) > 1:  # the steps' agent networks differ: this step's, before anything of it runs
-                    point.network = plan.network
-                    await backend.set_network(sandbox, plan.network)  # refused at plan time where it cannot
-                work = await _agent_step(spec, agent, backend, env, sandbox, plan, point, trace, clock, user_tool)
-                if i == len(plans) - 1:
-                    break
-                with clock.phase("grading", plan.name):
-                    verdict, not_resumed = await _grade_and_resume(spec, backend, env, work, plan, sandbox)
-                if _note_step(trace, plan, verdict, work):  # a min_reward gate stopped the later steps
-                    trace.verdict = steps_verdict(task, trace.steps)
-                    return work
-                if not_resumed is not None:  # blamed by the trial (lancebench.runner.control.blame)
-                    raise not_resumed
-        finally:
-            if user_tool:
-                await user_tool.close()
-    with clock.phase("grading", plans[-1].name):
-        progress.set_phase(spec.trial_id, "grading")
-        verdict = await _grade(spec, backend, env, work, plans[-1])
+    grading: list[asyncio.Future] = []  # the last step's verdict: begun during its capture, or at the sandbox's removal
+    timing = contextlib.ExitStack()
+    try:
+        async with box as sandbox:  # stopped last, whatever ended the steps
+            try:
+                await check_health(task, sandbox, settings.healthcheck_env, point=point)
+                for i, plan in enumerate(plans):
+                    if len(set(networks)) > 1:  # the steps' agent networks differ: this step's, before it runs
+                        point.network = plan.network
+                        await backend.set_network(sandbox, plan.network)  # refused at plan time where it cannot
+                    work = await _agent_step(spec, agent, backend, env, sandbox, plan, point, trace, clock, user_tool,
+                                             grading if i == len(plans) - 1 else None)
+                    if i == len(plans) - 1:
+                        break
+                    with clock.phase("grading", plan.name):
+                        verdict, not_resumed = await _grade_and_resume(spec, backend, env, work, plan, sandbox)
+                    if _note_step(trace, plan, verdict, work):  # a min_reward gate stopped the later steps
+                        trace.verdict = steps_verdict(task, trace.steps)
+                        return work
+                    if not_resumed is not None:  # blamed by the trial (lancebench.runner.control.blame)
+                        raise not_resumed
+            finally:
+                if user_tool:
+                    await user_tool.close()
+            # the capture ended every process of the agent's sandbox: grading (in sandboxes of its
+            # own) begins while that sandbox is removed, instead of after
+            timing.enter_context(clock.phase("grading", plans[-1].name))
+            progress.set_phase(spec.trial_id, "grading")
+            if not grading:
+                grading.append(asyncio.ensure_future(_grade(spec, backend, env, work, plans[-1])))
+        verdict = await grading[0]
+    finally:
+        for pending in grading:  # unfinished: a capture or the sandbox's removal failed, or a cancel
+            pending.cancel()
+        await asyncio.gather(*grading, return_exceptions=True)
+        timing.close()
     if plans[-1].step is not None:
         _note_step(trace, plans[-1], verdict, work)
         verdict = steps_verdict(task, trace.steps)
@@ -223,8 +237,11 @@ def _note_step(trace: Trace, plan: StepPlan, verdict: Verdict, work: Work) -> bo
 
 
 async def _agent_step(spec: TrialSpec, agent: Agent, backend: Backend, env: PreparedEnvironment, sandbox: Sandbox,
-                      plan: StepPlan, point: Checkpoint, trace: Trace, clock: PhaseClock, user_tool) -> Work:
-    """One step's health check, agent run and capture (with the artifacts). Raises
+                      plan: StepPlan, point: Checkpoint, trace: Trace, clock: PhaseClock, user_tool,
+                      grading: list[asyncio.Future] | None = None) -> Work:
+    """One step's health check, agent run and capture (with the artifacts); ``grading`` (the
+    last step's): receives the step's grading when it can begin during the capture
+    (:func:`_grade_early`). Raises
     :class:`TrialInvalid` when a bundled agent reports a failure that is not its own (a model
     outage; see :func:`lancebench.runner.agent_phase.run_agent`)."""
     task = spec.task
@@ -246,12 +263,31 @@ async def _agent_step(spec: TrialSpec, agent: Agent, backend: Backend, env: Prep
     with clock.phase("capture", plan.name):
         progress.set_phase(spec.trial_id, "capture")
         point.capturing = True
+        captured = _grade_early(spec, backend, env, plan, outcome, grading)
         work = await _capture(spec, backend, env, sandbox, outcome, plan)
+        if captured is not None:
+            captured.set_result(work.patch)
         point.capturing = False
         if task.kind == "code" and declares_artifacts(task):
             await collect(task, plan.step, sandbox, backend, plan.out, spec.scratch / f"artifacts{plan.tag}",
                               plan.settings.agent.env)
     return work
+
+
+def _grade_early(spec: TrialSpec, backend: Backend, env: PreparedEnvironment, plan: StepPlan, outcome: AgentOutcome,
+                 grading: list[asyncio.Future] | None) -> asyncio.Future | None:
+    """Begin grading the last step of a single-step code task before its capture ends (added to
+    ``grading``), when the agent gave no patch of its own: :func:`verify_patch` opens and starts
+    the grading sandboxes (fresh ones, of the pristine environment) while the capture runs, and
+    applies the patch once it is set on the future returned (None: grading waits for the
+    capture). The capture ended the agent's processes before any patch is applied; a capture
+    that fails leaves the future unset, and the caller cancels the grading."""
+    if grading is None or plan.step is not None or spec.task.kind != "code" or outcome.patch_applied is False:
+        return None
+    captured: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+    grading.append(asyncio.ensure_future(verify_patch(spec.task, backend, env, captured, scratch=spec.scratch,
+                                                      paths=spec.paths, labels=trial_labels(spec))))
+    return captured
 
 
 def _context(spec: TrialSpec, env: PreparedEnvironment, sandbox: Sandbox, plan: StepPlan, agent: Agent) -> AgentContext:

@@ -66,7 +66,7 @@ class Backend(Protocol):
       with its changed paths: a :class:`CapturedPatch`), computed so that the agent cannot falsify
       it (its own ``.git`` is not trusted).
     - hooks with defaults: :meth:`resume`, :meth:`set_network`, :meth:`apply_patch`,
-      :meth:`guard_python`; and :meth:`capabilities`, what planning reads.
+      :meth:`guard_mounts`, :meth:`guard_python`; and :meth:`capabilities`, what planning reads.
     """
 
     name: str
@@ -105,6 +105,13 @@ class Backend(Protocol):
         git), returning ``(applied, log)``. Default: None, and the verifier runs ``git apply``
         inside (:func:`lancebench.grading.verifier.apply_in_sandbox`)."""
         return None
+
+    async def guard_mounts(self, task: Task, env: PreparedEnvironment, *,
+                           user: str | None = None) -> tuple[Mount, ...]:
+        """Read-only mounts that put the verifier's Python guard into every site folder ``user``
+        sees, for a grading sandbox opened with them, when the backend knows those folders before
+        the sandbox starts (:meth:`guard_python` then writes none of them). Default: none."""
+        return ()
 
     async def guard_python(self, task: Task, env: PreparedEnvironment, sandbox: Sandbox, *,
                            user: str | None = None) -> list[str] | None:
