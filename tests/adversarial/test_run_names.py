@@ -31,6 +31,10 @@ from pathlib import Path
 import pytest
 from lbtest import TASKS, derive_task, job_dir, lb, results
 
+from lancebench.sandbox.uid_lease import FIRST_UID, PAIRS
+
+LAST_UID = FIRST_UID + 2 * PAIRS
+
 # Writes what the process sees of its run to /logs/verifier/seen-<WHO>.json (paths assembled at
 # run time: the static scan refuses a patch whose code names the verifier's folder).
 RECORDER = '''
@@ -99,7 +103,8 @@ def _normal(seen: dict) -> dict:
     """A record with what differs between any two sandboxes blanked: mount ids, device numbers and
     peer groups of each mountinfo line (the kernel's counters), loop device numbers, hexadecimal
     runs of 8 or more (random names: container ids, the runs' folders), docker's layer names,
-    bubblewrap's info descriptor, and file ages (kept only as 'under an hour' or not)."""
+    bubblewrap's info descriptor, a local sandbox's leased host uid, and file ages (kept only as
+    'under an hour' or not)."""
     lines = []
     for line in seen["mountinfo"].splitlines():
         fields, _, rest = line.partition(" - ")
@@ -114,6 +119,10 @@ def _normal(seen: dict) -> dict:
                        for line in seen["cmdlines"]]  # listing order
     out["files"] = {k: v < 3600 for k, v in seen["files"].items() if "/seen-" not in k}
     text = re.sub(r"/dev/loop\d+", "/dev/loopN", json.dumps(out, sort_keys=True))
+    # a local sandbox's host uid is leased per sandbox from a random start (sandbox/uid_lease.py):
+    # it shows in its tmpfs mounts' options, and says nothing of which run it is
+    text = re.sub(r"\b([ug]id=)(6[01]\d\d\d)\b",
+                  lambda m: m.group(1) + ("<leased>" if FIRST_UID <= int(m.group(2)) < LAST_UID else m.group(2)), text)
     text = BASE32.sub("<b32>", HEX.sub("<hex>", text))
     return json.loads(text)
 
