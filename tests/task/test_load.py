@@ -112,3 +112,25 @@ def test_split_falls_back_to_metadata_visibility(tmp_path):
     assert load_task(d).split == "private"
     toml.write_text(with_split.replace("[metadata]", '[metadata]\nvisibility = "private"', 1))
     assert load_task(d).split == "public"
+
+
+def test_a_job_folder_beside_the_tasks_is_not_read_as_broken_tasks(tmp_path):
+    """``run -p .`` in a folder holding tasks and the jobs run from them: the trials' copies of
+    their instruction are not task folders (they were each reported as a task without task.toml),
+    while a real broken task beside them still is."""
+    from typer.testing import CliRunner
+
+    from lancebench.cli import app
+    _copy(tmp_path, "pick")
+    ran = CliRunner().invoke(app, ["run", "-p", str(tmp_path / "pick"), "-a", "random", "-k", "2", "-q",
+                                   "-o", str(tmp_path / "jobs")])
+    assert ran.exit_code == 0, ran.output
+    copies = list((tmp_path / "jobs").rglob("instruction.md"))
+    assert copies, "a trial keeps its instruction (what this test is about)"
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "instruction.md").write_text("no task.toml")
+    tasks, errors = load_tasks([tmp_path])
+    assert [t.name for t in tasks] == ["pick"]
+    paths = [e.path for e in errors]
+    assert broken / "task.toml" in paths and all(broken in p.parents for p in paths), paths

@@ -162,10 +162,22 @@ def _choice_errors(paths: TaskPaths, config: TaskConfig) -> list[TaskError]:
     return []
 
 
+def _in_job_folder(folder: Path, root: Path) -> bool:
+    """Whether ``folder`` (below ``root``) is, or is inside, a job's or a trial's folder (one holding
+    ``job.json`` or ``result.json``, lancebench's or Harbor's), which is never a task."""
+    for d in (folder, *folder.parents):
+        if d == root or root not in d.parents:
+            return False
+        if (d / "job.json").is_file() or (d / "result.json").is_file():
+            return True
+    return False
+
+
 def discover_task_dirs(path: Path | str) -> list[Path]:
     """Task folders at ``path``: the folder itself if it holds ``task.toml``, else every folder
     below it that holds one (sorted). A folder below that has ``instruction.md`` or ``tests/`` but
-    no ``task.toml`` is returned too, so that loading reports it instead of skipping it."""
+    no ``task.toml`` is returned too, so that loading reports it instead of skipping it, unless it
+    is in a job's folder (:func:`_in_job_folder`: a trial keeps its instruction)."""
     root = Path(path)
     if (root / "task.toml").is_file():
         return [root]
@@ -173,6 +185,8 @@ def discover_task_dirs(path: Path | str) -> list[Path]:
     for marker in ("task.toml", "instruction.md", "tests/test.sh"):
         for p in root.rglob(marker):
             d = p.parent if marker != "tests/test.sh" else p.parent.parent
+            if marker != "task.toml" and _in_job_folder(d, root):
+                continue  # a trial's copy of its instruction (``run -p .`` beside job folders)
             if not any(parent in found for parent in d.parents):
                 found.add(d)
     return sorted(d for d in found if not any(o != d and o in d.parents for o in found))
