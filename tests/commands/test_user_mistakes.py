@@ -261,3 +261,13 @@ def test_a_task_toml_given_for_its_folder_names_the_folder(tmp_path):
     assert proc.returncode == 1, proc.stdout + proc.stderr
     text = " ".join((proc.stdout + proc.stderr).split())
     assert f"{CALC / 'task.toml'}: is a file, not a task folder (pass the folder holding task.toml: {CALC})" in text
+
+
+def test_resuming_a_harbor_job_says_it_is_one(tmp_path):
+    # before: "is not a job folder (no job.json)", of a folder `show` reads as a Harbor job
+    harbor_job = REPO / "tests" / "fixtures" / "harbor" / "jobs" / "es-oracle"
+    proc = lb("resume", harbor_job, "--dry-run", cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "is a Harbor job folder" in proc.stderr and "harbor jobs resume -p" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert lb("show", harbor_job, cwd=tmp_path).returncode == 0

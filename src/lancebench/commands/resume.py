@@ -15,6 +15,7 @@ from lancebench.commands.common import EXIT_SKIPPED, console, fail
 from lancebench.commands.old_job import command_line, settings_from_job_json
 from lancebench.commands.run import HELP, run_job_file
 from lancebench.errors import ConfigError, LancebenchError
+from lancebench.results.harbor_jobs import is_harbor_job
 from lancebench.runner.job import ConfigMismatchError
 
 
@@ -29,6 +30,10 @@ def job_file(job_dir: Path) -> Path | None:
         return spec
     if (job_dir / "job.json").is_file():
         return None
+    if is_harbor_job(job_dir):
+        raise ConfigError(f"{job_dir}: is a Harbor job folder: lancebench reads it (show, report) but resumes only "
+                          f"the jobs it ran; resume it with Harbor (harbor jobs resume -p {job_dir}), or run its "
+                          "tasks with `lancebench run`")
     raise ConfigError(f"{job_dir}: is not a job folder (no job.json); name a folder made by `lancebench run`")
 
 
