@@ -64,7 +64,7 @@ def test_each_short_option_has_one_meaning_across_commands():
             assert longs and longs <= ONE_SPELLING[short], f"{command}: {short} is {longs}"
             seen.setdefault(short, set()).add(command)
     assert {"run", "grade", "check", "show", "predictions", "report", "export", "view"} <= seen["-o"]
-    assert {"run", "check", "calibrate"} <= seen["-k"] and {"run", "resume"} <= seen["-q"]
+    assert {"run", "check", "calibrate"} <= seen["-k"] and {"run", "resume", "grade"} <= seen["-q"]
     assert "tasks validate" in seen["-p"] and "show" in seen["-f"]
 
 

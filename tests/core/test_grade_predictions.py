@@ -41,11 +41,13 @@ def pred(model: str, patch: str | None, instance: str = "calc") -> dict:
     return {"instance_id": instance, "model_name_or_path": model, "model_patch": patch}
 
 
-def grade(tmp_path, jobs, records, *, jsonl: bool, name: str = "preds") -> None:
+def grade(tmp_path, jobs, records, *, jsonl: bool, name: str = "preds", quiet: bool = False) -> str:
+    """Grade ``records``; returns the command's standard error."""
     path = tmp_path / (name + (".jsonl" if jsonl else ".json"))
     text = "".join(json.dumps(r) + "\n" for r in records) if jsonl else json.dumps(records)
     path.write_text(text)
-    lb("grade", "-p", CALC, "-p", TASKS / "pick", "--predictions", path, "-o", jobs, check=True)
+    return lb("grade", "-p", CALC, "-p", TASKS / "pick", "--predictions", path, "-o", jobs, *(["-q"] if quiet else []),
+              check=True).stderr
 
 
 def by_model(jobs) -> dict[str, dict]:
@@ -59,7 +61,9 @@ def by_model(jobs) -> dict[str, dict]:
 @pytest.mark.parametrize("jsonl", [False, True], ids=["json", "jsonl"])
 def test_grade_predictions(tmp_path, jobs, jsonl):
     records = [pred("good", CALC_FIX), pred("empty", ""), pred("none", None), pred("protected", PROTECTED_TOO)]
-    grade(tmp_path, jobs, records, jsonl=jsonl)
+    said = grade(tmp_path, jobs, records, jsonl=jsonl, quiet=jsonl)  # -q: no line per trial
+    trial_lines = [line for line in said.splitlines() if line.strip().startswith("calc #0")]
+    assert (trial_lines == []) == jsonl, said
     rs = by_model(jobs)
     assert set(rs) == {"good", "empty", "none", "protected"}
     good = rs["good"]

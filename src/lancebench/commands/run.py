@@ -408,6 +408,7 @@ def grade(
     job_name: str | None = typer.Option(None, "--job-name", help="Job folder name (default: from tasks and model)."),
     concurrency: int = typer.Option(1, "-n", "--concurrency", min=1, help="Trials at once."),
     backend: str = typer.Option("local", "--backend", help="Sandbox backend: local or docker."),
+    quiet: bool = typer.Option(False, "-q", "--quiet", help=HELP["quiet"]),
 ) -> None:
     """Grade given patches (SWE-bench predictions format) exactly as agent trials are graded.
 
@@ -457,7 +458,7 @@ def grade(
             opts = JobOptions(name=job_name or slug(label, "predictions", model_name), jobs_dir=jobs_dir,
                               agent=AgentRecipe("predictions", model=model_name, instance=PatchAgent(patches)),
                               concurrency=concurrency, backend=backend, sources=[str(predictions)])
-            results = run_async(_run(chosen, opts, errors))
+            results = run_async(_run(chosen, opts, errors, Display(quiet=quiet)))
             paths = JobPaths(jobs_dir / opts.name)
             _finish(paths)
             report = grade_report(results, {t.name: patches[t.name] for t in chosen}, len(tasks))
