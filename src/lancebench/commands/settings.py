@@ -119,8 +119,8 @@ class RunSettings(BaseModel):
         agent = self.agent_name()
         given = [flag for flag, value in (("-m", self.model), ("--api-base", self.api_base)) if value]
         if given and _takes_no_model(agent):
-            raise ConfigError(f"-a {agent} calls no model: leave out {' and '.join(given)} (they would only "
-                              "check a key or start a model server for nothing)")
+            raise ConfigError(f"-a {agent} calls no model: leave out {' and '.join(given)} (with them, lancebench "
+                              "would check an API key or start a model server that no trial uses)")
 
     def check_options_apply(self, given: Iterable[str]) -> None:
         """Limits and options given on the command line (``given``: the flags' parameter names)
