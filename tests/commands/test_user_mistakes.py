@@ -253,6 +253,11 @@ def test_two_task_folders_of_one_name_are_a_task_error(tmp_path):
     assert f"task error {b}: task name 'calc' is taken by {a}" in err
     assert "rename one of the folders" in err
     assert proc.stdout.count("calc #0: run") == 1
+    # tasks validate says the same (it said "2 valid"); one folder named twice is one task
+    proc = lb("tasks", "validate", tmp_path / "tasks", a, cwd=tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    text = " ".join((proc.stdout + proc.stderr).split())
+    assert f"task error {b}: task name 'calc' is taken by {a}" in text and "1 valid, 1 problem(s)" in text
 
 
 def test_a_task_toml_given_for_its_folder_names_the_folder(tmp_path):

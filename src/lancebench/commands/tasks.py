@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 from rich.markup import escape
 
-from lancebench.commands.common import console, exclude_tasks, fail, out, print_task_errors
+from lancebench.commands.common import console, exclude_tasks, fail, one_task_per_name, out, print_task_errors
 from lancebench.commands.preflight import LOCAL_PUBLIC, public_phases
 from lancebench.errors import LancebenchError
 from lancebench.task.load import load_tasks
@@ -78,8 +78,11 @@ def _load(paths: list[Path] | None, dataset: str | None, source: Path | None,
     if bool(paths) == bool(dataset):
         console.print("[red]error:[/red] give task folders (PATH...) or -d DATASET, one of them (-p PATH is PATH)")
         raise typer.Exit(2)
-    if paths:
-        return load_tasks(list(paths), lenient=lenient)
+    if paths:  # as run selects them: a folder named twice once, two folders of one name an error
+        tasks, errors = load_tasks(list(paths), lenient=lenient)
+        unique = list({t.paths.root: t for t in reversed(tasks)}.values())[::-1]
+        tasks, twins = one_task_per_name(unique)
+        return tasks, errors + twins
     from lancebench.datasets.registry import load_dataset
     try:
         return load_dataset(dataset or "", source=source)
