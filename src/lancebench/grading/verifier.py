@@ -294,7 +294,10 @@ def _beside_canary(g: Grading, kept: str | asyncio.Future[str], out_dir: Path,
     :func:`_canary_check` uses it only when it fits that report (:meth:`EarlyCanary.fits`).
     The two sandboxes are opened in an order drawn at random: what the host hands out in
     order (loop devices of the storage quotas, mount ids) tells neither run which it is, nor
-    does the time since the agent's work was captured."""
+    does the time since the agent's work was captured. The canary run opens, starts and applies
+    the patch beside the graded run, but runs its tests only once the graded run has ended (its
+    sandbox stopped): code under test never runs in both at once, where it could ask the other
+    run which tests it holds (attack pass round 10: record locks on a file both see)."""
     probe = g.scratch / "canary-tests"
     remove_tree(probe)
     copy_tests(g.task, g.step, probe)
@@ -303,12 +306,16 @@ def _beside_canary(g: Grading, kept: str | asyncio.Future[str], out_dir: Path,
         return asyncio.ensure_future(_grade_once(g, kept, unnamed(g.scratch), out_dir))
     test_sh = (probe / "test.sh").read_text(errors="replace") if (probe / "test.sh").is_file() else ""
     canary_dir = g.paths.verifier / "canary"
+    ended = asyncio.Event()  # set once the graded run's sandbox has stopped (or it failed)
 
     def graded() -> asyncio.Future:
-        return asyncio.ensure_future(_grade_once(g, kept, unnamed(g.scratch), out_dir))
+        run = asyncio.ensure_future(_grade_once(g, kept, unnamed(g.scratch), out_dir))
+        run.add_done_callback(lambda _: ended.set())
+        return run
 
     def beside() -> asyncio.Future:
-        return asyncio.ensure_future(_grade_once(g, kept, unnamed(g.scratch), canary_dir, tests_from=probe))
+        return asyncio.ensure_future(_grade_once(g, kept, unnamed(g.scratch), canary_dir, tests_from=probe,
+                                                 after=ended))
 
     if secrets.randbelow(2):  # tasks start in the order they are made
         other = beside()
@@ -499,20 +506,22 @@ async def _grading(task: Task, backend: Backend, env: PreparedEnvironment, scrat
 
 
 async def _grade_once(g: Grading, patch: str | asyncio.Future[str], scratch: Path, out_dir: Path,
-                      tests_from: Path | None = None) -> tuple[bool | None, RunOutcome]:
+                      tests_from: Path | None = None,
+                      after: asyncio.Event | None = None) -> tuple[bool | None, RunOutcome]:
     """:func:`grade_once` in the context ``g``, its sandbox's host folder ``scratch``, the run's
-    files in ``out_dir``. ``scratch`` is removed when the run ends (what the run left is in
+    files in ``out_dir``; ``after``: the tests run only once it is set (the patch applied
+    before). ``scratch`` is removed when the run ends (what the run left is in
     ``out_dir``): its quota's loop device and its mounts are released, so the next run gets the
     same loop device number and mount ids again instead of ones that grow run by run and tell a
     later run (the base's, the canary's) from the graded run."""
     try:
-        return await _grade_in(g, patch, scratch, out_dir, tests_from)
+        return await _grade_in(g, patch, scratch, out_dir, tests_from, after)
     finally:  # off the event loop: a repository's copy can take a second to remove
         await asyncio.to_thread(remove_tree, scratch)
 
 
 async def _grade_in(g: Grading, patch: str | asyncio.Future[str], scratch: Path, out_dir: Path,
-                    tests_from: Path | None) -> tuple[bool | None, RunOutcome]:
+                    tests_from: Path | None, after: asyncio.Event | None) -> tuple[bool | None, RunOutcome]:
     """The body of :func:`_grade_once`."""
     task, backend, env, step, settings = g.task, g.backend, g.env, g.step, g.settings
     remove_tree(scratch)
@@ -542,6 +551,8 @@ async def _grade_in(g: Grading, patch: str | asyncio.Future[str], scratch: Path,
             applied = await _apply(backend, task, env, sandbox, patch, scratch, out_dir) if patch.strip() else None
             if applied is False:
                 return False, RunOutcome(reason="the patch did not apply")
+            if after is not None:  # the graded run beside this one has ended (_beside_canary)
+                await after.wait()
             res = await _run_tests(sandbox, g, out_dir, sealed=(tests, logs))
             held = await asyncio.to_thread(witness.runner_ended)
     finally:  # the sandbox stopped first: nothing writes the report any more

@@ -1,0 +1,67 @@
+"""Attack pass round 10 (docs/security.md, "Attack pass round 10"): grading begun during the
+capture (``runner/steps.py:_grade_early``), the canary run started beside the graded run
+(``grading/verifier.py:_beside_canary``) and the capture's failure control
+(``backends/capture.py:controlled``).
+
+1. ``compare_runs_by_lock``: the canary run ran its tests at the same time as the graded run, and
+   the two could talk: both see one host file (``/usr/bin/env``: the host's ``/usr``, bound
+   read-only), and POSIX record locks are kept per file across every namespace and uid. Code under
+   test read-locks one byte per hidden test body it holds and asks (``F_GETLK``) which of them
+   another process holds too: the canary run learns which of its test functions the graded run
+   lacks (the canaries, whatever their names) and reports exactly those failed, the rest passed;
+   the graded run reports everything passed. ``resolved`` with ``calc.add`` still broken. A blanket
+   forgery cannot tell a canary from its original by itself (``grading/canary.py``); beside the
+   graded run it could ask it. Fixed: the canary run opens, starts and applies the patch beside
+   the graded run, and runs its tests only once the graded run's sandbox has stopped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from lancebench.backends.local import LocalBackend
+from lancebench.grading.verifier import verify_patch
+from lancebench.results.paths import TrialPaths
+from lancebench.task.load import load_task
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "tasks"
+AGENTS = Path(__file__).resolve().parent / "agents"
+NO_BWRAP = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
+
+
+def _patch_of(repo: Path, files: dict[str, str], where: Path) -> str:
+    """The ``git diff`` that turns ``repo``'s files into ``files`` (path -> new text)."""
+    work = where / "diff-repo"
+    shutil.copytree(repo, work)
+    run = lambda *a: subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *a], cwd=work,  # noqa: E731
+                                    check=True, capture_output=True, text=True).stdout
+    run("init", "-q")
+    run("add", "-A")
+    run("commit", "-q", "-m", "base")
+    for name, text in files.items():
+        (work / name).write_text(text)
+    return run("diff", "--binary")
+
+
+@NO_BWRAP
+def test_the_canary_run_cannot_ask_the_graded_run_which_tests_it_holds(shared: Path, monkeypatch):
+    monkeypatch.setenv("LANCEBENCH_HOME", str(shared / "home"))
+    task = load_task(FIXTURES / "calc")
+    backend = LocalBackend()
+    attack = (AGENTS / "compare_runs_by_lock.py").read_text()
+    patch = _patch_of(task.paths.root / "environment" / "repo", {"calc.py": attack}, shared)
+    assert "return a - b" in patch  # calc.add stays broken
+
+    async def go():
+        env = await backend.prepare(task)
+        return await verify_patch(task, backend, env, patch, scratch=shared / "scratch",
+                                  paths=TrialPaths(root=shared / "trial"))
+
+    verdict = asyncio.run(go())
+    assert verdict.status == "unresolved", (verdict.status, verdict.reason)
+    assert "forged verdict (canary)" in (verdict.reason or ""), verdict.reason
