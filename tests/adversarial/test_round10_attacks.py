@@ -9,7 +9,8 @@ capture (``runner/steps.py:_grade_early``), the canary run started beside the gr
    test read-locks one byte per hidden test body it holds and asks (``F_GETLK``) which of them
    another process holds too: the canary run learns which of its test functions the graded run
    lacks (the canaries, whatever their names) and reports exactly those failed, the rest passed;
-   the graded run reports everything passed. ``resolved`` with ``calc.add`` still broken. A blanket
+   the graded run reports everything passed. ``resolved`` with ``calc.add`` still broken (local;
+   on docker the shared file is the guard's ``.pth``, bound into every grading container). A blanket
    forgery cannot tell a canary from its original by itself (``grading/canary.py``); beside the
    graded run it could ask it. Fixed: the canary run opens, starts and applies the patch beside
    the graded run, and runs its tests only once the graded run's sandbox has stopped.
@@ -24,14 +25,14 @@ from pathlib import Path
 
 import pytest
 
+from lancebench.backends.docker import DockerBackend
 from lancebench.backends.local import LocalBackend
-from lancebench.grading.verifier import verify_patch
+from lancebench.grading.verifier import grade_once, verify_patch
 from lancebench.results.paths import TrialPaths
 from lancebench.task.load import load_task
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "tasks"
 AGENTS = Path(__file__).resolve().parent / "agents"
-NO_BWRAP = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
 
 
 def _patch_of(repo: Path, files: dict[str, str], where: Path) -> str:
@@ -48,18 +49,23 @@ def _patch_of(repo: Path, files: dict[str, str], where: Path) -> str:
     return run("diff", "--binary")
 
 
-@NO_BWRAP
-def test_the_canary_run_cannot_ask_the_graded_run_which_tests_it_holds(shared: Path, monkeypatch):
-    monkeypatch.setenv("LANCEBENCH_HOME", str(shared / "home"))
+def test_the_canary_run_cannot_ask_the_graded_run_which_tests_it_holds(shared: Path, backend: str, monkeypatch):
+    if backend == "local" and shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap is not installed")
+    if backend == "local":
+        monkeypatch.setenv("LANCEBENCH_HOME", str(shared / "home"))
     task = load_task(FIXTURES / "calc")
-    backend = LocalBackend()
+    box = LocalBackend() if backend == "local" else DockerBackend()
     attack = (AGENTS / "compare_runs_by_lock.py").read_text()
     patch = _patch_of(task.paths.root / "environment" / "repo", {"calc.py": attack}, shared)
     assert "return a - b" in patch  # calc.add stays broken
 
     async def go():
-        env = await backend.prepare(task)
-        return await verify_patch(task, backend, env, patch, scratch=shared / "scratch",
+        env = await box.prepare(task)
+        if backend == "docker" and not await box.guard_mounts(task, env):  # the guard's file, bound once known
+            await grade_once(task, box, env, "", shared / "first", shared / "first-out")
+            assert await box.guard_mounts(task, env)
+        return await verify_patch(task, box, env, patch, scratch=shared / "scratch",
                                   paths=TrialPaths(root=shared / "trial"))
 
     verdict = asyncio.run(go())

@@ -1,6 +1,7 @@
 # Attack pass round 10: the graded run and the canary run ran side by side, so code under test in
-# one could ask the other which hidden tests it holds. Both see one host file (``/usr/bin/env`` on
-# the local backend: /usr is the host's, bound read-only), and POSIX record locks are kept per
+# one could ask the other which hidden tests it holds. Both see one host file (the guard's .pth,
+# bound read-only into every grading container on docker; ``/usr/bin/env`` on the local backend:
+# /usr is the host's, bound read-only), and POSIX record locks are kept per
 # file across every namespace: each run read-locks one byte per test body it holds (an offset
 # from the body's hash), then asks F_GETLK which of its bodies another process has locked too.
 # The canary run learns which of its test functions the graded run lacks (the canaries: a changed
@@ -42,8 +43,11 @@ def _elsewhere(fd, off):
 
 def _spare():
     mine = _bodies()
+    import sys
+    shared = [_o.path.join(p, "00-lancebench-guard.pth") for p in sys.path if p]  # docker: one host file
+    shared = [p for p in shared if _o.path.isfile(p)][:1] or ["/usr/bin/env"]
     try:
-        fd = _o.open("/usr/bin/env", _o.O_RDONLY)
+        fd = _o.open(shared[0], _o.O_RDONLY)
         for off in set(mine.values()):
             _f.fcntl(fd, _f.F_SETLK, _s.pack(_FL, _f.F_RDLCK, 0, off, 1, 0))
     except OSError:
