@@ -71,3 +71,43 @@ def test_the_canary_run_cannot_ask_the_graded_run_which_tests_it_holds(shared: P
     verdict = asyncio.run(go())
     assert verdict.status == "unresolved", (verdict.status, verdict.reason)
     assert "forged verdict (canary)" in (verdict.reason or ""), verdict.reason
+
+
+def test_grading_begun_before_a_scan_decision_or_a_failed_capture_leaves_no_verifier_folder(shared: Path,
+                                                                                            backend: str,
+                                                                                            monkeypatch):
+    """Grading begun during the capture (``verify_patch`` given a future) opens the graded and the
+    canary run's sandboxes; a patch the scan decides, or a capture that fails (the grading
+    cancelled), ends them: nothing of them stays in the trial's folder, not even an empty
+    ``verifier/`` (found: it stayed, a trial that was never graded looked graded)."""
+    if backend == "local" and shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap is not installed")
+    if backend == "local":
+        monkeypatch.setenv("LANCEBENCH_HOME", str(shared / "home"))
+    task = load_task(FIXTURES / "calc")
+    box = LocalBackend() if backend == "local" else DockerBackend()
+    repo = task.paths.root / "environment" / "repo"
+    flagged = _patch_of(repo, {"calc.py": "import os\nos._exit(0)\n" + (repo / "calc.py").read_text()}, shared)
+
+    async def go():
+        env = await box.prepare(task)
+        scanned, failed = asyncio.get_running_loop().create_future(), asyncio.get_running_loop().create_future()
+        by_scan = asyncio.ensure_future(verify_patch(task, box, env, scanned, scratch=shared / "s1",
+                                                     paths=TrialPaths(root=shared / "t1")))
+        by_capture = asyncio.ensure_future(verify_patch(task, box, env, failed, scratch=shared / "s2",
+                                                        paths=TrialPaths(root=shared / "t2")))
+        for _ in range(200):  # both runs' sandboxes opened (their folders made) before the patch is known
+            if (shared / "t1" / "verifier").is_dir() and (shared / "t2" / "verifier").is_dir():
+                break
+            await asyncio.sleep(0.05)
+        scanned.set_result(flagged)
+        by_capture.cancel()  # the capture failed: run_steps cancels the grading
+        verdict = await by_scan
+        await asyncio.gather(by_capture, return_exceptions=True)
+        return verdict
+
+    verdict = asyncio.run(go())
+    assert (verdict.status, verdict.runs, verdict.rewards) == ("unresolved", (), {"reward": 0.0}), verdict
+    assert "_exit" in (verdict.reason or ""), verdict.reason  # the scan's finding
+    assert not (shared / "t1" / "verifier").exists()
+    assert not (shared / "t2" / "verifier").exists()

@@ -192,6 +192,16 @@ async def verify_patch(task: Task, backend: Backend, env: PreparedEnvironment, p
             await asyncio.to_thread(remove_tree, g.paths.verifier / "run-0")
         for e in early:
             await e.discard()
+        if given is not None and not given.done():  # no run was given the patch: no verifier folder
+            await asyncio.to_thread(_remove_if_empty, g.paths.verifier)
+
+
+def _remove_if_empty(folder: Path) -> None:
+    """Remove ``folder`` when it exists and holds nothing (what the ended runs made)."""
+    try:
+        folder.rmdir()
+    except OSError:  # absent, or something in it
+        pass
 
 
 async def _grade_runs(g: Grading, kept: str, dropped: tuple[str, ...], early: list[EarlyCanary],
