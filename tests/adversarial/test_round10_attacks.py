@@ -19,8 +19,12 @@ capture (``runner/steps.py:_grade_early``), the canary run started beside the gr
 from __future__ import annotations
 
 import asyncio
+import os
+import re
 import shutil
 import subprocess
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -111,3 +115,62 @@ def test_grading_begun_before_a_scan_decision_or_a_failed_capture_leaves_no_veri
     assert "_exit" in (verdict.reason or ""), verdict.reason  # the scan's finding
     assert not (shared / "t1" / "verifier").exists()
     assert not (shared / "t2" / "verifier").exists()
+
+
+SKIPS_MUL = '''def add(a, b):
+    return a + b
+
+
+def mul(a, b):
+    import unittest
+    raise unittest.SkipTest("not today")
+'''
+
+
+def _test_runs_at_once(folder: Path, stop: threading.Event, most: list[int]) -> None:
+    """Until ``stop``: the most ``tests/test.sh`` commands seen at once among this host's processes
+    whose command line names ``folder`` (the sandboxes' host folders), into ``most[0]``."""
+    runs = re.compile(re.escape(str(folder).encode()) + rb"/([0-9a-f]{16})/")
+    while not stop.is_set():
+        seen = set()  # the runs' folders (bubblewrap is two processes per command: count runs, not processes)
+        for pid in os.listdir("/proc"):
+            try:
+                line = Path(f"/proc/{pid}/cmdline").read_bytes() if pid.isdigit() else b""
+            except OSError:
+                continue
+            if line.startswith(b"bwrap") and b"/tests/test.sh" in line:
+                seen |= set(runs.findall(line))
+        most[0] = max(most[0], len(seen))
+        time.sleep(0.01)
+
+
+def test_no_code_of_the_patch_runs_beside_another_run_or_the_base(shared: Path, monkeypatch):
+    """The verifier runs of one graded work run their tests one at a time: the canary run beside
+    the graded run waits for it (``compare_runs_by_lock``), and the base run (a control) waits
+    for the canary run, whose code under test could otherwise use up what the two share and
+    make the control fail. Here ``calc.mul`` skips its P2P test, so the skipped-P2P control grades
+    the base while the canary run started beside the graded run is live (found: both ran their
+    tests at once). Local backend (the commands are this host's processes)."""
+    if shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap is not installed")
+    monkeypatch.setenv("LANCEBENCH_HOME", str(shared / "home"))
+    task = load_task(FIXTURES / "calc")
+    box = LocalBackend()
+    patch = _patch_of(task.paths.root / "environment" / "repo", {"calc.py": SKIPS_MUL}, shared)
+    stop, most = threading.Event(), [0]
+    watch = threading.Thread(target=_test_runs_at_once, args=(shared / "scratch", stop, most), daemon=True)
+
+    async def go():
+        env = await box.prepare(task)
+        watch.start()
+        try:
+            return await verify_patch(task, box, env, patch, scratch=shared / "scratch",
+                                      paths=TrialPaths(root=shared / "trial"))
+        finally:
+            stop.set()
+
+    verdict = asyncio.run(go())
+    watch.join()
+    assert verdict.status == "unresolved" and "skipped with the patch" in (verdict.reason or ""), verdict
+    assert (shared / "trial" / "verifier" / "base" / "test.log").is_file()  # the base was graded
+    assert most[0] == 1, most

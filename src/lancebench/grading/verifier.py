@@ -119,7 +119,9 @@ class Grading:
     ``base_runs`` holds the untouched base's outcome once it was graded (:func:`_grade_base`): one
     base run answers every control of this graded work (one per step of a multi-step task).
     ``guard``: the guard's mounts (:meth:`Backend.guard_mounts`), asked once, so that every run
-    of the graded work gets the guard the same way (a mount shows in ``/proc/self/mountinfo``)."""
+    of the graded work gets the guard the same way (a mount shows in ``/proc/self/mountinfo``).
+    ``beside``: canary runs started beside the graded run (:func:`_beside_canary`), which the
+    base run waits for: no code of the agent's runs while the base is graded."""
 
     task: Task
     backend: Backend
@@ -131,6 +133,7 @@ class Grading:
     settings: VerifierSettings
     base_runs: list[RunOutcome] = field(default_factory=list, compare=False, repr=False)
     guard: tuple[Mount, ...] = ()
+    beside: list[asyncio.Future] = field(default_factory=list, compare=False, repr=False)
 
 
 def patch_not_applied(reason: str | None) -> Verdict:
@@ -334,6 +337,7 @@ def _beside_canary(g: Grading, kept: str | asyncio.Future[str], out_dir: Path,
         mine = graded()
         other = beside()
     early.append(EarlyCanary(canary, probe, test_sh, other, canary_dir))
+    g.beside.append(other)
     return mine
 
 
@@ -471,8 +475,12 @@ async def _grade_base(g: Grading) -> RunOutcome:
     """The untouched base's outcome in the context ``g``, graded (files in ``paths.verifier/base``)
     the first time a control asks and reused after: the exclusion, broken-grader, unreported-pass and
     skipped-P2P controls of one graded work read the same base run, so a trial grades its base at most once
-    (per step)."""
+    (per step). It starts once every canary run beside the graded run has ended (attack pass
+    round 10: the code under test there could use up what it shares with the base run, and make
+    the control fail)."""
     if not g.base_runs:
+        if g.beside:  # a canary run of the patch ends first: its code never runs beside the control
+            await asyncio.wait(g.beside)
         _, base = await _grade_once(g, "", unnamed(g.scratch), g.paths.verifier / "base")
         g.base_runs.append(base)
     return g.base_runs[0]
