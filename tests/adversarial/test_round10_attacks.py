@@ -14,6 +14,11 @@ capture (``runner/steps.py:_grade_early``), the canary run started beside the gr
    forgery cannot tell a canary from its original by itself (``grading/canary.py``); beside the
    graded run it could ask it. Fixed: the canary run opens, starts and applies the patch beside
    the graded run, and runs its tests only once the graded run's sandbox has stopped.
+2. The canary run's code ran beside the base run: the skipped-P2P control graded the untouched
+   base while the canary run started beside the graded run still ran its tests. Fixed: the base
+   run waits for every canary run beside the graded run (``Grading.beside``).
+3. Grading begun during the capture left an empty ``verifier/`` in a trial that was never graded
+   (a failed capture, a scan decision). Fixed: removed when no run was given the patch.
 """
 
 from __future__ import annotations
