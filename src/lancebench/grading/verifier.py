@@ -9,8 +9,9 @@ The runner records the verdict; nothing here writes a ``TrialResult``. Rules:
 - Each of the task's ``test_runs`` runs in a fresh sandbox: apply the patch, copy in the hidden
   tests, run ``tests/test.sh`` under the verifier timeout, read rewards and JUnit
   (:func:`grade_once`); runs are judged and combined by ``grading.outcome``. A non-empty patch
-  graded once has its canary run started beside it (:func:`_beside_canary`); given the patch to
-  come (a future), :func:`verify_patch` starts both runs' sandboxes before the patch is known.
+  graded once has its canary run started beside it (:func:`_beside_canary`; its tests run once the
+  graded run has ended, and a base run waits for it: no two runs' tests at once); given the patch
+  to come (a future), :func:`verify_patch` starts both runs' sandboxes before the patch is known.
 - A run during which the JUnit report's FIFO (``grading.witness``) was removed or replaced is
   broken: the runner's report may have gone to a file nobody watched (then the base decides, below).
 - A run the task's verifier excludes (an empty ``reward.txt``) makes the verdict ``invalid`` when
