@@ -99,7 +99,8 @@ def _normal(seen: dict) -> dict:
     """A record with what differs between any two sandboxes blanked: mount ids, device numbers and
     peer groups of each mountinfo line (the kernel's counters), loop device numbers, hexadecimal
     runs of 8 or more (random names: container ids, the runs' folders), docker's layer names,
-    bubblewrap's info descriptor, the local sandbox's leased host uid, and file ages (kept only as 'under an hour' or not)."""
+    bubblewrap's info descriptor, the local sandbox's leased host uid, and file ages (kept only as
+    'under an hour' or not)."""
     lines = []
     for line in seen["mountinfo"].splitlines():
         fields, _, rest = line.partition(" - ")
