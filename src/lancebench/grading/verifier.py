@@ -9,8 +9,9 @@ The runner records the verdict; nothing here writes a ``TrialResult``. Rules:
 - Each of the task's ``test_runs`` runs in a fresh sandbox: apply the patch, copy in the hidden
   tests, run ``tests/test.sh`` under the verifier timeout, read rewards and JUnit
   (:func:`grade_once`); runs are judged and combined by ``grading.outcome``. A non-empty patch
-  graded once has its canary run started beside it (:func:`_beside_canary`); given the patch to
-  come (a future), :func:`verify_patch` starts both runs' sandboxes before the patch is known.
+  graded once has its canary run started beside it (:func:`_beside_canary`; its tests run once the
+  graded run has ended, and a base run waits for it: no two runs' tests at once); given the patch
+  to come (a future), :func:`verify_patch` starts both runs' sandboxes before the patch is known.
 - A run during which the JUnit report's FIFO (``grading.witness``) was removed or replaced is
   broken: the runner's report may have gone to a file nobody watched (then the base decides, below).
 - A run the task's verifier excludes (an empty ``reward.txt``) makes the verdict ``invalid`` when
@@ -119,7 +120,9 @@ class Grading:
     ``base_runs`` holds the untouched base's outcome once it was graded (:func:`_grade_base`): one
     base run answers every control of this graded work (one per step of a multi-step task).
     ``guard``: the guard's mounts (:meth:`Backend.guard_mounts`), asked once, so that every run
-    of the graded work gets the guard the same way (a mount shows in ``/proc/self/mountinfo``)."""
+    of the graded work gets the guard the same way (a mount shows in ``/proc/self/mountinfo``).
+    ``beside``: canary runs started beside the graded run (:func:`_beside_canary`), which the
+    base run waits for: no code of the agent's runs while the base is graded."""
 
     task: Task
     backend: Backend
@@ -131,6 +134,7 @@ class Grading:
     settings: VerifierSettings
     base_runs: list[RunOutcome] = field(default_factory=list, compare=False, repr=False)
     guard: tuple[Mount, ...] = ()
+    beside: list[asyncio.Future] = field(default_factory=list, compare=False, repr=False)
 
 
 def patch_not_applied(reason: str | None) -> Verdict:
@@ -192,6 +196,16 @@ async def verify_patch(task: Task, backend: Backend, env: PreparedEnvironment, p
             await asyncio.to_thread(remove_tree, g.paths.verifier / "run-0")
         for e in early:
             await e.discard()
+        if given is not None and not given.done():  # no run was given the patch: no verifier folder
+            await asyncio.to_thread(_remove_if_empty, g.paths.verifier)
+
+
+def _remove_if_empty(folder: Path) -> None:
+    """Remove ``folder`` when it exists and holds nothing (what the ended runs made)."""
+    try:
+        folder.rmdir()
+    except OSError:  # absent, or something in it
+        pass
 
 
 async def _grade_runs(g: Grading, kept: str, dropped: tuple[str, ...], early: list[EarlyCanary],
@@ -294,7 +308,10 @@ def _beside_canary(g: Grading, kept: str | asyncio.Future[str], out_dir: Path,
     :func:`_canary_check` uses it only when it fits that report (:meth:`EarlyCanary.fits`).
     The two sandboxes are opened in an order drawn at random: what the host hands out in
     order (loop devices of the storage quotas, mount ids) tells neither run which it is, nor
-    does the time since the agent's work was captured."""
+    does the time since the agent's work was captured. The canary run opens, starts and applies
+    the patch beside the graded run, but runs its tests only once the graded run has ended (its
+    sandbox stopped): code under test never runs in both at once, where it could ask the other
+    run which tests it holds (attack pass round 10: record locks on a file both see)."""
     probe = g.scratch / "canary-tests"
     remove_tree(probe)
     copy_tests(g.task, g.step, probe)
@@ -303,12 +320,16 @@ def _beside_canary(g: Grading, kept: str | asyncio.Future[str], out_dir: Path,
         return asyncio.ensure_future(_grade_once(g, kept, unnamed(g.scratch), out_dir))
     test_sh = (probe / "test.sh").read_text(errors="replace") if (probe / "test.sh").is_file() else ""
     canary_dir = g.paths.verifier / "canary"
+    ended = asyncio.Event()  # set once the graded run's sandbox has stopped (or it failed)
 
     def graded() -> asyncio.Future:
-        return asyncio.ensure_future(_grade_once(g, kept, unnamed(g.scratch), out_dir))
+        run = asyncio.ensure_future(_grade_once(g, kept, unnamed(g.scratch), out_dir))
+        run.add_done_callback(lambda _: ended.set())
+        return run
 
     def beside() -> asyncio.Future:
-        return asyncio.ensure_future(_grade_once(g, kept, unnamed(g.scratch), canary_dir, tests_from=probe))
+        return asyncio.ensure_future(_grade_once(g, kept, unnamed(g.scratch), canary_dir, tests_from=probe,
+                                                 after=ended))
 
     if secrets.randbelow(2):  # tasks start in the order they are made
         other = beside()
@@ -317,6 +338,7 @@ def _beside_canary(g: Grading, kept: str | asyncio.Future[str], out_dir: Path,
         mine = graded()
         other = beside()
     early.append(EarlyCanary(canary, probe, test_sh, other, canary_dir))
+    g.beside.append(other)
     return mine
 
 
@@ -454,8 +476,12 @@ async def _grade_base(g: Grading) -> RunOutcome:
     """The untouched base's outcome in the context ``g``, graded (files in ``paths.verifier/base``)
     the first time a control asks and reused after: the exclusion, broken-grader, unreported-pass and
     skipped-P2P controls of one graded work read the same base run, so a trial grades its base at most once
-    (per step)."""
+    (per step). It starts once every canary run beside the graded run has ended (attack pass
+    round 10: the code under test there could use up what it shares with the base run, and make
+    the control fail)."""
     if not g.base_runs:
+        if g.beside:  # a canary run of the patch ends first: its code never runs beside the control
+            await asyncio.wait(g.beside)
         _, base = await _grade_once(g, "", unnamed(g.scratch), g.paths.verifier / "base")
         g.base_runs.append(base)
     return g.base_runs[0]
@@ -499,20 +525,22 @@ async def _grading(task: Task, backend: Backend, env: PreparedEnvironment, scrat
 
 
 async def _grade_once(g: Grading, patch: str | asyncio.Future[str], scratch: Path, out_dir: Path,
-                      tests_from: Path | None = None) -> tuple[bool | None, RunOutcome]:
+                      tests_from: Path | None = None,
+                      after: asyncio.Event | None = None) -> tuple[bool | None, RunOutcome]:
     """:func:`grade_once` in the context ``g``, its sandbox's host folder ``scratch``, the run's
-    files in ``out_dir``. ``scratch`` is removed when the run ends (what the run left is in
+    files in ``out_dir``; ``after``: the tests run only once it is set (the patch applied
+    before). ``scratch`` is removed when the run ends (what the run left is in
     ``out_dir``): its quota's loop device and its mounts are released, so the next run gets the
     same loop device number and mount ids again instead of ones that grow run by run and tell a
     later run (the base's, the canary's) from the graded run."""
     try:
-        return await _grade_in(g, patch, scratch, out_dir, tests_from)
+        return await _grade_in(g, patch, scratch, out_dir, tests_from, after)
     finally:  # off the event loop: a repository's copy can take a second to remove
         await asyncio.to_thread(remove_tree, scratch)
 
 
 async def _grade_in(g: Grading, patch: str | asyncio.Future[str], scratch: Path, out_dir: Path,
-                    tests_from: Path | None) -> tuple[bool | None, RunOutcome]:
+                    tests_from: Path | None, after: asyncio.Event | None) -> tuple[bool | None, RunOutcome]:
     """The body of :func:`_grade_once`."""
     task, backend, env, step, settings = g.task, g.backend, g.env, g.step, g.settings
     remove_tree(scratch)
@@ -542,6 +570,8 @@ async def _grade_in(g: Grading, patch: str | asyncio.Future[str], scratch: Path,
             applied = await _apply(backend, task, env, sandbox, patch, scratch, out_dir) if patch.strip() else None
             if applied is False:
                 return False, RunOutcome(reason="the patch did not apply")
+            if after is not None:  # the graded run beside this one has ended (_beside_canary)
+                await after.wait()
             res = await _run_tests(sandbox, g, out_dir, sealed=(tests, logs))
             held = await asyncio.to_thread(witness.runner_ended)
     finally:  # the sandbox stopped first: nothing writes the report any more

@@ -1,0 +1,181 @@
+"""Attack pass round 10 (docs/security.md, "Attack pass round 10"): grading begun during the
+capture (``runner/steps.py:_grade_early``), the canary run started beside the graded run
+(``grading/verifier.py:_beside_canary``) and the capture's failure control
+(``backends/capture.py:controlled``).
+
+1. ``compare_runs_by_lock``: the canary run ran its tests at the same time as the graded run, and
+   the two could talk: both see one host file (``/usr/bin/env``: the host's ``/usr``, bound
+   read-only), and POSIX record locks are kept per file across every namespace and uid. Code under
+   test read-locks one byte per hidden test body it holds and asks (``F_GETLK``) which of them
+   another process holds too: the canary run learns which of its test functions the graded run
+   lacks (the canaries, whatever their names) and reports exactly those failed, the rest passed;
+   the graded run reports everything passed. ``resolved`` with ``calc.add`` still broken (local;
+   on docker the shared file is the guard's ``.pth``, bound into every grading container). A blanket
+   forgery cannot tell a canary from its original by itself (``grading/canary.py``); beside the
+   graded run it could ask it. Fixed: the canary run opens, starts and applies the patch beside
+   the graded run, and runs its tests only once the graded run's sandbox has stopped.
+2. The canary run's code ran beside the base run: the skipped-P2P control graded the untouched
+   base while the canary run started beside the graded run still ran its tests. Fixed: the base
+   run waits for every canary run beside the graded run (``Grading.beside``).
+3. Grading begun during the capture left an empty ``verifier/`` in a trial that was never graded
+   (a failed capture, a scan decision). Fixed: removed when no run was given the patch.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import shutil
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from lancebench.backends.docker import DockerBackend
+from lancebench.backends.local import LocalBackend
+from lancebench.grading.verifier import grade_once, verify_patch
+from lancebench.results.paths import TrialPaths
+from lancebench.task.load import load_task
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "tasks"
+AGENTS = Path(__file__).resolve().parent / "agents"
+
+
+def _patch_of(repo: Path, files: dict[str, str], where: Path) -> str:
+    """The ``git diff`` that turns ``repo``'s files into ``files`` (path -> new text)."""
+    work = where / "diff-repo"
+    shutil.copytree(repo, work)
+    run = lambda *a: subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *a], cwd=work,  # noqa: E731
+                                    check=True, capture_output=True, text=True).stdout
+    run("init", "-q")
+    run("add", "-A")
+    run("commit", "-q", "-m", "base")
+    for name, text in files.items():
+        (work / name).write_text(text)
+    return run("diff", "--binary")
+
+
+def test_the_canary_run_cannot_ask_the_graded_run_which_tests_it_holds(shared: Path, backend: str, monkeypatch):
+    if backend == "local" and shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap is not installed")
+    if backend == "local":
+        monkeypatch.setenv("LANCEBENCH_HOME", str(shared / "home"))
+    task = load_task(FIXTURES / "calc")
+    box = LocalBackend() if backend == "local" else DockerBackend()
+    attack = (AGENTS / "compare_runs_by_lock.py").read_text()
+    patch = _patch_of(task.paths.root / "environment" / "repo", {"calc.py": attack}, shared)
+    assert "return a - b" in patch  # calc.add stays broken
+
+    async def go():
+        env = await box.prepare(task)
+        if backend == "docker" and not await box.guard_mounts(task, env):  # the guard's file, bound once known
+            await grade_once(task, box, env, "", shared / "first", shared / "first-out")
+            assert await box.guard_mounts(task, env)
+        return await verify_patch(task, box, env, patch, scratch=shared / "scratch",
+                                  paths=TrialPaths(root=shared / "trial"))
+
+    verdict = asyncio.run(go())
+    assert verdict.status == "unresolved", (verdict.status, verdict.reason)
+    assert "forged verdict (canary)" in (verdict.reason or ""), verdict.reason
+
+
+def test_grading_begun_before_a_scan_decision_or_a_failed_capture_leaves_no_verifier_folder(shared: Path,
+                                                                                            backend: str,
+                                                                                            monkeypatch):
+    """Grading begun during the capture (``verify_patch`` given a future) opens the graded and the
+    canary run's sandboxes; a patch the scan decides, or a capture that fails (the grading
+    cancelled), ends them: nothing of them stays in the trial's folder, not even an empty
+    ``verifier/`` (found: it stayed, a trial that was never graded looked graded)."""
+    if backend == "local" and shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap is not installed")
+    if backend == "local":
+        monkeypatch.setenv("LANCEBENCH_HOME", str(shared / "home"))
+    task = load_task(FIXTURES / "calc")
+    box = LocalBackend() if backend == "local" else DockerBackend()
+    repo = task.paths.root / "environment" / "repo"
+    flagged = _patch_of(repo, {"calc.py": "import os\nos._exit(0)\n" + (repo / "calc.py").read_text()}, shared)
+
+    async def go():
+        env = await box.prepare(task)
+        scanned, failed = asyncio.get_running_loop().create_future(), asyncio.get_running_loop().create_future()
+        by_scan = asyncio.ensure_future(verify_patch(task, box, env, scanned, scratch=shared / "s1",
+                                                     paths=TrialPaths(root=shared / "t1")))
+        by_capture = asyncio.ensure_future(verify_patch(task, box, env, failed, scratch=shared / "s2",
+                                                        paths=TrialPaths(root=shared / "t2")))
+        for _ in range(200):  # both runs' sandboxes opened (their folders made) before the patch is known
+            if (shared / "t1" / "verifier").is_dir() and (shared / "t2" / "verifier").is_dir():
+                break
+            await asyncio.sleep(0.05)
+        scanned.set_result(flagged)
+        by_capture.cancel()  # the capture failed: run_steps cancels the grading
+        verdict = await by_scan
+        await asyncio.gather(by_capture, return_exceptions=True)
+        return verdict
+
+    verdict = asyncio.run(go())
+    assert (verdict.status, verdict.runs, verdict.rewards) == ("unresolved", (), {"reward": 0.0}), verdict
+    assert "_exit" in (verdict.reason or ""), verdict.reason  # the scan's finding
+    assert not (shared / "t1" / "verifier").exists()
+    assert not (shared / "t2" / "verifier").exists()
+
+
+SKIPS_MUL = '''def add(a, b):
+    return a + b
+
+
+def mul(a, b):
+    import unittest
+    raise unittest.SkipTest("not today")
+'''
+
+
+def _test_runs_at_once(folder: Path, stop: threading.Event, most: list[int]) -> None:
+    """Until ``stop``: the most ``tests/test.sh`` commands seen at once among this host's processes
+    whose command line names ``folder`` (the sandboxes' host folders), into ``most[0]``."""
+    runs = re.compile(re.escape(str(folder).encode()) + rb"/([0-9a-f]{16})/")
+    while not stop.is_set():
+        seen = set()  # the runs' folders (bubblewrap is two processes per command: count runs, not processes)
+        for pid in os.listdir("/proc"):
+            try:
+                line = Path(f"/proc/{pid}/cmdline").read_bytes() if pid.isdigit() else b""
+            except OSError:
+                continue
+            if line.startswith(b"bwrap") and b"/tests/test.sh" in line:
+                seen |= set(runs.findall(line))
+        most[0] = max(most[0], len(seen))
+        time.sleep(0.01)
+
+
+def test_no_code_of_the_patch_runs_beside_another_run_or_the_base(shared: Path, monkeypatch):
+    """The verifier runs of one graded work run their tests one at a time: the canary run beside
+    the graded run waits for it (``compare_runs_by_lock``), and the base run (a control) waits
+    for the canary run, whose code under test could otherwise use up what the two share and
+    make the control fail. Here ``calc.mul`` skips its P2P test, so the skipped-P2P control grades
+    the base while the canary run started beside the graded run is live (found: both ran their
+    tests at once). Local backend (the commands are this host's processes)."""
+    if shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap is not installed")
+    monkeypatch.setenv("LANCEBENCH_HOME", str(shared / "home"))
+    task = load_task(FIXTURES / "calc")
+    box = LocalBackend()
+    patch = _patch_of(task.paths.root / "environment" / "repo", {"calc.py": SKIPS_MUL}, shared)
+    stop, most = threading.Event(), [0]
+    watch = threading.Thread(target=_test_runs_at_once, args=(shared / "scratch", stop, most), daemon=True)
+
+    async def go():
+        env = await box.prepare(task)
+        watch.start()
+        try:
+            return await verify_patch(task, box, env, patch, scratch=shared / "scratch",
+                                      paths=TrialPaths(root=shared / "trial"))
+        finally:
+            stop.set()
+
+    verdict = asyncio.run(go())
+    watch.join()
+    assert verdict.status == "unresolved" and "skipped with the patch" in (verdict.reason or ""), verdict
+    assert (shared / "trial" / "verifier" / "base" / "test.log").is_file()  # the base was graded
+    assert most[0] == 1, most
