@@ -113,8 +113,9 @@ def _normal(seen: dict) -> dict:
     out = {k: v for k, v in seen.items() if k not in ("mountinfo", "files", "cmdlines")}
     out["mountinfo"] = sorted(lines)
     # bubblewrap's --info-fd is the harness's next free descriptor: the graded and the canary run
-    # start together, in an order drawn at random (verifier._beside_canary), so it says which
-    # started second, never which is the canary
+    # start together, in an order drawn at random (verifier._beside_canary), and the canary run's
+    # tests run after the graded run's (round 10), so it may say which came later, as the clock
+    # does, never which tests are canaries
     out["cmdlines"] = [sorted(re.sub(r"--info-fd \d+", "--info-fd N", line).split())  # bwrap's /etc binds: in
                        for line in seen["cmdlines"]]  # listing order
     out["files"] = {k: v < 3600 for k, v in seen["files"].items() if "/seen-" not in k}
