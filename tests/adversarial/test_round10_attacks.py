@@ -58,13 +58,17 @@ def _patch_of(repo: Path, files: dict[str, str], where: Path) -> str:
     return run("diff", "--binary")
 
 
-def test_the_canary_run_cannot_ask_the_graded_run_which_tests_it_holds(shared: Path, backend: str, monkeypatch):
+def _calc_on(backend: str, shared: Path, monkeypatch) -> tuple:
+    """(the ``calc`` task, a backend of kind ``backend``), the local one's cache under ``shared``."""
     if backend == "local" and shutil.which("bwrap") is None:
         pytest.skip("bubblewrap is not installed")
     if backend == "local":
         monkeypatch.setenv("LANCEBENCH_HOME", str(shared / "home"))
-    task = load_task(FIXTURES / "calc")
-    box = LocalBackend() if backend == "local" else DockerBackend()
+    return load_task(FIXTURES / "calc"), LocalBackend() if backend == "local" else DockerBackend()
+
+
+def test_the_canary_run_cannot_ask_the_graded_run_which_tests_it_holds(shared: Path, backend: str, monkeypatch):
+    task, box = _calc_on(backend, shared, monkeypatch)
     attack = (AGENTS / "compare_runs_by_lock.py").read_text()
     patch = _patch_of(task.paths.root / "environment" / "repo", {"calc.py": attack}, shared)
     assert "return a - b" in patch  # calc.add stays broken
@@ -89,12 +93,7 @@ def test_grading_begun_before_a_scan_decision_or_a_failed_capture_leaves_no_veri
     canary run's sandboxes; a patch the scan decides, or a capture that fails (the grading
     cancelled), ends them: nothing of them stays in the trial's folder, not even an empty
     ``verifier/`` (found: it stayed, a trial that was never graded looked graded)."""
-    if backend == "local" and shutil.which("bwrap") is None:
-        pytest.skip("bubblewrap is not installed")
-    if backend == "local":
-        monkeypatch.setenv("LANCEBENCH_HOME", str(shared / "home"))
-    task = load_task(FIXTURES / "calc")
-    box = LocalBackend() if backend == "local" else DockerBackend()
+    task, box = _calc_on(backend, shared, monkeypatch)
     repo = task.paths.root / "environment" / "repo"
     flagged = _patch_of(repo, {"calc.py": "import os\nos._exit(0)\n" + (repo / "calc.py").read_text()}, shared)
 
