@@ -38,7 +38,8 @@ echo "== apt (no recommends): $toolchains"
 $SUDO apt-get install -y -q --no-install-recommends $toolchains >/dev/null
 echo "== python: .venv with lancebench[$extra]"
 PY=$(command -v python3.11 || command -v python3)
-"$PY" -m venv .venv
+# once more after a failure: ensurepip failed here once, beside other runs, and worked at once after
+"$PY" -m venv .venv || { echo "venv failed; once more"; rm -rf .venv; "$PY" -m venv .venv; }
 .venv/bin/pip install -q -e ".[$extra]"
 if [ "$what" = tests ]; then
   # litellm[proxy] (the model gateway, in the dev extra) pins rich<14, which pulls rich and textual
