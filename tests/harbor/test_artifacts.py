@@ -81,6 +81,7 @@ def test_nop_records_every_artifact_missing_and_still_grades(tmp_path):
     assert [row[3] for row in manifest_rows(art)] == ["ok", "failed", "failed", "failed", "failed", "ok"]
 
 
+@pytest.mark.peer
 @needs_docker
 @pytest.mark.skipif(harbor_skip_reason() is not None, reason=str(harbor_skip_reason()))
 def test_harbor_collects_the_same_files(tmp_path):
@@ -132,6 +133,7 @@ def test_hooks_run_after_each_step_and_what_they_write_stays_for_the_next(shared
     assert r["status"] == "resolved", r
 
 
+@pytest.mark.peer
 @needs_docker
 @pytest.mark.skipif(harbor_skip_reason() is not None, reason=str(harbor_skip_reason()))
 def test_harbor_collects_the_same_files_per_step(shared, tmp_path):

@@ -34,6 +34,7 @@ def test_the_memory_limit_is_what_stops_the_allocation(shared, tmp_path):
     assert r["status"] == "unresolved", r  # with 4 GiB the allocation gets through, and test.sh says so
 
 
+@pytest.mark.peer
 @pytest.mark.skipif(harbor_skip_reason() is not None, reason=str(harbor_skip_reason()))
 @pytest.mark.parametrize("agent,reward", [("oracle", 1.0)])  # nop is compared on two-step (CI time)
 def test_harbor_gives_the_same_rewards(tmp_path, agent, reward):

@@ -52,6 +52,7 @@ def test_harbors_task_model_loads_every_exported_task(tmp_path):
 
 @pytest.mark.skipif(harbor_skip_reason() is not None or docker_skip_reason() is not None,
                     reason=str(harbor_skip_reason() or docker_skip_reason()))
+@pytest.mark.peer
 def test_harbor_grades_an_exported_choice_task(tmp_path):
     lb("export", "-d", "mini", "-t", "funcy-split-keys-manager", "-o", tmp_path / "out", check=True)
     (h,) = run_harbor(tmp_path / "out" / "funcy-split-keys-manager", "oracle", tmp_path / "hjobs")

@@ -96,6 +96,7 @@ def test_tasks_show_gives_the_images_workdir_and_the_cpus_a_docker_run_uses(tmp_
         cli.images.remove(tag, force=True)
 
 
+@pytest.mark.peer
 @pytest.mark.skipif(harbor_skip_reason() is not None, reason=str(harbor_skip_reason()))
 @pytest.mark.parametrize("name", TASKS)
 def test_the_standins_give_the_same_reward_keys_as_harbor(name, shared, tmp_path):

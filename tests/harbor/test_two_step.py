@@ -65,6 +65,7 @@ def test_min_reward_gate_stops_later_steps(shared, tmp_path):
     assert r["reason"] == "mean reward 0 < 1 (step one unresolved; not run: two)", r["reason"]
 
 
+@pytest.mark.peer
 @pytest.mark.skipif(harbor_skip_reason() is not None, reason=str(harbor_skip_reason()))
 @pytest.mark.parametrize("agent_name,reward", [("oracle", 1.0), ("nop", 0.0)])
 def test_harbor_gives_the_same_rewards(tmp_path, agent_name, reward):

@@ -62,6 +62,7 @@ def test_validate_says_the_user_fields_are_honoured_on_docker_only():
     assert all("docker backend only" in line for line in lines)
 
 
+@pytest.mark.peer
 @pytest.mark.skipif(harbor_skip_reason() is not None, reason=str(harbor_skip_reason()))
 def test_harbor_gives_the_same_reward(tmp_path):
     (h,) = run_harbor(TASK, "oracle", tmp_path / "hjobs")
