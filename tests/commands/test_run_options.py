@@ -141,6 +141,20 @@ def test_tables_are_not_cut_to_80_columns_off_a_terminal():
     assert output_width(True, {}) is None and output_width(False, {"COLUMNS": "120"}) is None
 
 
+def test_messages_on_standard_error_are_not_wrapped_at_80_columns_off_a_terminal(tmp_path):
+    # before: standard error (a pipe, a CI log) broke a long message at rich's default 80 columns
+    import subprocess
+    import sys
+    out = tmp_path / ("a-folder-name-long-enough-to-push-the-message-past-eighty-columns" + "-x" * 20)
+    (out / "calc").mkdir(parents=True)
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    proc = subprocess.run([sys.executable, "-m", "lancebench", "export", "-p", str(CALC), "-o", str(out)],
+                          capture_output=True, text=True, env={**env, "PYTHONPATH": str(REPO / "src")}, timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    line = f"error: {out} already holds calc; choose an empty folder"
+    assert len(line) > 80 and line in proc.stderr.splitlines(), proc.stderr
+
+
 def test_a_repeated_format_error_is_named_in_the_reason():
     # before: "the agent stopped with an error" where the trajectory said RepeatedFormatError
     from lancebench.runner.record import agent_stop

@@ -36,13 +36,16 @@ LOG_WIDTH = 200  # columns of standard output off a terminal (a log file, CI) wi
 
 
 def output_width(is_terminal: bool, environ: Mapping[str, str]) -> int | None:
-    """The width of standard output: None (rich's own: ``COLUMNS``, else the terminal's) on a
+    """The width of standard output or error: None (rich's own: ``COLUMNS``, else the terminal's) on a
     terminal or with ``COLUMNS`` set, else :data:`LOG_WIDTH`, so that a log file holds tables in
     full (issue 28: reasons were cut at rich's default of 80 columns off a terminal)."""
     return None if is_terminal or environ.get("COLUMNS") else LOG_WIDTH
 
 
-console = terminal_console(stderr=True)  # agent text never drives the terminal (report/terminal.py)
+# agent text never drives the terminal (report/terminal.py); off a terminal (a log) standard error's
+# messages are never broken into lines, and its tables are as wide as standard output's
+console = terminal_console(stderr=True, width=output_width(sys.stderr.isatty(), os.environ),
+                           soft_wrap=not sys.stderr.isatty())
 out = terminal_console(width=output_width(sys.stdout.isatty(), os.environ))
 
 # Exit codes of every command (docs/cli.md lists them).
