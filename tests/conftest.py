@@ -12,6 +12,13 @@ time first: the last file to start is a short one, so neither worker waits long 
 
 from __future__ import annotations
 
+import os
+
+# LiteLLM's price table from the installed package, as lancebench.llm.client sets it: a test file
+# that imports litellm first (at collection, on every worker) would otherwise try GitHub for it,
+# three times with back-off (about 8 s without a network, 30 s here), before falling back to it
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
 collect_ignore_glob = ["fixtures/*"]
 
 #: The files that take longest, longest first: seconds of a whole serial run on CI's 2 cores
