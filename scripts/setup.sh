@@ -110,4 +110,5 @@ if [ "$what" = tests ]; then
   finish docker
   finish harbor
 fi
+rm -rf "$logs"   # each step's log was printed; a failed one's stays for reading
 echo "== ready"
