@@ -53,7 +53,8 @@ def _package(module: str) -> str:
     return module.split(".")[1] if "." in module else "__init__"
 
 
-GRAPH = {m: _imports(p, _modules()) - {m} for m, p in _modules().items()}
+MODULES = _modules()  # walked once: every pytest worker imports this file at collection
+GRAPH = {m: _imports(p, MODULES) - {m} for m, p in MODULES.items()}
 
 
 def test_every_package_has_a_layer():
