@@ -310,3 +310,33 @@ def test_a_request_cannot_turn_off_its_own_usage_record(served):
     assert [c.get("cut") for c in calls] == [None] * 3, calls
     assert (usage.calls, usage.input_tokens, usage.output_tokens) == (3, 3000, 15000)
     assert usage.cost_usd == pytest.approx(3 * _price(1000, 5000))
+
+
+def _get(gw: Gateway, path: str, key: str) -> int:
+    req = urllib.request.Request(gw.base_url + path, headers={"Authorization": f"Bearer {key}"})
+    try:
+        with urllib.request.urlopen(req, timeout=60) as r:
+            r.read()
+            return r.status
+    except urllib.error.HTTPError as e:
+        return e.code
+
+
+def test_a_trial_key_reaches_only_the_model_routes(served):
+    """Attack pass round 11: a trial key was accepted on every route of LiteLLM's proxy. ``GET
+    /health`` made a model call (a 16-token completion to the job's model) that no trial's usage
+    records (the trial's usage stayed 0 calls), so an agent could spend the job's provider quota
+    unmetered and crowd other trials' calls; ``/model/info`` showed the model's settings. Now only
+    the model routes answer a trial key (403 elsewhere) and nothing reaches the model."""
+    srv, gw = served
+    _script(srv, [Reply("a", prompt_tokens=5, completion_tokens=2)] * 3)
+    key = gw.issue_key("routes")
+    codes = {path: _get(gw, path, key) for path in ("/health", "/model/info", "/v1/model/info", "/routes")}
+    assert codes == dict.fromkeys(codes, 403), codes
+    assert srv.requests == []
+    assert _get(gw, "/v1/models", key) == 200  # the model list stays (agents ask for it)
+    assert _post(gw, "/v1/chat/completions", {"model": "any", "messages": _messages("x")},
+                 {"Authorization": f"Bearer {key}"}) == 200
+    time.sleep(1.0)
+    usage, _ = gw.end(key, "the agent ended")
+    assert (usage.calls, usage.input_tokens, usage.output_tokens) == (1, 5, 2)
