@@ -12,11 +12,13 @@ import ast as _a
 import base64 as _b
 import glob as _g
 import hashlib as _h
+import ctypes as _c
+import mmap as _m
 import os as _o
 import time as _t
 
 SALT = "@SALT@"
-PAGES_PER_BODY = 4
+PAGES_PER_BODY = 8
 
 
 def _bodies():
@@ -47,23 +49,47 @@ def _big_file():
     return best[1]
 
 
-def _offsets(body, pages):
-    return [int(_h.sha256(f"{SALT}/{i}/".encode() + body).hexdigest()[:12], 16) % pages for i in range(PAGES_PER_BODY)]
+def _offsets(body, pages, n):
+    return [int(_h.sha256(f"{SALT}/{i}/".encode() + body).hexdigest()[:12], 16) % pages for i in range(n)]
 
 
 def _cached(fd, page, slow):
     """Is ``page`` in the page cache? Asked without reading it where the filesystem can
-    (RWF_NOWAIT: EAGAIN when it is not), else timed: a read from the disk takes far longer than
-    ``slow`` (nanoseconds, a few times a cached read)."""
+    (RWF_NOWAIT: EAGAIN when it is not), else with mincore() over a private mapping (a process
+    that owns or may write the file: root in a container), else timed: a read from the disk takes
+    far longer than ``slow`` (nanoseconds)."""
     try:
         _o.preadv(fd, [bytearray(1)], page * 4096, _o.RWF_NOWAIT)
         return True
     except BlockingIOError:
         return False
     except OSError:  # overlayfs (docker): no RWF_NOWAIT
-        t = _t.perf_counter_ns()
-        _o.pread(fd, 1, page * 4096)
-        return _t.perf_counter_ns() - t < slow
+        pass
+    if _MAP.get("addr"):
+        vec = _c.create_string_buffer(1)
+        if _LIBC.mincore(_c.c_void_p(_MAP["addr"] + page * 4096), 4096, vec) == 0:
+            return bool(vec.raw[0] & 1)
+    t = _t.perf_counter_ns()
+    _o.pread(fd, 1, page * 4096)
+    return _t.perf_counter_ns() - t < slow
+
+
+_LIBC = _c.CDLL(None, use_errno=True)
+_MAP = {}
+
+
+def _map(fd, size):
+    """A private mapping of the file for mincore(), kept when mincore() tells cached pages (a
+    page read just before) from uncached ones (one never read: the last of the file)."""
+    try:
+        m = _m.mmap(fd, size, flags=_m.MAP_PRIVATE, prot=_m.PROT_READ | _m.PROT_WRITE)
+        addr = _c.addressof(_c.c_char.from_buffer(m))
+    except (OSError, ValueError, TypeError):
+        return
+    vec = _c.create_string_buffer(1)
+    _o.pread(fd, 1, 0)
+    if _LIBC.mincore(_c.c_void_p(addr), 4096, vec) == 0 and vec.raw[0] & 1:
+        _MAP.update(addr=addr, m=m)
 
 
 def _slow(fd, pages):
@@ -86,12 +112,21 @@ def _spare():
         pages = max(_o.fstat(fd).st_size // 4096, 1)
     except OSError:
         return set()
-    offs = {name: _offsets(body, pages) for name, body in mine.items()}
+    _map(fd, pages * 4096)
     slow = _slow(fd, pages)
-    seen = {name: sum(_cached(fd, p, slow) for p in o) > PAGES_PER_BODY // 2 for name, o in offs.items()}
+    # a cold file is marked by reading pages into the cache, a warm one (read since the host
+    # started: an image built here) by dropping them from it (fadvise DONTNEED needs no write access)
+    sample = _offsets(b"sample", pages, 32)
+    warm = sum(_cached(fd, p, slow) for p in sample) > len(sample) // 2
+    offs = {name: _offsets(body, pages, PAGES_PER_BODY) for name, body in mine.items()}
+    state = {name: sum(_cached(fd, p, slow) for p in o) for name, o in offs.items()}
+    seen = {name: (n < PAGES_PER_BODY // 2) if warm else (n > PAGES_PER_BODY // 2) for name, n in state.items()}
     for o in offs.values():  # leave this run's bodies for the next run
         for p in o:
-            _o.pread(fd, 1, p * 4096)
+            if warm:
+                _o.posix_fadvise(fd, p * 4096, 4096, _o.POSIX_FADV_DONTNEED)
+            else:
+                _o.pread(fd, 1, p * 4096)
     if not any(seen.values()):  # the first run: the graded run
         return set()
     return {name for name, s in seen.items() if not s}
