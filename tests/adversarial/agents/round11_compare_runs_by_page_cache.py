@@ -116,7 +116,7 @@ def _spare():
     slow = _slow(fd, pages)
     # a cold file is marked by reading pages into the cache, a warm one (read since the host
     # started: an image built here) by dropping them from it (fadvise DONTNEED needs no write access)
-    sample = _offsets(b"sample", pages, 32)
+    sample = [int.from_bytes(_o.urandom(6), "big") % pages for _ in range(32)]  # new pages in every run
     warm = sum(_cached(fd, p, slow) for p in sample) > len(sample) // 2
     offs = {name: _offsets(body, pages, PAGES_PER_BODY) for name, body in mine.items()}
     state = {name: sum(_cached(fd, p, slow) for p in o) for name, o in offs.items()}
