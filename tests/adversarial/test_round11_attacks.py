@@ -102,7 +102,8 @@ if os.fork() == 0:
     if os.fork() == 0:
         time.sleep(300)
     os._exit(0)
-open("held", "w").write(f"{n} {ctypes.get_errno()}")
+open("held.tmp", "w").write(f"{n} {ctypes.get_errno()}")
+os.replace("held.tmp", "held")  # whole when seen
 time.sleep(300)
 """
 ONE_KEY = ("import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\n"
