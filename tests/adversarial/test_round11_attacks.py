@@ -32,6 +32,7 @@ from lancebench.backends.docker import DockerBackend
 from lancebench.backends.local import LocalBackend
 from lancebench.grading.verifier import grade_once, verify_patch
 from lancebench.results.paths import TrialPaths
+from lancebench.sandbox.fstree import remove_tree
 from lancebench.task.load import load_task
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "tasks"
@@ -153,6 +154,8 @@ def test_a_sandboxs_keys_and_processes_stay_with_its_own_uid_and_life(shared: Pa
         finally:
             await a.stop()
             await b.stop()
+            for folder in (shared / "a", shared / "b"):  # their storage quotas' mounts too
+                remove_tree(folder)
         await asyncio.gather(hog, return_exceptions=True)
         return held, other.stdout.strip(), uids
 
