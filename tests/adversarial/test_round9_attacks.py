@@ -30,6 +30,7 @@ import pytest
 from lancebench.backends.local import LocalBackend
 from lancebench.sandbox.base import Limits, SandboxSpec
 from lancebench.sandbox.cgroups import ROOT
+from lancebench.sandbox.fstree import remove_tree
 from lancebench.sandbox.local import LocalSandbox
 from lancebench.sandbox.local_net import slirp_missing
 from lancebench.task.load import load_task
@@ -137,6 +138,8 @@ def test_one_trials_sandbox_cannot_use_up_what_the_kernel_counts_per_user_for_an
         finally:
             await a.stop()
             await b.stop()
+            for folder in (shared / "a", shared / "b"):  # their storage quotas' mounts too (they stayed mounted)
+                remove_tree(folder)
 
     held, other, (a, b) = asyncio.run(go())
     assert held == str(limit)

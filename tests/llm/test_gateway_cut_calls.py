@@ -288,3 +288,55 @@ def test_a_call_the_provider_refused_is_not_counted_as_cut(served):
         _post(gw, "/v1/chat/completions", {"model": "any", "messages": _messages("x")},
               {"Authorization": f"Bearer {key}"})
     assert refused.value.code == 401
+
+
+def test_a_request_cannot_turn_off_its_own_usage_record(served):
+    """Attack pass round 11 (docs/security.md): LiteLLM skips every logging callback of a request
+    whose body says ``"no-log": true``, the usage log included, so an answered call was left in
+    flight and counted at the key's end as *cut*: the gateway's estimate of the prompt (58 tokens
+    here), none of the 5,000 answer tokens the provider reported, $0.0000087 instead of $0.00315.
+    Now the proxy ignores the parameter (``global_disable_no_log_param``): the provider's usage,
+    not cut, for chat, streamed chat and the Responses API."""
+    srv, gw = served
+    _script(srv, [Reply("a", prompt_tokens=1000, completion_tokens=5000)] * 3)
+    key = gw.issue_key("no-log")
+    bearer = {"Authorization": f"Bearer {key}"}
+    chat = {"model": "any", "messages": _messages("hello " * 50), "no-log": True}
+    assert _post(gw, "/v1/chat/completions", chat, bearer) == 200
+    assert _post(gw, "/v1/chat/completions", chat | {"stream": True}, bearer) == 200
+    assert _post(gw, "/v1/responses", {"model": "any", "input": "x", "no-log": True}, bearer) == 200
+    time.sleep(1.0)  # the success callbacks run after the answers
+    usage, calls = gw.end(key, "the agent ended")
+    assert [c.get("cut") for c in calls] == [None] * 3, calls
+    assert (usage.calls, usage.input_tokens, usage.output_tokens) == (3, 3000, 15000)
+    assert usage.cost_usd == pytest.approx(3 * _price(1000, 5000))
+
+
+def _get(gw: Gateway, path: str, key: str) -> int:
+    req = urllib.request.Request(gw.base_url + path, headers={"Authorization": f"Bearer {key}"})
+    try:
+        with urllib.request.urlopen(req, timeout=60) as r:
+            r.read()
+            return r.status
+    except urllib.error.HTTPError as e:
+        return e.code
+
+
+def test_a_trial_key_reaches_only_the_model_routes(served):
+    """Attack pass round 11: a trial key was accepted on every route of LiteLLM's proxy. ``GET
+    /health`` made a model call (a 16-token completion to the job's model) that no trial's usage
+    records (the trial's usage stayed 0 calls), so an agent could spend the job's provider quota
+    unmetered and crowd other trials' calls; ``/model/info`` showed the model's settings. Now only
+    the model routes answer a trial key (403 elsewhere) and nothing reaches the model."""
+    srv, gw = served
+    _script(srv, [Reply("a", prompt_tokens=5, completion_tokens=2)] * 3)
+    key = gw.issue_key("routes")
+    codes = {path: _get(gw, path, key) for path in ("/health", "/model/info", "/v1/model/info", "/routes")}
+    assert codes == dict.fromkeys(codes, 403), codes
+    assert srv.requests == []
+    assert _get(gw, "/v1/models", key) == 200  # the model list stays (agents ask for it)
+    assert _post(gw, "/v1/chat/completions", {"model": "any", "messages": _messages("x")},
+                 {"Authorization": f"Bearer {key}"}) == 200
+    time.sleep(1.0)
+    usage, _ = gw.end(key, "the agent ended")
+    assert (usage.calls, usage.input_tokens, usage.output_tokens) == (1, 5, 2)

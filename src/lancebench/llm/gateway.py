@@ -114,7 +114,9 @@ def _config(model: ResolvedModel) -> dict:
     return {"model_list": [{"model_name": "*", "litellm_params": params}],
             "general_settings": {"custom_auth": "lancebench.llm.gateway_hooks.check_key"},
             "litellm_settings": {"callbacks": ["lancebench.llm.gateway_hooks.usage_log"], "drop_params": True,
-                                 "num_retries": 3, "request_timeout": 600}}
+                                 "num_retries": 3, "request_timeout": 600,
+                                 # a request's "no-log": true would skip the usage log (attack pass round 11)
+                                 "global_disable_no_log_param": True}}
 
 
 class Gateway:

@@ -3,8 +3,10 @@ lancebench's: the per-trial key check and the usage log.
 
 - :func:`check_key` is the proxy's ``general_settings.custom_auth``: a request is let through only
   when the sha256 of its key names a file in ``$LANCEBENCH_GATEWAY_DIR/keys/`` (written by
-  :meth:`Gateway.issue_key`, deleted when the trial ends). This stands in for LiteLLM's virtual
-  keys, which need a database; the request is then tagged with the key's hash as ``user_id``.
+  :meth:`Gateway.issue_key`, deleted when the trial ends) and its path is a model call
+  (:data:`MODEL_ROUTES`: the proxy's other routes, such as ``/health``, which calls the model
+  outside any trial's usage, are refused). This stands in for LiteLLM's virtual keys, which need a
+  database; the request is then tagged with the key's hash as ``user_id``.
 - :data:`usage_log` (a ``litellm_settings.callbacks`` entry) appends one JSON line per answered
   call to ``$LANCEBENCH_GATEWAY_DIR/usage/<key hash>.jsonl``: ``prompt_tokens``,
   ``completion_tokens``, ``cached_tokens`` (counts), ``cost_usd`` (USD from LiteLLM's price
@@ -42,6 +44,11 @@ from litellm.proxy._types import ProxyErrorTypes, ProxyException, UserAPIKeyAuth
 CALL_KEY = "lancebench_gateway_call"  # where a call's in-flight name rides: the logging object's details
 MAX_TEXT_CHARS = 4_000_000  # of a request's text counted (far above any model's window in tokens)
 HEX = frozenset("0123456789abcdef")
+# The routes a trial key may use: model calls (OpenAI chat, completions, embeddings and Responses,
+# Anthropic messages) and the model list. Every other route of the proxy is refused: GET /health
+# made a model call that no trial's usage recorded (attack pass round 11); others show its settings.
+MODEL_ROUTES = frozenset(f"{prefix}/{route}" for prefix in ("", "/v1") for route in (
+    "chat/completions", "completions", "embeddings", "responses", "messages", "messages/count_tokens", "models"))
 
 
 def _root() -> Path:
@@ -205,13 +212,17 @@ def _chunk_text(chunk: Any) -> str:
 
 
 async def check_key(request: Any, api_key: str) -> UserAPIKeyAuth:
-    """LiteLLM custom auth: accept a live trial key, refuse anything else (raises, so the proxy
-    answers 401)."""
+    """LiteLLM custom auth: accept a live trial key on a model route (:data:`MODEL_ROUTES`), refuse
+    anything else (raises, so the proxy answers 401, or 403 for another route)."""
     key = (api_key or "").removeprefix("Bearer ").strip()
     digest = key_hash(key)
     if not key or not (_root() / "keys" / digest).is_file():
         raise ProxyException(message="lancebench gateway: this key is not valid (unknown, or its trial ended)",
                              type=ProxyErrorTypes.auth_error, param="api_key", code=401)
+    path = str(getattr(getattr(request, "url", None), "path", "") or "").rstrip("/")
+    if path not in MODEL_ROUTES:
+        raise ProxyException(message=f"lancebench gateway: only model calls are served, not {path[:100]!r}",
+                             type=ProxyErrorTypes.auth_error, param="path", code=403)
     return UserAPIKeyAuth(api_key=digest, user_id=digest, key_alias=digest)
 
 
