@@ -4,8 +4,10 @@ proposal uniformly at random, seeded, for choice tasks)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -60,10 +62,24 @@ async def _run_script(ctx: AgentContext, script_inside: str, log_name: str,
 
 
 async def _put_text(ctx: AgentContext, text: str, dest: str) -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "f"
-        path.write_text(text)
-        await ctx.sandbox.put(path, dest)
+    """Put ``text`` at ``dest`` in the sandbox, through a temporary file made and removed in a
+    worker thread (file system calls block; the event loop runs the other trials)."""
+    tmp = Path(await asyncio.to_thread(_temp_file, text))
+    try:
+        await ctx.sandbox.put(tmp / "f", dest)
+    finally:
+        await asyncio.to_thread(shutil.rmtree, tmp, True)
+
+
+def _temp_file(text: str) -> str:
+    """A new temporary folder holding ``text`` as its file ``f``; returns the folder."""
+    tmp = tempfile.mkdtemp()
+    try:
+        Path(tmp, "f").write_text(text)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return tmp
 
 
 class OracleAgent:

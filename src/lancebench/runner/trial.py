@@ -21,6 +21,7 @@ structured :class:`~lancebench.results.models.TrialError` (``TrialResult.error``
 
 from __future__ import annotations
 
+import asyncio
 import traceback
 
 from lancebench.agents.base import Agent
@@ -58,7 +59,7 @@ async def run_trial(spec: TrialSpec, agent: Agent, backend: Backend) -> TrialRes
     (see :mod:`lancebench.runner.control`).
     """
     meter = spend.start(spec.paths)  # before the folder is replaced: it keeps earlier runs' spend
-    _fresh_folders(spec)
+    await asyncio.to_thread(_fresh_folders, spec)  # file system calls block: never in the event loop
     started_at, trace, clock, point = utcnow(), Trace(), PhaseClock(), Checkpoint()
     failure = None
     try:
@@ -71,10 +72,10 @@ async def run_trial(spec: TrialSpec, agent: Agent, backend: Backend) -> TrialRes
     except Exception as exc:
         failure = _failure(spec, exc, clock.where)
     finally:
-        remove_tree(spec.scratch)
+        await asyncio.to_thread(remove_tree, spec.scratch)
     usage, extra = spend.settle(trace.reported_usage(), meter)  # the spend seen, however the trial ended
     result = build_result(spec, started_at, trace, failure, clock, usage, extra)
-    write_result(spec.paths.result, result)
+    await asyncio.to_thread(write_result, spec.paths.result, result)  # on disk (fsync) when this returns
     return result
 
 
