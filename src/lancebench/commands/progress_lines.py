@@ -83,7 +83,7 @@ class Display:
         """Plain lines: phase changes as they happen, results, and a heartbeat thread. Each line is
         written to the console's file as it is (made :func:`~lancebench.results.text.visible`,
         markup rendered to its text), not laid out by rich: off a terminal there is nothing to lay
-        out, and rich's rendering of a line cost about a millisecond of the event loop, five times
+        out, and rich's rendering of a line cost about a millisecond of the event loop, six lines
         per cheap trial (issue 29)."""
         lock = threading.Lock()  # the trials' thread and the heartbeat's
 
