@@ -7,10 +7,11 @@
 ``--src`` (repeatable; default this checkout's ``src``) runs each source tree's lancebench in
 turn within every repetition: a before/after comparison in one run.
 
-Prints, per repetition and as medians: the whole command's seconds, and the trials' span (first
-``started_at`` to last ``finished_at`` in the results: the command's start-up left out), and the
-speed-up ``-n 1`` / ``-n N`` of each. Target (issue 29): the span's speed-up is at least 1.5 at
-``-n 4`` on 2 cores; the script prints FAIL and exits 1 when it is missed.
+Prints, per repetition (with the load average after it) and as medians: the whole command's
+seconds, and the trials' span (first ``started_at`` to last ``finished_at`` in the results: the
+command's start-up left out), and the speed-up ``-n 1`` / ``-n N`` of each. Target (issue 29):
+the span's speed-up is at least 1.5 at ``-n 4`` on 2 cores; the script prints FAIL and exits 1
+when it is missed.
 """
 
 from __future__ import annotations
@@ -58,13 +59,15 @@ def main() -> None:
     args = parser.parse_args()
     sources = args.src or [str(ROOT / "src")]
     jobs = Path(tempfile.mkdtemp(prefix="lb-cheap-"))
+    print(f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the start", flush=True)
     got: dict[tuple[str, int], list[tuple[float, float]]] = {(s, n): [] for s in sources for n in (1, args.n)}
     for rep in range(args.repeat):  # interleaved: each source at -n 1 and -n N, then again
         for src in sources:
             for n in (1, args.n):
                 whole, span = run_once(src, n, args.trials, jobs)
                 got[(src, n)].append((whole, span))
-                print(f"rep {rep} {src} -n {n}: command {whole:.1f} s, trials' span {span:.1f} s", flush=True)
+                print(f"rep {rep} {src} -n {n}: command {whole:.1f} s, trials' span {span:.1f} s "
+                      f"(load average {os.getloadavg()[0]:.1f})", flush=True)
     subprocess.run(["rm", "-rf", str(jobs)], check=False)
     failed = False
     for src in sources:

@@ -52,3 +52,24 @@ def test_running_trials_with_their_phase_fit_80_columns():
     assert "…" in long_row.split()[0] and long_row.split()[1] == "agent"  # cut, not wrapped onto two lines
     assert short_row.split()[2] == "grading"
     assert progress.running() == {}
+
+
+def test_plain_progress_lines_are_the_text_made_visible():
+    # off a terminal each line is written as it is (issue 29: rich laid out every line in the event
+    # loop, ~1 ms each): markup rendered to its text, agent text still shown harmless (report/terminal.py)
+    from lancebench.commands.progress_lines import Display
+    from lancebench.report.terminal import terminal_console
+    buf = io.StringIO()
+    status = JobStatus(total=1, kept=[], concurrency=1)
+    with Display(heartbeat_sec=3600).show(status, terminal_console(file=buf, force_terminal=False)) as on_result:
+        progress.set_phase("t1", "starting", task="evil\x1b[2Jtask [b]x[/b]", attempt=0)
+        progress.set_phase("t1", "agent")
+        progress.finished("t1")
+        bad = result("evil\x1b[2Jtask [b]x[/b]", "unresolved", 1.0, 0, 0, 0.0)
+        on_result(bad.model_copy(update={"reason": "chose 2 \u202eevil\x07"}))
+    assert buf.getvalue().splitlines() == [
+        "  evil\u241b[2Jtask [b]x[/b] #0: starting",
+        "  evil\u241b[2Jtask [b]x[/b] #0: agent (after 0s in starting)",
+        "  evil\u241b[2Jtask [b]x[/b] #0: unresolved (chose 2 \ufffdevil)",  # rich's Text drops the BEL
+    ]
+    assert status.results == [status.new[0]] and status.new[0].task.startswith("evil")

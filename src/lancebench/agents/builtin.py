@@ -4,7 +4,9 @@ proposal uniformly at random, seeded, for choice tasks)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
 import random
 import tempfile
 import time
@@ -60,10 +62,23 @@ async def _run_script(ctx: AgentContext, script_inside: str, log_name: str,
 
 
 async def _put_text(ctx: AgentContext, text: str, dest: str) -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "f"
-        path.write_text(text)
+    """Put ``text`` at ``dest`` in the sandbox, through a temporary file written in a worker thread
+    (file system calls block; the event loop runs the other trials) and unlinked after: a file,
+    not a folder, whose removal waits on nothing."""
+    path = await asyncio.to_thread(_temp_file, text)
+    try:
         await ctx.sandbox.put(path, dest)
+    finally:
+        path.unlink(missing_ok=True)
+
+
+def _temp_file(text: str) -> Path:
+    """A new temporary file holding ``text``, mode 0644 (``put`` copies the mode into the sandbox)."""
+    fd, name = tempfile.mkstemp(prefix="lancebench-put-")
+    os.fchmod(fd, 0o644)
+    with os.fdopen(fd, "w") as fh:
+        fh.write(text)
+    return Path(name)
 
 
 class OracleAgent:

@@ -33,6 +33,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
@@ -91,11 +92,12 @@ class RecordedTrial:
     config: str
 
 
-def _connect(path: Path, timeout: float = BUSY_TIMEOUT_SEC) -> sqlite3.Connection:
-    """Open (creating) the index at ``path``, waiting up to ``timeout`` seconds for a lock; raises
+def _connect(path: Path, timeout: float = BUSY_TIMEOUT_SEC, *, any_thread: bool = False) -> sqlite3.Connection:
+    """Open (creating) the index at ``path``, waiting up to ``timeout`` seconds for a lock (usable
+    from any thread when ``any_thread``: the caller serialises its use); raises
     :class:`sqlite3.Error` when it is not a usable index of this schema (corrupt, another schema
     version)."""
-    db = sqlite3.connect(path, timeout=timeout, isolation_level=None)
+    db = sqlite3.connect(path, timeout=timeout, isolation_level=None, check_same_thread=not any_thread)
     try:
         db.executescript(_TABLES)
         row = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
@@ -146,25 +148,79 @@ def index_written(result_path: Path, result: TrialResult) -> bool:
     that a read of the job finds it without opening the file. Best effort: returns False (and
     leaves the row to the next read, which sees the file's new size or mtime) when the index is
     locked for longer than :data:`WRITER_TIMEOUT_SEC`, corrupt, or cannot be written, or when
-    the path is not inside a job's ``trials/`` folder."""
+    the path is not inside a job's ``trials/`` folder.
+
+    The writer's connection to a job's index is kept open between trials (:class:`_Writers`), and
+    the rows of one process are written one at a time (trials end in worker threads at once)."""
     folder = Path(result_path).parent
     if folder.parent.name != "trials":
         return False
     try:
         st = os.stat(result_path)
-        db = _connect(folder.parent.parent / INDEX_FILE, WRITER_TIMEOUT_SEC)
-    except (OSError, sqlite3.Error):
+    except OSError:
         return False
-    try:
-        # no fsync: the index is a cache (the file was synced), a row lost or torn is re-read or rebuilt
-        db.execute("PRAGMA synchronous = OFF")
-        db.execute(_INSERT,
-                   _values(_Row(folder.name, st.st_size, st.st_mtime_ns), result))
-        return True
-    except sqlite3.Error:
-        return False
-    finally:
-        db.close()
+    values = _values(_Row(folder.name, st.st_size, st.st_mtime_ns), result)
+    return _WRITERS.insert(folder.parent.parent / INDEX_FILE, values)
+
+
+class _Writers:
+    """The writer's open connections to job indexes, at most :attr:`KEPT` (the latest used), each
+    with the identity (device, inode) of the file it opened: a file replaced since (a reader
+    rebuilt a corrupt index) is opened again. One lock serialises every use."""
+
+    KEPT = 4
+
+    def __init__(self) -> None:
+        self._forget()
+        os.register_at_fork(after_in_child=self._forget)  # an SQLite connection must not cross a fork
+
+    def _forget(self) -> None:
+        self._lock = threading.Lock()
+        self._open: dict[Path, tuple[sqlite3.Connection, tuple[int, int]]] = {}
+
+    def insert(self, path: Path, values: tuple) -> bool:
+        """Insert (or replace) the row ``values`` into the index at ``path``; False when it could not."""
+        with self._lock:
+            try:
+                db = self._connection(path)
+                db.execute(_INSERT, values)
+                return True
+            except (OSError, sqlite3.Error):
+                self._close(path)
+                return False
+
+    def _connection(self, path: Path) -> sqlite3.Connection:
+        kept = self._open.pop(path, None)
+        if kept is not None:
+            try:
+                st = os.stat(path)
+                if (st.st_dev, st.st_ino) == kept[1]:
+                    self._open[path] = kept  # the latest used last
+                    return kept[0]
+            except OSError:
+                pass
+            kept[0].close()
+        db = _connect(path, WRITER_TIMEOUT_SEC, any_thread=True)
+        try:
+            # no fsync: the index is a cache (the file was synced), a row lost or torn is re-read or rebuilt
+            db.execute("PRAGMA synchronous = OFF")
+            st = os.stat(path)
+        except BaseException:
+            db.close()
+            raise
+        self._open[path] = (db, (st.st_dev, st.st_ino))
+        while len(self._open) > self.KEPT:
+            self._close(next(iter(self._open)))
+        return db
+
+    def _close(self, path: Path) -> None:
+        kept = self._open.pop(path, None)
+        if kept is not None:
+            with suppress(sqlite3.Error):
+                kept[0].close()
+
+
+_WRITERS = _Writers()
 
 
 class IndexedTrials:

@@ -21,11 +21,13 @@ structured :class:`~lancebench.results.models.TrialError` (``TrialResult.error``
 
 from __future__ import annotations
 
+import asyncio
 import traceback
 
 from lancebench.agents.base import Agent
 from lancebench.errors import LancebenchError, ModelAuthError, ModelError, SandboxError, WorkspaceError
 from lancebench.judging.senior import senior_grade
+from lancebench.llm.meter import UsageMeter
 from lancebench.results.models import TrialError, TrialResult, utcnow
 from lancebench.results.store import atomic_write, write_result
 from lancebench.runner import progress, spend
@@ -58,7 +60,7 @@ async def run_trial(spec: TrialSpec, agent: Agent, backend: Backend) -> TrialRes
     (see :mod:`lancebench.runner.control`).
     """
     meter = spend.start(spec.paths)  # before the folder is replaced: it keeps earlier runs' spend
-    _fresh_folders(spec)
+    await asyncio.to_thread(_fresh_folders, spec)  # file system calls block: never in the event loop
     started_at, trace, clock, point = utcnow(), Trace(), PhaseClock(), Checkpoint()
     failure = None
     try:
@@ -66,12 +68,23 @@ async def run_trial(spec: TrialSpec, agent: Agent, backend: Backend) -> TrialRes
             await _walk(spec, agent, backend, trace, clock, point)
         except (SandboxError, HealthcheckFailed) as exc:
             raise await blame(exc, point, spec.task, backend, spec.scratch, trial_labels(spec)) from exc
-    except ModelAuthError:
-        raise
     except Exception as exc:
+        if isinstance(exc, ModelAuthError):
+            await asyncio.to_thread(remove_tree, spec.scratch)
+            raise
         failure = _failure(spec, exc, clock.where)
-    finally:
-        remove_tree(spec.scratch)
+    except BaseException:  # cancelled (the job stops): its scratch goes all the same
+        await asyncio.to_thread(remove_tree, spec.scratch)
+        raise
+    return await asyncio.to_thread(_record, spec, started_at, trace, failure, clock, meter)
+
+
+def _record(spec: TrialSpec, started_at: str, trace: Trace, failure: Failure | None, clock: PhaseClock,
+            meter: UsageMeter) -> TrialResult:
+    """The end of a trial however it ended, in a worker thread (file system calls block; the event
+    loop runs the other trials): remove its scratch, settle its spend, build its result and write it
+    (atomically, fsync'd: on disk when this returns). Returns the result."""
+    remove_tree(spec.scratch)
     usage, extra = spend.settle(trace.reported_usage(), meter)  # the spend seen, however the trial ended
     result = build_result(spec, started_at, trace, failure, clock, usage, extra)
     write_result(spec.paths.result, result)
