@@ -41,7 +41,7 @@ from lancebench.sandbox.fstree import CopyBounds, chown_tree, copy_file, copy_tr
 from lancebench.sandbox.local_files import Deferred, move_onto_quota, populate
 from lancebench.sandbox.local_launch import launch_prefix
 from lancebench.sandbox.local_net import MISSING, RESOLV_CONF, OutboundNet, slirp_missing
-from lancebench.sandbox.output import CappedBuffer, drain
+from lancebench.sandbox.output import CappedBuffer, drain, feed
 from lancebench.sandbox.uid_lease import UidLease, lease
 
 INSIDE_UID = 1000
@@ -58,7 +58,7 @@ ETC_BINDS = ("alternatives", "fonts", "ld.so.cache", "ld.so.conf", "ld.so.conf.d
 CLONE_NEWNET = 0x40000000
 RLIMITS = {"as": resource.RLIMIT_AS, "cpu": resource.RLIMIT_CPU, "fsize": resource.RLIMIT_FSIZE}
 _UNSET = object()
-REAP_WAIT_SEC = 1.0  # how long an ended command's processes may take to be gone before they are killed
+REAP_WAIT_SEC = 1.0  # how long an ended command's processes may take to be gone before they are killed (CgroupSet.reap)
 _LIBC = ctypes.CDLL(None, use_errno=True)  # setns (os.setns needs Python 3.12), loaded before any fork
 
 
@@ -132,6 +132,7 @@ class LocalSandbox(Sandbox):
         self._written = False  # something was put before the first command
         self._provisioned = False  # the first command's set-up (quota, owners) is done
         self._provision_lock = asyncio.Lock()
+        self._owner_record: Path | None = None  # local_owner's record, written at provisioning
         self._launch_for: object = _UNSET  # the cgroups self._launch was made for
         self._launch: list[str] | None = None
         self._fixed_args: list[str] | None = None  # bubblewrap's arguments that never change once provisioned
@@ -163,7 +164,7 @@ class LocalSandbox(Sandbox):
 
     def _provision_files(self) -> None:
         with contextlib.suppress(OSError):  # no record: only a later gc cannot find this sandbox's orphans
-            local_owner.record(self.name, self.root, self._own_root, self.spec.labels)
+            self._owner_record = local_owner.record(self.name, self.root, self._own_root, self.spec.labels)
         d = self.deferred
         if d.quota_dir is not None:
             move_onto_quota(d.quota_dir, d.storage_mb)
@@ -223,8 +224,9 @@ class LocalSandbox(Sandbox):
         self._procs.clear()
         if self._own_root:
             await asyncio.to_thread(remove_tree, self.root)
-        if self._provisioned:
-            local_owner.forget(self.name)
+        if self._owner_record is not None:
+            local_owner.forget(self._owner_record)
+            self._owner_record = None
         if self._lease is not None:  # every process of the sandbox is gone: its uids may serve another
             self._lease.release()
             self._lease = None
@@ -363,8 +365,9 @@ class LocalSandbox(Sandbox):
         cgroups, rlimits and uid without Python between fork and exec), made once per sandbox's
         cgroups; None where its tools are missing (then :meth:`_preexec` does the same)."""
         if self._launch_for is not self.cgroups:
+            rlimits = self._rlimits()
             self._launch = launch_prefix(tasks_files=self.cgroups.tasks_files() if self.cgroups else [],
-                                         rlimits=self._rlimits(), uid=self.uid, nproc=self._nproc())
+                                         rlimits=rlimits, uid=self.uid, nproc=self._nproc())
             self._launch_for = self.cgroups
         return self._launch
 
@@ -419,7 +422,7 @@ class LocalSandbox(Sandbox):
         if net is not None:
             await self._connect(proc, info, net)
         timed_out = False
-        readers = asyncio.gather(drain(proc.stdout, out), drain(proc.stderr, err), self._feed(proc, stdin))
+        readers = asyncio.gather(drain(proc.stdout, out), drain(proc.stderr, err), feed(proc, stdin))
         companion = asyncio.ensure_future(self._companion(app, info, cwd)) if app else None
         try:
             await asyncio.wait_for(asyncio.shield(readers), timeout)
@@ -439,15 +442,16 @@ class LocalSandbox(Sandbox):
             raise
         finally:
             self._procs.discard(proc)
-            app_output = await self._end_companion(companion)
+            app_output = "" if companion is None else await self._end_companion(companion)
             if net is not None:
                 await net.close()
-        await self._reap_leftovers()
+        stdout_text, stderr_text = out.text(), err.text()
+        if self.cgroups is not None and not self._procs:  # no other command of this sandbox runs
+            await self.cgroups.reap(REAP_WAIT_SEC)
         code = proc.returncode
-        stderr_text = err.text()
         if b"child-pid" not in await info and not timed_out:
             raise SandboxError(f"bubblewrap could not set up the sandbox: {stderr_text.strip()[:500]}")
-        return ExecResult(exit_code=None if timed_out else code, stdout=out.text(), stderr=stderr_text,
+        return ExecResult(exit_code=None if timed_out else code, stdout=stdout_text, stderr=stderr_text,
                           timed_out=timed_out, duration_sec=time.monotonic() - t0,
                           truncated_bytes=out.cut + err.cut), app_output
 
@@ -523,44 +527,13 @@ class LocalSandbox(Sandbox):
         return out.text() + err.text()
 
     @staticmethod
-    async def _end_companion(companion: asyncio.Future[str] | None) -> str:
-        """End an app server started by :meth:`_companion` and return its output ("" when none)."""
-        if companion is None:
-            return ""
+    async def _end_companion(companion: asyncio.Future[str]) -> str:
+        """End an app server started by :meth:`_companion` and return its output."""
         companion.cancel()
         try:
             return await companion
         except asyncio.CancelledError:
             return ""
-
-    async def _reap_leftovers(self) -> None:
-        """When no other command of this sandbox runs, make sure the ended command left no process:
-        the kernel tears its pid namespace down asynchronously (bubblewrap reports the command's
-        exit before its init process is gone, so about half the commands still show it for a
-        millisecond or two), so wait up to :data:`REAP_WAIT_SEC`, polling at first every
-        millisecond and less often as the wait grows, then kill."""
-        if self.cgroups is None or self._procs:
-            return
-        deadline = time.monotonic() + REAP_WAIT_SEC
-        pause = 0.001
-        while self.cgroups.procs():
-            if time.monotonic() >= deadline:
-                self.cgroups.kill()
-                return
-            await asyncio.sleep(pause)
-            pause = min(pause * 2, 0.025)
-
-    @staticmethod
-    async def _feed(proc: asyncio.subprocess.Process, data: bytes | None) -> None:
-        if data is None or proc.stdin is None:
-            return
-        try:
-            proc.stdin.write(data)
-            await proc.stdin.drain()
-        except (BrokenPipeError, ConnectionResetError):
-            pass
-        finally:
-            proc.stdin.close()
 
     def _kill_tree(self, proc: asyncio.subprocess.Process) -> None:
         _killpg(proc.pid)
