@@ -37,18 +37,21 @@ from lancebench.errors import SandboxError
 from lancebench.sandbox import local_owner
 from lancebench.sandbox.base import AppProcess, ExecResult, Mount, Sandbox, SandboxSpec
 from lancebench.sandbox.cgroups import CgroupSet
-from lancebench.sandbox.fstree import CopyBounds, chown_tree, copy_file, copy_tree, remove_tree, write_notes
-from lancebench.sandbox.local_files import Deferred, move_onto_quota, populate
+from lancebench.sandbox.fstree import (
+    CopyBounds,
+    chown_tree,
+    copy_file,
+    copy_tree,
+    make_readable,
+    remove_tree,
+    write_notes,
+)
+from lancebench.sandbox.local_files import HOME, INSIDE_UID, WRITABLE_ELSEWHERE, Deferred, populate, provide_folders
 from lancebench.sandbox.local_launch import launch_prefix
-from lancebench.sandbox.local_net import MISSING, RESOLV_CONF, OutboundNet, slirp_missing
+from lancebench.sandbox.local_net import MISSING, OutboundNet, slirp_missing
 from lancebench.sandbox.output import CappedBuffer, drain, feed
 from lancebench.sandbox.uid_lease import UidLease, lease
 
-INSIDE_UID = 1000
-HOME = "/home/agent"
-# writable folders besides the workdir, /tmp and HOME: inside path -> folder of the sandbox root
-# (bound, so that storage_mb's filesystem holds them; the sandbox's own root is read-only)
-WRITABLE_ELSEWHERE = {"/dev/shm": "shm", "/var/tmp": "var-tmp", "/run": "run"}
 DEFAULT_PATH = "/env/venv/bin:/env/bin:/usr/local/bin:/usr/bin:/bin"
 # Parts of the host's /etc that programs need to work (read-only); nothing else of /etc is visible.
 # Debian's JDKs read their conf/ (java.security, ...) through /etc/java-<N>-openjdk.
@@ -165,36 +168,16 @@ class LocalSandbox(Sandbox):
     def _provision_files(self) -> None:
         with contextlib.suppress(OSError):  # no record: only a later gc cannot find this sandbox's orphans
             self._owner_record = local_owner.record(self.name, self.root, self._own_root, self.spec.labels)
-        d = self.deferred
-        if d.quota_dir is not None:
-            move_onto_quota(d.quota_dir, d.storage_mb)
-        for sub in ("tmp", "home", "etc", "extra", *WRITABLE_ELSEWHERE.values()):
-            (self.root / sub).mkdir(parents=True, exist_ok=True)
-        os.chmod(self.root, 0o755)
-        self._write_etc()
-        self._populate()
-        owned = [self.workspace, self.root / "tmp", self.root / "home", self.root / "extra",
-                 *(self.root / sub for sub in WRITABLE_ELSEWHERE.values())]
-        for m in self.spec.mounts:
-            if m.writable:
-                m.source.mkdir(parents=True, exist_ok=True)
-                owned.append(m.source)
-        try:
-            chown_tree(owned, self.uid)
-        except OSError as exc:
-            raise SandboxError(str(exc)) from exc
-        for path in [self.workspace, self.root] + [m.source for m in self.spec.mounts]:
-            _check_reachable(path, self.uid)
+        provide_folders(self.root, self.workspace, self.spec.mounts, self.deferred, uid=self.uid,
+                        pristine=None if self._populated else self.deferred.pristine, written=self._written)
+        self._populated = True
         lim = self.spec.limits
         self.cgroups = CgroupSet.create(self.name, memory_mb=lim.memory_mb, pids=lim.pids, cpus=lim.cpus)
 
     def _populate(self) -> None:
         """Copy the pristine repository into the workspace, once (see :func:`local_files.populate`)."""
         if not self._populated and self.deferred.pristine is not None:
-            try:
-                populate(self.deferred.pristine, self.workspace, written=self._written)
-            except OSError as exc:
-                raise SandboxError(f"could not copy the repository into the sandbox: {exc}") from exc
+            populate(self.deferred.pristine, self.workspace, written=self._written)
         self._populated = True
 
     @property
@@ -207,6 +190,22 @@ class LocalSandbox(Sandbox):
         """The workspace's host folder, holding the repository (copied first if it was deferred)."""
         if not self._populated:
             await asyncio.to_thread(self._populate)
+        return self.workspace
+
+    async def settled(self) -> Path:
+        """The workspace's host folder, ready to be read by the harness (the capture): the
+        repository copied first if it was deferred; every process of the sandbox killed (as
+        root); then, once no process can change it (or when not root), the owner given read
+        permission on everything (:func:`lancebench.sandbox.fstree.make_readable`: a file an
+        agent made unreadable cannot break the capture). A live workspace (a never-started
+        sandbox: the user tool's snapshot of a running agent) is never changed by root: an agent
+        could swap a folder for a link to a host file mid-walk; a sandbox where no command ran
+        holds only what the harness wrote."""
+        await self.populated()
+        if self.cgroups:
+            await asyncio.to_thread(self.cgroups.kill)
+        if (self.cgroups or self.uid is None) and (self._provisioned or self.deferred.pristine is None):
+            await asyncio.to_thread(make_readable, self.workspace)
         return self.workspace
 
     async def stop(self) -> None:
@@ -231,17 +230,6 @@ class LocalSandbox(Sandbox):
             self._lease.release()
             self._lease = None
         self.started = False
-
-    def _write_etc(self) -> None:
-        etc = self.root / "etc"
-        (etc / "passwd").write_text("root:x:0:0:root:/root:/bin/bash\n"
-                                    f"agent:x:{INSIDE_UID}:{INSIDE_UID}:agent:{HOME}:/bin/bash\n"
-                                    "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n")
-        (etc / "group").write_text(f"root:x:0:\nagent:x:{INSIDE_UID}:\nnogroup:x:65534:\n")
-        (etc / "hosts").write_text("127.0.0.1 localhost lancebench\n::1 localhost\n")
-        (etc / "hostname").write_text("lancebench\n")
-        (etc / "nsswitch.conf").write_text("passwd: files\ngroup: files\nhosts: files dns\n")
-        (etc / "resolv.conf").write_text(RESOLV_CONF)  # slirp4netns's DNS; unreachable without the network
 
     # bubblewrap ------------------------------------------------------------------------------
     def _mounts(self) -> list[Mount]:
@@ -626,19 +614,6 @@ def _safe_join(base: Path, rel: PurePosixPath) -> Path:
         if cur.is_symlink():
             raise SandboxError(f"path {rel} goes through a symlink ({part}); refusing to follow it")
     return cur
-
-
-def _check_reachable(path: Path, uid: int | None) -> None:
-    """Raise :class:`SandboxError` when the sandbox uid cannot traverse a parent of ``path``
-    (for example a folder under /root, which is private)."""
-    if uid is None:
-        return
-    for parent in Path(path).resolve().parents:
-        st = parent.stat()
-        if not (st.st_mode & 0o001 or st.st_uid == uid):
-            raise SandboxError(f"{path} is not reachable by the sandbox user (uid {uid}): {parent} is not "
-                               "searchable by others; put lancebench's folders elsewhere (LANCEBENCH_HOME, -o) "
-                               f"or run `chmod o+x {parent}`")
 
 
 def _read_to_end(fd: int) -> asyncio.Future[bytes]:

@@ -18,6 +18,7 @@ removes the sandbox's root folder and the record. A record of another host (a sh
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import signal
@@ -38,14 +39,21 @@ def records_dir() -> Path:
     return sub("local-sandboxes")
 
 
+@functools.cache
+def _start_of(pid: int) -> str:
+    """:func:`process_start` of this process (``pid``: its pid, so that a forked child asks
+    again), read once."""
+    return process_start(pid)
+
+
 def record(name: str, root: Path, own_root: bool, labels: dict[str, str]) -> Path:
     """Write the owner record of sandbox ``name`` (this process as its owner; see the module
     docstring) and return its path, for :func:`forget`. Raises OSError when
     ``$LANCEBENCH_HOME`` cannot be written."""
-    path = records_dir() / f"{name}.json"
     pid = os.getpid()
-    data = {"host": socket.gethostname(), "pid": pid, "start": process_start(pid), "root": str(root),
+    data = {"host": socket.gethostname(), "pid": pid, "start": _start_of(pid), "root": str(root),
             "own_root": own_root, "job": labels.get("job", ""), "trial": labels.get("trial", "")}
+    path = records_dir() / f"{name}.json"
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.write_text(json.dumps(data))
     os.replace(tmp, path)
