@@ -209,7 +209,8 @@ class LocalSandbox(Sandbox):
         return self.workspace
 
     async def stop(self) -> None:
-        """Kill every process of the sandbox, remove its cgroups and (if it made it) its root."""
+        """Kill every process of the sandbox, remove its cgroups and (if it made it) its root, then
+        forget its owner record (:mod:`lancebench.sandbox.local_owner`) and release its uids."""
         for proc in list(self._procs):
             _killpg(proc.pid)
         if self.cgroups:
