@@ -18,26 +18,13 @@ from lancebench.grading.pyguard import find_site_folders, write_pth
 from lancebench.sandbox.backend import Backend, Capabilities, PreparedEnvironment, network_fields, task_limits
 from lancebench.sandbox.base import CapturedPatch, Mount, Sandbox, SandboxSpec
 from lancebench.sandbox.cgroups import CgroupSet
-from lancebench.sandbox.cover import cover, coverable
-from lancebench.sandbox.fstree import make_readable, remove_tree
+from lancebench.sandbox.cover import quota_with_covers
+from lancebench.sandbox.fstree import remove_tree
 from lancebench.sandbox.local import LocalSandbox
 from lancebench.sandbox.local_files import Deferred
 from lancebench.sandbox.local_owner import reap_orphans
-from lancebench.sandbox.quota import mount_quota
 from lancebench.task.model import Task
 from lancebench.task.settings import NO_NETWORK, NetworkPolicy
-
-
-def _cover_mounts(quota: Path, mounts: tuple[Mount, ...]) -> None:
-    """Put the writable mounts' host folders (the verifier's logs, the user tool's requests) on the
-    sandbox's quota at ``quota`` (:mod:`lancebench.sandbox.cover`): the caller removes them with
-    ``remove_tree``, which unmounts the covers. A folder that cannot be covered stays bounded per
-    file only."""
-    for n, source in enumerate(coverable(mounts)):
-        try:
-            cover(source, quota / ".mounts" / str(n))
-        except OSError:
-            pass
 
 
 @functools.cache
@@ -90,17 +77,16 @@ class LocalBackend(Backend):
         workspace = scratch / "workspace"
         if os.path.lexists(workspace):
             remove_tree(workspace)
-        quota_dir = None
-        if not scratch.exists():  # a fresh folder: everything the sandbox writes lands on its quota
-            if coverable(mounts):  # now, before the harness makes anything in them (the report witness)
-                if mount_quota(scratch, task.config.environment.storage_mb) is None:
-                    _cover_mounts(scratch, mounts)
-            else:  # at the first command, if one ever runs (sandbox.local_files)
-                scratch.mkdir(parents=True)
-                quota_dir = scratch
         spec = SandboxSpec(workdir=env.workdir, workspace=workspace, env=dict(env.variables),
                            mounts=(Mount(built.env, "/env", False), *mounts), **network_fields(network),
                            limits=task_limits(task), labels=labels or {})
+        quota_dir = None
+        if not scratch.exists():  # a fresh folder: everything the sandbox writes lands on its quota
+            # now, when writable mounts go on it, before the harness makes anything in them (the
+            # report witness); else at the first command, if one ever runs (sandbox.local_files)
+            if not quota_with_covers(scratch, mounts, task.config.environment.storage_mb):
+                scratch.mkdir(parents=True)
+                quota_dir = scratch
         deferred = Deferred(pristine=built.app, quota_dir=quota_dir, storage_mb=task.config.environment.storage_mb)
         return LocalSandbox(spec, root=scratch / "root", deferred=deferred, lease_uid=True)
 
@@ -147,15 +133,7 @@ class LocalBackend(Backend):
 
     async def _capture(self, task: Task, env: PreparedEnvironment, sandbox: LocalSandbox,
                        scratch: Path) -> CapturedPatch:
-        await sandbox.populated()
-        if sandbox.cgroups:
-            await asyncio.to_thread(sandbox.cgroups.kill)
-        if (sandbox.cgroups or sandbox.uid is None) and (sandbox.provisioned or sandbox.deferred.pristine is None):
-            # Every process of the sandbox has ended (or we are not root): permissions may be
-            # fixed. A live workspace (the user tool's snapshot) is never changed by root: an
-            # agent could swap a folder for a link to a host file mid-walk. A sandbox where no
-            # command ran holds only what the harness wrote.
-            await asyncio.to_thread(make_readable, sandbox.workspace)
+        await sandbox.settled()
         built = cast(LocalEnvironment, env.handle)
         spec = SandboxSpec(workdir=env.workdir, workspace=sandbox.spec.workspace, env=dict(env.variables),
                            mounts=(Mount(built.git_dir, "/lancebench/base.git", False),), limits=task_limits(task))

@@ -15,7 +15,7 @@ import json
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
 Status = Literal["resolved", "unresolved", "invalid"]
 
@@ -368,6 +368,9 @@ class TrialResult(_Strict):
 class JobConfig(_Strict):
     """What a job was started with (``job.json``). ``config`` is the configuration every trial of
     the job shares (None in jobs of older versions); a run with another one is refused.
+    ``agent``, ``model`` and ``agent_options`` are ``config``'s own when it is given: taken from
+    it (:meth:`_from_config`) and written once, inside ``config`` (:meth:`_once`); a ``job.json``
+    of an older version, with or without ``config``, holds them at the top and reads as before.
     ``controls``: the latest run's run-level controls (``max_total_cost_usd``, ``max_total_tokens``,
     ``max_invalid_rate``, ``invalid_rate_min_trials``, ``max_calls_in_flight``; see
     ``runner.controls``): recorded, never compared (a rerun may raise a budget)."""
@@ -386,3 +389,26 @@ class JobConfig(_Strict):
     lancebench_version: str = ""
     config: TrialConfig | None = None
     controls: dict = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_config(cls, data: Any) -> Any:
+        """``agent``, ``model`` and ``agent_options`` not given: ``config``'s (a mapping read from
+        ``job.json``, or a :class:`TrialConfig`), when there is one."""
+        config = data.get("config") if isinstance(data, dict) else None
+        if config is None:
+            return data
+        data = dict(data)
+        for key, default in (("agent", None), ("model", None), ("agent_options", {})):
+            if key not in data:
+                data[key] = config.get(key, default) if isinstance(config, dict) else getattr(config, key)
+        return data
+
+    @model_serializer(mode="wrap")
+    def _once(self, handler: SerializerFunctionWrapHandler) -> dict:
+        """With ``config``, its agent, model and options are written in it only."""
+        out = handler(self)
+        if self.config is not None:
+            for key in ("agent", "model", "agent_options"):
+                out.pop(key, None)
+        return out

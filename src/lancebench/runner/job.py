@@ -191,9 +191,8 @@ def write_job_config(opts: JobOptions, task_errors: list[TaskError], tasks: Sequ
         check_same_config(paths, old, config)
     paths.trials.mkdir(parents=True, exist_ok=True)
     created = old.created_at if old is not None else None
-    cfg = JobConfig(name=opts.name, agent=opts.agent_label, model=opts.agent.model, attempts=opts.attempts,
-                    concurrency=opts.concurrency, backend=opts.backend, sources=opts.sources,
-                    task_filters=opts.task_filters, limit=opts.limit, agent_options=opts.agent.options,
+    cfg = JobConfig(name=opts.name, attempts=opts.attempts, concurrency=opts.concurrency, backend=opts.backend,
+                    sources=opts.sources, task_filters=opts.task_filters, limit=opts.limit,
                     lancebench_version=__version__, config=config, controls=opts.controls.recorded(),
                     **({"created_at": created} if created else {}))
     atomic_write(paths.job, cfg.model_dump_json(indent=2))  # the options of the latest run (see plan.json)

@@ -4,8 +4,10 @@ caller falls back to rlimits (``prlimit``)."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
+import time
 from pathlib import Path
 
 ROOT = Path("/sys/fs/cgroup")
@@ -168,6 +170,21 @@ class CgroupSet:
                 except OSError:
                     continue
         return set()
+
+    async def reap(self, wait_sec: float) -> None:
+        """Make sure an ended command left no process in the groups: the kernel tears its pid
+        namespace down asynchronously (bubblewrap reports the command's exit before its init
+        process is gone, so about half the commands still show it for a millisecond or two), so
+        wait up to ``wait_sec`` seconds, polling at first every millisecond and less often as the
+        wait grows, then :meth:`kill`."""
+        deadline = time.monotonic() + wait_sec
+        pause = 0.001
+        while self.procs():
+            if time.monotonic() >= deadline:
+                self.kill()
+                return
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 0.025)
 
     def kill(self) -> None:
         """SIGKILL every process in the groups, repeating until none is left (bounded)."""

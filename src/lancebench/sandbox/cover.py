@@ -19,6 +19,7 @@ from pathlib import Path
 
 from lancebench.sandbox.base import Mount
 from lancebench.sandbox.fstree import copy_tree
+from lancebench.sandbox.quota import mount_quota
 
 
 def coverable(mounts: Iterable[Mount]) -> list[Path]:
@@ -32,6 +33,27 @@ def coverable(mounts: Iterable[Mount]) -> list[Path]:
                 and source == Path(os.path.abspath(m.source)) and source not in out):
             out.append(source)
     return out
+
+
+def quota_with_covers(scratch: Path, mounts: Iterable[Mount], size_mb: int) -> bool:
+    """For a local sandbox whose fresh scratch folder ``scratch`` (not yet made) has writable
+    ``mounts`` (the verifier's logs, the user tool's requests): mount its ``size_mb`` MiB quota
+    there (:func:`lancebench.sandbox.quota.mount_quota`) and cover each coverable mount with a
+    folder of it, ``scratch/.mounts/<n>``; the caller removes ``scratch`` with ``remove_tree``,
+    which unmounts the covers. A folder that cannot be covered, or every one when the quota
+    cannot be mounted, stays bounded per file only. Returns False, doing nothing, when no mount
+    is coverable (the quota then waits for the sandbox's first command,
+    :mod:`lancebench.sandbox.local_files`); True otherwise. Never raises ``OSError`` for a cover."""
+    sources = coverable(mounts)
+    if not sources:
+        return False
+    if mount_quota(scratch, size_mb) is None:
+        for n, source in enumerate(sources):
+            try:
+                cover(source, scratch / ".mounts" / str(n))
+            except OSError:
+                pass
+    return True
 
 
 def cover(source: Path, copy: Path) -> list[str]:

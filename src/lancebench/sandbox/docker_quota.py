@@ -48,8 +48,8 @@ from lancebench.caches.cache import sub
 from lancebench.sandbox import docker_engine as engine
 from lancebench.sandbox.base import Mount
 from lancebench.sandbox.cover import cover, coverable, run_tool
-from lancebench.sandbox.fstree import remove_tree
-from lancebench.sandbox.quota import mount_quota, unmount_below
+from lancebench.sandbox.fstree import remove_tree, unmount_below
+from lancebench.sandbox.quota import mount_quota
 
 log = logging.getLogger("lancebench")
 _FULL_UNITS = 16  # blocks or inodes: fewer free than this and the quota counts as full

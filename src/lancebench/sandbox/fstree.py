@@ -4,9 +4,11 @@ Everything here is iterative (no Python recursion, so 10,000 nested folders cann
 ``RecursionError``), never follows a symbolic link, and skips special files (FIFOs, sockets,
 devices, which could block the harness). Copies are bounded (``CopyBounds``): what is past a
 bound is left out and said in the returned notes, never an exception. :func:`remove_tree` never
-raises. Removal, ownership and permission changes of whole trees use coreutils (``rm``,
-``chown``, ``chmod``: fts-based, iterative, ``-P`` never follows links), which handle any depth
-and path length.
+raises; it first unmounts what is mounted at or below the tree (:func:`unmount_below`: a storage
+quota's filesystem, :mod:`lancebench.sandbox.quota`, or a cover, :mod:`lancebench.sandbox.cover`).
+Removal, ownership and permission changes of whole trees use coreutils (``rm``, ``chown``,
+``chmod``: fts-based, iterative, ``-P`` never follows links), which handle any depth and path
+length.
 """
 
 from __future__ import annotations
@@ -18,8 +20,6 @@ import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-
-from lancebench.sandbox.quota import unmount_below
 
 
 def notes_path(dest: Path) -> Path:
@@ -133,6 +133,35 @@ def copy_file(src: Path, dest: Path, limit: int | None = None) -> None:
         os.close(fd)
 
 
+def _unescape(field: str) -> str:
+    """A /proc/self/mountinfo path field (spaces and the like are octal escapes)."""
+    out, i = [], 0
+    while i < len(field):
+        if field[i] == "\\" and field[i + 1:i + 4].isdigit():
+            out.append(chr(int(field[i + 1:i + 4], 8)))
+            i += 4
+        else:
+            out.append(field[i])
+            i += 1
+    return "".join(out)
+
+
+def unmount_below(path: Path) -> None:
+    """Lazily unmount every mount at or below ``path``, deepest first. Never raises."""
+    try:
+        root = os.path.realpath(path)
+        # mountinfo escapes these four characters as octal; compare escaped, unescape only matches
+        escaped = "".join({"\\": "\\134", " ": "\\040", "\t": "\\011", "\n": "\\012"}.get(c, c) for c in root)
+        with open("/proc/self/mountinfo") as fh:
+            points = [_unescape(field) for field in (line.split()[4] for line in fh) if field.startswith(escaped)]
+        inside = sorted({p for p in points if p == root or p.startswith(root.rstrip("/") + "/")},
+                        key=len, reverse=True)
+        for point in inside:
+            subprocess.run(["umount", "-l", point], capture_output=True, timeout=60)
+    except (OSError, subprocess.SubprocessError, IndexError):
+        pass
+
+
 def _remove_one(path: Path) -> None:
     if path.is_dir() and not path.is_symlink():
         remove_tree(path)
@@ -146,7 +175,7 @@ def remove_tree(path: Path) -> str | None:
     try:
         if not os.path.lexists(path):
             return None
-        unmount_below(path)  # a storage quota's filesystem (lancebench.sandbox.quota)
+        unmount_below(path)  # a storage quota's filesystem (lancebench.sandbox.quota), a cover
         if _remove_small(path):
             return None
         res = subprocess.run(["rm", "-rf", "--one-file-system", "--", str(path)], capture_output=True, text=True,

@@ -37,18 +37,21 @@ from lancebench.errors import SandboxError
 from lancebench.sandbox import local_owner
 from lancebench.sandbox.base import AppProcess, ExecResult, Mount, Sandbox, SandboxSpec
 from lancebench.sandbox.cgroups import CgroupSet
-from lancebench.sandbox.fstree import CopyBounds, chown_tree, copy_file, copy_tree, remove_tree, write_notes
-from lancebench.sandbox.local_files import Deferred, move_onto_quota, populate
+from lancebench.sandbox.fstree import (
+    CopyBounds,
+    chown_tree,
+    copy_file,
+    copy_tree,
+    make_readable,
+    remove_tree,
+    write_notes,
+)
+from lancebench.sandbox.local_files import HOME, INSIDE_UID, WRITABLE_ELSEWHERE, Deferred, populate, provide_folders
 from lancebench.sandbox.local_launch import launch_prefix
-from lancebench.sandbox.local_net import MISSING, RESOLV_CONF, OutboundNet, slirp_missing
-from lancebench.sandbox.output import CappedBuffer, drain
+from lancebench.sandbox.local_net import MISSING, OutboundNet, slirp_missing
+from lancebench.sandbox.output import CappedBuffer, drain, feed
 from lancebench.sandbox.uid_lease import UidLease, lease
 
-INSIDE_UID = 1000
-HOME = "/home/agent"
-# writable folders besides the workdir, /tmp and HOME: inside path -> folder of the sandbox root
-# (bound, so that storage_mb's filesystem holds them; the sandbox's own root is read-only)
-WRITABLE_ELSEWHERE = {"/dev/shm": "shm", "/var/tmp": "var-tmp", "/run": "run"}
 DEFAULT_PATH = "/env/venv/bin:/env/bin:/usr/local/bin:/usr/bin:/bin"
 # Parts of the host's /etc that programs need to work (read-only); nothing else of /etc is visible.
 # Debian's JDKs read their conf/ (java.security, ...) through /etc/java-<N>-openjdk.
@@ -58,7 +61,7 @@ ETC_BINDS = ("alternatives", "fonts", "ld.so.cache", "ld.so.conf", "ld.so.conf.d
 CLONE_NEWNET = 0x40000000
 RLIMITS = {"as": resource.RLIMIT_AS, "cpu": resource.RLIMIT_CPU, "fsize": resource.RLIMIT_FSIZE}
 _UNSET = object()
-REAP_WAIT_SEC = 1.0  # how long an ended command's processes may take to be gone before they are killed
+REAP_WAIT_SEC = 1.0  # how long an ended command's processes may take to be gone before they are killed (CgroupSet.reap)
 _LIBC = ctypes.CDLL(None, use_errno=True)  # setns (os.setns needs Python 3.12), loaded before any fork
 
 
@@ -132,6 +135,7 @@ class LocalSandbox(Sandbox):
         self._written = False  # something was put before the first command
         self._provisioned = False  # the first command's set-up (quota, owners) is done
         self._provision_lock = asyncio.Lock()
+        self._owner_record: Path | None = None  # local_owner's record, written at provisioning
         self._launch_for: object = _UNSET  # the cgroups self._launch was made for
         self._launch: list[str] | None = None
         self._fixed_args: list[str] | None = None  # bubblewrap's arguments that never change once provisioned
@@ -163,37 +167,17 @@ class LocalSandbox(Sandbox):
 
     def _provision_files(self) -> None:
         with contextlib.suppress(OSError):  # no record: only a later gc cannot find this sandbox's orphans
-            local_owner.record(self.name, self.root, self._own_root, self.spec.labels)
-        d = self.deferred
-        if d.quota_dir is not None:
-            move_onto_quota(d.quota_dir, d.storage_mb)
-        for sub in ("tmp", "home", "etc", "extra", *WRITABLE_ELSEWHERE.values()):
-            (self.root / sub).mkdir(parents=True, exist_ok=True)
-        os.chmod(self.root, 0o755)
-        self._write_etc()
-        self._populate()
-        owned = [self.workspace, self.root / "tmp", self.root / "home", self.root / "extra",
-                 *(self.root / sub for sub in WRITABLE_ELSEWHERE.values())]
-        for m in self.spec.mounts:
-            if m.writable:
-                m.source.mkdir(parents=True, exist_ok=True)
-                owned.append(m.source)
-        try:
-            chown_tree(owned, self.uid)
-        except OSError as exc:
-            raise SandboxError(str(exc)) from exc
-        for path in [self.workspace, self.root] + [m.source for m in self.spec.mounts]:
-            _check_reachable(path, self.uid)
+            self._owner_record = local_owner.record(self.name, self.root, self._own_root, self.spec.labels)
+        provide_folders(self.root, self.workspace, self.spec.mounts, self.deferred, uid=self.uid,
+                        pristine=None if self._populated else self.deferred.pristine, written=self._written)
+        self._populated = True
         lim = self.spec.limits
         self.cgroups = CgroupSet.create(self.name, memory_mb=lim.memory_mb, pids=lim.pids, cpus=lim.cpus)
 
     def _populate(self) -> None:
         """Copy the pristine repository into the workspace, once (see :func:`local_files.populate`)."""
         if not self._populated and self.deferred.pristine is not None:
-            try:
-                populate(self.deferred.pristine, self.workspace, written=self._written)
-            except OSError as exc:
-                raise SandboxError(f"could not copy the repository into the sandbox: {exc}") from exc
+            populate(self.deferred.pristine, self.workspace, written=self._written)
         self._populated = True
 
     @property
@@ -208,8 +192,25 @@ class LocalSandbox(Sandbox):
             await asyncio.to_thread(self._populate)
         return self.workspace
 
+    async def settled(self) -> Path:
+        """The workspace's host folder, ready to be read by the harness (the capture): the
+        repository copied first if it was deferred; every process of the sandbox killed (as
+        root); then, once no process can change it (or when not root), the owner given read
+        permission on everything (:func:`lancebench.sandbox.fstree.make_readable`: a file an
+        agent made unreadable cannot break the capture). A live workspace (a never-started
+        sandbox: the user tool's snapshot of a running agent) is never changed by root: an agent
+        could swap a folder for a link to a host file mid-walk; a sandbox where no command ran
+        holds only what the harness wrote."""
+        await self.populated()
+        if self.cgroups:
+            await asyncio.to_thread(self.cgroups.kill)
+        if (self.cgroups or self.uid is None) and (self._provisioned or self.deferred.pristine is None):
+            await asyncio.to_thread(make_readable, self.workspace)
+        return self.workspace
+
     async def stop(self) -> None:
-        """Kill every process of the sandbox, remove its cgroups and (if it made it) its root."""
+        """Kill every process of the sandbox, remove its cgroups and (if it made it) its root, then
+        forget its owner record (:mod:`lancebench.sandbox.local_owner`) and release its uids."""
         for proc in list(self._procs):
             _killpg(proc.pid)
         if self.cgroups:
@@ -223,23 +224,13 @@ class LocalSandbox(Sandbox):
         self._procs.clear()
         if self._own_root:
             await asyncio.to_thread(remove_tree, self.root)
-        if self._provisioned:
-            local_owner.forget(self.name)
+        if self._owner_record is not None:
+            local_owner.forget(self._owner_record)
+            self._owner_record = None
         if self._lease is not None:  # every process of the sandbox is gone: its uids may serve another
             self._lease.release()
             self._lease = None
         self.started = False
-
-    def _write_etc(self) -> None:
-        etc = self.root / "etc"
-        (etc / "passwd").write_text("root:x:0:0:root:/root:/bin/bash\n"
-                                    f"agent:x:{INSIDE_UID}:{INSIDE_UID}:agent:{HOME}:/bin/bash\n"
-                                    "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n")
-        (etc / "group").write_text(f"root:x:0:\nagent:x:{INSIDE_UID}:\nnogroup:x:65534:\n")
-        (etc / "hosts").write_text("127.0.0.1 localhost lancebench\n::1 localhost\n")
-        (etc / "hostname").write_text("lancebench\n")
-        (etc / "nsswitch.conf").write_text("passwd: files\ngroup: files\nhosts: files dns\n")
-        (etc / "resolv.conf").write_text(RESOLV_CONF)  # slirp4netns's DNS; unreachable without the network
 
     # bubblewrap ------------------------------------------------------------------------------
     def _mounts(self) -> list[Mount]:
@@ -363,8 +354,9 @@ class LocalSandbox(Sandbox):
         cgroups, rlimits and uid without Python between fork and exec), made once per sandbox's
         cgroups; None where its tools are missing (then :meth:`_preexec` does the same)."""
         if self._launch_for is not self.cgroups:
+            rlimits = self._rlimits()
             self._launch = launch_prefix(tasks_files=self.cgroups.tasks_files() if self.cgroups else [],
-                                         rlimits=self._rlimits(), uid=self.uid, nproc=self._nproc())
+                                         rlimits=rlimits, uid=self.uid, nproc=self._nproc())
             self._launch_for = self.cgroups
         return self._launch
 
@@ -419,7 +411,7 @@ class LocalSandbox(Sandbox):
         if net is not None:
             await self._connect(proc, info, net)
         timed_out = False
-        readers = asyncio.gather(drain(proc.stdout, out), drain(proc.stderr, err), self._feed(proc, stdin))
+        readers = asyncio.gather(drain(proc.stdout, out), drain(proc.stderr, err), feed(proc, stdin))
         companion = asyncio.ensure_future(self._companion(app, info, cwd)) if app else None
         try:
             await asyncio.wait_for(asyncio.shield(readers), timeout)
@@ -439,15 +431,16 @@ class LocalSandbox(Sandbox):
             raise
         finally:
             self._procs.discard(proc)
-            app_output = await self._end_companion(companion)
+            app_output = "" if companion is None else await self._end_companion(companion)
             if net is not None:
                 await net.close()
-        await self._reap_leftovers()
+        stdout_text, stderr_text = out.text(), err.text()
+        if self.cgroups is not None and not self._procs:  # no other command of this sandbox runs
+            await self.cgroups.reap(REAP_WAIT_SEC)
         code = proc.returncode
-        stderr_text = err.text()
         if b"child-pid" not in await info and not timed_out:
             raise SandboxError(f"bubblewrap could not set up the sandbox: {stderr_text.strip()[:500]}")
-        return ExecResult(exit_code=None if timed_out else code, stdout=out.text(), stderr=stderr_text,
+        return ExecResult(exit_code=None if timed_out else code, stdout=stdout_text, stderr=stderr_text,
                           timed_out=timed_out, duration_sec=time.monotonic() - t0,
                           truncated_bytes=out.cut + err.cut), app_output
 
@@ -523,44 +516,13 @@ class LocalSandbox(Sandbox):
         return out.text() + err.text()
 
     @staticmethod
-    async def _end_companion(companion: asyncio.Future[str] | None) -> str:
-        """End an app server started by :meth:`_companion` and return its output ("" when none)."""
-        if companion is None:
-            return ""
+    async def _end_companion(companion: asyncio.Future[str]) -> str:
+        """End an app server started by :meth:`_companion` and return its output."""
         companion.cancel()
         try:
             return await companion
         except asyncio.CancelledError:
             return ""
-
-    async def _reap_leftovers(self) -> None:
-        """When no other command of this sandbox runs, make sure the ended command left no process:
-        the kernel tears its pid namespace down asynchronously (bubblewrap reports the command's
-        exit before its init process is gone, so about half the commands still show it for a
-        millisecond or two), so wait up to :data:`REAP_WAIT_SEC`, polling at first every
-        millisecond and less often as the wait grows, then kill."""
-        if self.cgroups is None or self._procs:
-            return
-        deadline = time.monotonic() + REAP_WAIT_SEC
-        pause = 0.001
-        while self.cgroups.procs():
-            if time.monotonic() >= deadline:
-                self.cgroups.kill()
-                return
-            await asyncio.sleep(pause)
-            pause = min(pause * 2, 0.025)
-
-    @staticmethod
-    async def _feed(proc: asyncio.subprocess.Process, data: bytes | None) -> None:
-        if data is None or proc.stdin is None:
-            return
-        try:
-            proc.stdin.write(data)
-            await proc.stdin.drain()
-        except (BrokenPipeError, ConnectionResetError):
-            pass
-        finally:
-            proc.stdin.close()
 
     def _kill_tree(self, proc: asyncio.subprocess.Process) -> None:
         _killpg(proc.pid)
@@ -653,19 +615,6 @@ def _safe_join(base: Path, rel: PurePosixPath) -> Path:
         if cur.is_symlink():
             raise SandboxError(f"path {rel} goes through a symlink ({part}); refusing to follow it")
     return cur
-
-
-def _check_reachable(path: Path, uid: int | None) -> None:
-    """Raise :class:`SandboxError` when the sandbox uid cannot traverse a parent of ``path``
-    (for example a folder under /root, which is private)."""
-    if uid is None:
-        return
-    for parent in Path(path).resolve().parents:
-        st = parent.stat()
-        if not (st.st_mode & 0o001 or st.st_uid == uid):
-            raise SandboxError(f"{path} is not reachable by the sandbox user (uid {uid}): {parent} is not "
-                               "searchable by others; put lancebench's folders elsewhere (LANCEBENCH_HOME, -o) "
-                               f"or run `chmod o+x {parent}`")
 
 
 def _read_to_end(fd: int) -> asyncio.Future[bytes]:

@@ -1,5 +1,9 @@
 """The host folders of a :class:`lancebench.sandbox.local.LocalSandbox`, made when first needed.
 
+:func:`provide_folders` is the sandbox's set-up before its first command: the quota mounted,
+its own folders and ``/etc`` made, the repository copied in, every writable folder given to the
+sandbox user, each checked reachable by it.
+
 A sandbox that never runs a command (a choice trial whose agent only puts its answer file) needs
 no storage quota, no copy of the repository it never reads, and no change of owner: such work is
 deferred (:class:`Deferred`, given by the backend) until something needs it, and costs in
@@ -23,8 +27,17 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from lancebench.sandbox.fstree import CopyBounds, copy_tree, remove_tree
+from lancebench.errors import SandboxError
+from lancebench.sandbox.base import Mount
+from lancebench.sandbox.fstree import CopyBounds, chown_tree, copy_tree, remove_tree
+from lancebench.sandbox.local_net import RESOLV_CONF
 from lancebench.sandbox.quota import mount_quota
+
+INSIDE_UID = 1000
+HOME = "/home/agent"
+# writable folders besides the workdir, /tmp and HOME: inside path -> folder of the sandbox root
+# (bound, so that storage_mb's filesystem holds them; the sandbox's own root is read-only)
+WRITABLE_ELSEWHERE = {"/dev/shm": "shm", "/var/tmp": "var-tmp", "/run": "run"}
 
 # moving what the harness itself wrote: no bound may drop any of it
 UNBOUNDED = CopyBounds(max_entries=10**12, max_depth=100_000, max_bytes=10**18)
@@ -44,10 +57,74 @@ class Deferred:
     storage_mb: int = 10240
 
 
+def provide_folders(root: Path, workspace: Path, mounts: tuple[Mount, ...], deferred: Deferred, *,
+                    uid: int | None, pristine: Path | None, written: bool) -> None:
+    """Make a sandbox's host folders ready for its first command (in a worker thread): the
+    deferred quota mounted and what was written moved onto it, the sandbox's own folders under
+    ``root`` (``tmp``, ``home``, ``etc``, ``extra`` and :data:`WRITABLE_ELSEWHERE`'s) and its
+    ``/etc`` files made, ``pristine`` copied into ``workspace`` (None: nothing to copy;
+    ``written``: see :func:`populate`), every writable folder (``workspace``, ``root``'s, the
+    writable ``mounts``) given to host uid ``uid`` (None: left as they are). Raises
+    :class:`SandboxError` when the copy fails, or a folder cannot be given to ``uid`` or
+    reached by it."""
+    if deferred.quota_dir is not None:
+        move_onto_quota(deferred.quota_dir, deferred.storage_mb)
+    for sub in ("tmp", "home", "etc", "extra", *WRITABLE_ELSEWHERE.values()):
+        (root / sub).mkdir(parents=True, exist_ok=True)
+    os.chmod(root, 0o755)
+    _write_etc(root / "etc")
+    if pristine is not None:
+        populate(pristine, workspace, written=written)
+    owned = [workspace, root / "tmp", root / "home", root / "extra",
+             *(root / sub for sub in WRITABLE_ELSEWHERE.values())]
+    for m in mounts:
+        if m.writable:
+            m.source.mkdir(parents=True, exist_ok=True)
+            owned.append(m.source)
+    try:
+        chown_tree(owned, uid)
+    except OSError as exc:
+        raise SandboxError(str(exc)) from exc
+    for path in [workspace, root] + [m.source for m in mounts]:
+        _check_reachable(path, uid)
+
+
+def _write_etc(etc: Path) -> None:
+    """The sandbox's own ``/etc`` files (the rest of ``/etc`` is the host's, bound read-only)."""
+    (etc / "passwd").write_text("root:x:0:0:root:/root:/bin/bash\n"
+                                f"agent:x:{INSIDE_UID}:{INSIDE_UID}:agent:{HOME}:/bin/bash\n"
+                                "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n")
+    (etc / "group").write_text(f"root:x:0:\nagent:x:{INSIDE_UID}:\nnogroup:x:65534:\n")
+    (etc / "hosts").write_text("127.0.0.1 localhost lancebench\n::1 localhost\n")
+    (etc / "hostname").write_text("lancebench\n")
+    (etc / "nsswitch.conf").write_text("passwd: files\ngroup: files\nhosts: files dns\n")
+    (etc / "resolv.conf").write_text(RESOLV_CONF)  # slirp4netns's DNS; unreachable without the network
+
+
+def _check_reachable(path: Path, uid: int | None) -> None:
+    """Raise :class:`SandboxError` when the sandbox uid cannot traverse a parent of ``path``
+    (for example a folder under /root, which is private)."""
+    if uid is None:
+        return
+    for parent in Path(path).resolve().parents:
+        st = parent.stat()
+        if not (st.st_mode & 0o001 or st.st_uid == uid):
+            raise SandboxError(f"{path} is not reachable by the sandbox user (uid {uid}): {parent} is not "
+                               "searchable by others; put lancebench's folders elsewhere (LANCEBENCH_HOME, -o) "
+                               f"or run `chmod o+x {parent}`")
+
+
 def populate(pristine: Path, workspace: Path, *, written: bool) -> None:
     """Fill ``workspace`` with a copy of ``pristine`` (links kept as links). ``written``: files
     were put into the sandbox before; they are laid over the copy (cost in proportion to them).
-    Raises ``OSError`` when the copy fails."""
+    Raises :class:`SandboxError` when the copy fails."""
+    try:
+        _populate(pristine, workspace, written=written)
+    except OSError as exc:
+        raise SandboxError(f"could not copy the repository into the sandbox: {exc}") from exc
+
+
+def _populate(pristine: Path, workspace: Path, *, written: bool) -> None:
     if not written and (not workspace.exists() or not any(workspace.iterdir())):
         if workspace.exists():
             workspace.rmdir()

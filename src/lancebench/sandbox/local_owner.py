@@ -18,6 +18,7 @@ removes the sandbox's root folder and the record. A record of another host (a sh
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import signal
@@ -38,22 +39,31 @@ def records_dir() -> Path:
     return sub("local-sandboxes")
 
 
-def record(name: str, root: Path, own_root: bool, labels: dict[str, str]) -> None:
+@functools.cache
+def _start_of(pid: int) -> str:
+    """:func:`process_start` of this process (``pid``: its pid, so that a forked child asks
+    again), read once."""
+    return process_start(pid)
+
+
+def record(name: str, root: Path, own_root: bool, labels: dict[str, str]) -> Path:
     """Write the owner record of sandbox ``name`` (this process as its owner; see the module
-    docstring). Raises OSError when ``$LANCEBENCH_HOME`` cannot be written."""
+    docstring) and return its path, for :func:`forget`. Raises OSError when
+    ``$LANCEBENCH_HOME`` cannot be written."""
     pid = os.getpid()
-    data = {"host": socket.gethostname(), "pid": pid, "start": process_start(pid), "root": str(root),
+    data = {"host": socket.gethostname(), "pid": pid, "start": _start_of(pid), "root": str(root),
             "own_root": own_root, "job": labels.get("job", ""), "trial": labels.get("trial", "")}
     path = records_dir() / f"{name}.json"
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.write_text(json.dumps(data))
     os.replace(tmp, path)
+    return path
 
 
-def forget(name: str) -> None:
-    """Remove the owner record of sandbox ``name`` (none is fine)."""
+def forget(path: Path) -> None:
+    """Remove the owner record at ``path`` (what :func:`record` returned; none there is fine)."""
     try:
-        (records_dir() / f"{name}.json").unlink(missing_ok=True)
+        path.unlink(missing_ok=True)
     except OSError:
         pass
 

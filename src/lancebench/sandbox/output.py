@@ -1,5 +1,6 @@
-"""Capped capture of a command's output stream: the head and the tail are kept, the middle is
-counted and dropped, so a command printing gigabytes costs bounded memory."""
+"""A command's standard streams: capped capture of its output (the head and the tail are kept,
+the middle is counted and dropped, so a command printing gigabytes costs bounded memory) and its
+input fed."""
 
 from __future__ import annotations
 
@@ -45,3 +46,17 @@ async def drain(stream: asyncio.StreamReader | None, buf: CappedBuffer) -> None:
         return
     while chunk := await stream.read(65536):
         buf.write(chunk)
+
+
+async def feed(proc: asyncio.subprocess.Process, data: bytes | None) -> None:
+    """Write ``data`` to ``proc``'s standard input and close it (nothing when ``data`` is None or
+    the process has no input pipe); a process that stopped reading (a broken pipe) is not an error."""
+    if data is None or proc.stdin is None:
+        return
+    try:
+        proc.stdin.write(data)
+        await proc.stdin.drain()
+    except (BrokenPipeError, ConnectionResetError):
+        pass
+    finally:
+        proc.stdin.close()

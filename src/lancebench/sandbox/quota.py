@@ -5,9 +5,9 @@ their own, exactly ``storage_mb`` MiB large.
 writes (workspace, ``/tmp``, ``$HOME``). When the harness runs as root, :func:`mount_quota`
 makes a sparse image (it takes only what is written), formats it ext4 without a journal and
 mounts it through a loop device at the sandbox's scratch folder; the image file is unlinked at
-once, so unmounting (:func:`unmount_below`, called by every tree removal) frees everything. Not
-root, or no loop device free: no mount, and the per-file limit is all that holds (the returned
-reason says so; docs/security.md).
+once, so unmounting (:func:`lancebench.sandbox.fstree.unmount_below`, called by every tree removal)
+frees everything. Not root, or no loop device free: no mount, and the per-file limit is all that
+holds (the returned reason says so; docs/security.md).
 """
 
 from __future__ import annotations
@@ -42,32 +42,3 @@ def mount_quota(folder: Path, size_mb: int) -> str | None:
             image.unlink()
         except OSError:
             pass
-
-
-def _unescape(field: str) -> str:
-    """A /proc/self/mountinfo path field (spaces and the like are octal escapes)."""
-    out, i = [], 0
-    while i < len(field):
-        if field[i] == "\\" and field[i + 1:i + 4].isdigit():
-            out.append(chr(int(field[i + 1:i + 4], 8)))
-            i += 4
-        else:
-            out.append(field[i])
-            i += 1
-    return "".join(out)
-
-
-def unmount_below(path: Path) -> None:
-    """Lazily unmount every mount at or below ``path``, deepest first. Never raises."""
-    try:
-        root = os.path.realpath(path)
-        # mountinfo escapes these four characters as octal; compare escaped, unescape only matches
-        escaped = "".join({"\\": "\\134", " ": "\\040", "\t": "\\011", "\n": "\\012"}.get(c, c) for c in root)
-        with open("/proc/self/mountinfo") as fh:
-            points = [_unescape(field) for field in (line.split()[4] for line in fh) if field.startswith(escaped)]
-        inside = sorted({p for p in points if p == root or p.startswith(root.rstrip("/") + "/")},
-                        key=len, reverse=True)
-        for point in inside:
-            subprocess.run(["umount", "-l", point], capture_output=True, timeout=60)
-    except (OSError, subprocess.SubprocessError, IndexError):
-        pass
