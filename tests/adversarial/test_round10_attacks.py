@@ -19,11 +19,16 @@ capture (``runner/steps.py:_grade_early``), the canary run started beside the gr
    run waits for every canary run beside the graded run (``Grading.beside``).
 3. Grading begun during the capture left an empty ``verifier/`` in a trial that was never graded
    (a failed capture, a scan decision). Fixed: removed when no run was given the patch.
+4. ``compare_trials_by_lock`` (round 10's open item): two trials of the same task graded at the same
+   time (``-k 2 -n 2``) asked each other the same way, one attempt's canary run the other's graded
+   run (or canary run): ``resolved`` with ``calc.add`` still broken. Fixed: the runs of one task
+   are ordered across trials and jobs on this host (``grading/run_order.py``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import os
 import re
 import shutil
@@ -39,6 +44,8 @@ from lancebench.backends.local import LocalBackend
 from lancebench.grading.verifier import grade_once, verify_patch
 from lancebench.results.paths import TrialPaths
 from lancebench.task.load import load_task
+
+from lbtest import derive_task, job_dir, lb, results
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "tasks"
 AGENTS = Path(__file__).resolve().parent / "agents"
@@ -178,3 +185,21 @@ def test_no_code_of_the_patch_runs_beside_another_run_or_the_base(shared: Path, 
     assert verdict.status == "unresolved" and "skipped with the patch" in (verdict.reason or ""), verdict
     assert (shared / "trial" / "verifier" / "base" / "test.log").is_file()  # the base was graded
     assert most[0] == 1, most
+
+
+def test_a_canary_run_cannot_ask_another_trials_runs_which_tests_they_hold(jobs, shared: Path, backend: str):
+    """Round 10's open item: ``-k 2 -n 2`` grades two attempts of one task at the same time, and
+    each attempt's canary run could ask the other attempt's graded run (or canary run) which hidden
+    test bodies it holds (``compare_trials_by_lock.py``: record locks on a host file both see): the
+    functions it lacks are the canaries, so both attempts were ``resolved`` with ``calc.add``
+    broken. Through the real CLI and runner (grading begun during the capture, both trials in one
+    process)."""
+    attack = (AGENTS / "compare_trials_by_lock.py").read_text()
+    script = f"cat > calc.py <<'PY'\n{attack}\nPY\n"
+    task = derive_task(FIXTURES / "calc", shared / "calc",
+                       append_instruction="ATTACK_B64=" + base64.b64encode(script.encode()).decode())
+    lb("run", "-p", task, "-a", f"script:{AGENTS / 'run_embedded.sh'}", "-o", jobs, "--backend", backend,
+       "-k", "2", "-n", "2", check=True, timeout=600)
+    got = [(r["status"], r["reason"]) for r in results(job_dir(jobs))]
+    assert len(got) == 2 and all(status == "unresolved" and "forged verdict (canary)" in (reason or "")
+                                 for status, reason in got), got
