@@ -187,16 +187,25 @@ def test_no_code_of_the_patch_runs_beside_another_run_or_the_base(shared: Path, 
     assert most[0] == 1, most
 
 
+ADD_PAIRS = [(2, 3), (-2, -3), (1200, 34), (70, 7), (-15, 40), (305, 21), (9, 990), (4000, 321)]
+MANY_TESTS = "import calc\n" + "".join(  # eight F2P tests, so that two attempts' canaries rarely coincide
+    f"\n\ndef test_add_{i}():\n    assert calc.add({a}, {b}) == {a + b}\n" for i, (a, b) in enumerate(ADD_PAIRS)
+) + "\n\ndef test_mul():\n    assert calc.mul(4, 5) == 20\n"
+
+
 def test_a_canary_run_cannot_ask_another_trials_runs_which_tests_they_hold(jobs, shared: Path, backend: str):
     """Round 10's open item: ``-k 2 -n 2`` grades two attempts of one task at the same time, and
-    each attempt's canary run could ask the other attempt's graded run (or canary run) which hidden
+    each attempt's canary run could ask the other attempt's graded run or canary run which hidden
     test bodies it holds (``compare_trials_by_lock.py``: record locks on a host file both see): the
-    functions it lacks are the canaries, so both attempts were ``resolved`` with ``calc.add``
-    broken. Through the real CLI and runner (grading begun during the capture, both trials in one
-    process)."""
+    functions it lacks are its canaries, so the attempts were ``resolved`` with ``calc.add``
+    broken (unless two canaries of the two attempts happened to be the same copy: the task has
+    eight F2P tests to make that rare). Through the real CLI and runner (grading begun during the
+    capture, both trials in one process)."""
     attack = (AGENTS / "compare_trials_by_lock.py").read_text()
     script = f"cat > calc.py <<'PY'\n{attack}\nPY\n"
-    task = derive_task(FIXTURES / "calc", shared / "calc",
+    f2p = ", ".join(f'"test_calc::test_add_{i}"' for i in range(len(ADD_PAIRS)))
+    task = derive_task(FIXTURES / "calc", shared / "calc", toml={r"^f2p = .*$": f"f2p = [{f2p}]"},
+                       files={"tests/test_calc.py": MANY_TESTS},
                        append_instruction="ATTACK_B64=" + base64.b64encode(script.encode()).decode())
     lb("run", "-p", task, "-a", f"script:{AGENTS / 'run_embedded.sh'}", "-o", jobs, "--backend", backend,
        "-k", "2", "-n", "2", check=True, timeout=600)

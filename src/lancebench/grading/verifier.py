@@ -44,6 +44,7 @@ from lancebench.grading.patch import filter_patch
 from lancebench.grading.pyguard import PYBOOT_INSIDE, write_pyboot
 from lancebench.grading.redact import redact_files
 from lancebench.grading.rewards import RewardError, RewardExcluded, read_rewards
+from lancebench.grading.run_order import Turn
 from lancebench.grading.scan import deciding, scan_patch, scan_reason
 from lancebench.grading.witness import ReportWitness, merge_writes, unreadable
 from lancebench.results.paths import TrialPaths
@@ -562,6 +563,7 @@ async def _grade_in(g: Grading, patch: str | asyncio.Future[str], scratch: Path,
                                Mount(pyboot, PYBOOT_INSIDE, False), *g.guard))  # opened first: it may move logs
     witness = ReportWitness(logs)  # junit.xml as written, held outside the sandbox (grading.witness)
     witness.start()
+    turn = Turn(task.name)  # among the task's runs in every trial on this host (grading.run_order)
     try:
         async with box as sandbox:
             await _guard_python(backend, task, env, sandbox, out_dir, settings.user)
@@ -572,9 +574,12 @@ async def _grade_in(g: Grading, patch: str | asyncio.Future[str], scratch: Path,
                 return False, RunOutcome(reason="the patch did not apply")
             if after is not None:  # the graded run beside this one has ended (_beside_canary)
                 await after.wait()
+            if patch.strip():  # the agent's code runs: not beside a run of the task it could ask
+                await turn.take("canary" if tests_from is not None else "graded")
             res = await _run_tests(sandbox, g, out_dir, sealed=(tests, logs))
             held = await asyncio.to_thread(witness.runner_ended)
-    finally:  # the sandbox stopped first: nothing writes the report any more
+    finally:  # the sandbox stopped first: nothing writes the report any more, nothing of the patch runs
+        turn.give_back()
         writes = witness.stop()
         redact_files(out_dir, set(settings.secrets))  # host values of ${VAR} never stay in the job
     junit, rewritten = _witnessed_junit(writes, out_dir)
