@@ -38,14 +38,13 @@ import time
 from pathlib import Path
 
 import pytest
+from lbtest import derive_task, job_dir, lb, results
 
 from lancebench.backends.docker import DockerBackend
 from lancebench.backends.local import LocalBackend
 from lancebench.grading.verifier import grade_once, verify_patch
 from lancebench.results.paths import TrialPaths
 from lancebench.task.load import load_task
-
-from lbtest import derive_task, job_dir, lb, results
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "tasks"
 AGENTS = Path(__file__).resolve().parent / "agents"

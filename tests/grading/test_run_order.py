@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from lancebench.backends.local import LocalBackend
-from lancebench.grading.run_order import Turn
+from lancebench.grading.run_order import RunKind, Turn
 from lancebench.grading.verifier import grade_once
 from lancebench.sandbox.fstree import remove_tree
 from lancebench.task.load import load_task
@@ -30,7 +30,7 @@ FIX = ("diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1,5 +1
 
 HOLDER = """
 import asyncio, sys
-from lancebench.grading.run_order import Turn
+from lancebench.grading.run_order import RunKind, Turn
 
 async def main():
     turn = Turn(sys.argv[1])
@@ -56,16 +56,20 @@ def _holder(task: str, kind: str, sec: float) -> subprocess.Popen:
     return proc
 
 
-async def _run(task: str, name: str, kind: str, sec: float, log: list[tuple[float, str, str]]) -> None:
+async def _run(task: str, name: str, kind: RunKind, sec: float, log: list[tuple[float, str, str]]) -> None:
     """Take a ``kind`` turn of ``task``, log (time, start|end, name) around ``sec`` seconds of "tests"."""
     turn = Turn(task)
     try:
-        await turn.take(kind)  # type: ignore[arg-type]
+        await turn.take(kind)
         log.append((time.monotonic(), "start", name))
         await asyncio.sleep(sec)
         log.append((time.monotonic(), "end", name))
     finally:
         turn.give_back()
+
+
+class _Log(list[tuple[float, str, str]]):
+    """(time, start|end, run name) of each run's "tests", in time order."""
 
 
 def _intervals(log: list[tuple[float, str, str]]) -> dict[str, tuple[float, float]]:
@@ -74,11 +78,13 @@ def _intervals(log: list[tuple[float, str, str]]) -> dict[str, tuple[float, floa
 
 
 def test_graded_runs_share_a_turn_and_a_canary_run_runs_alone():
-    task, log = _task(), []
+    task, log = _task(), _Log()
+    plan: list[tuple[str, RunKind]] = [("g1", "graded"), ("g2", "graded"), ("c1", "canary"), ("g3", "graded"),
+                                       ("c2", "canary")]
 
     async def go():
         runs = []
-        for name, kind in [("g1", "graded"), ("g2", "graded"), ("c1", "canary"), ("g3", "graded"), ("c2", "canary")]:
+        for name, kind in plan:
             runs.append(asyncio.ensure_future(_run(task, name, kind, 0.3, log)))
             await asyncio.sleep(0.02)  # asked in this order
         other = asyncio.ensure_future(_run(_task(), "other", "canary", 0.1, log))  # another task: no wait
@@ -96,7 +102,7 @@ def test_graded_runs_share_a_turn_and_a_canary_run_runs_alone():
 
 
 def test_a_cancelled_wait_lets_the_runs_behind_it_have_their_turn():
-    task, log = _task(), []
+    task, log = _task(), _Log()
 
     async def go():
         first = asyncio.ensure_future(_run(task, "g1", "graded", 0.3, log))
@@ -167,7 +173,8 @@ def test_a_wait_for_the_turn_is_not_the_runs_time():
         task_dir = work / _task()
         shutil.copytree(CALC, task_dir)
         toml = (task_dir / "task.toml").read_text()
-        (task_dir / "task.toml").write_text(toml.replace("[verifier]\ntimeout_sec = 120", "[verifier]\ntimeout_sec = 5"))
+        toml = toml.replace("[verifier]\ntimeout_sec = 120", "[verifier]\ntimeout_sec = 5")
+        (task_dir / "task.toml").write_text(toml)
         task = load_task(task_dir)
         assert task.config.verifier.timeout_sec == 5
         box = LocalBackend()
