@@ -186,20 +186,25 @@ def test_no_code_of_the_patch_runs_beside_another_run_or_the_base(shared: Path, 
     assert most[0] == 1, most
 
 
-ADD_PAIRS = [(2, 3), (-2, -3), (1200, 34), (70, 7), (-15, 40), (305, 21), (9, 990), (4000, 321)]
-MANY_TESTS = "import calc\n" + "".join(  # eight F2P tests, so that two attempts' canaries rarely coincide
-    f"\n\ndef test_add_{i}():\n    assert calc.add({a}, {b}) == {a + b}\n" for i, (a, b) in enumerate(ADD_PAIRS)
+ADD_PAIRS = [("record-", "locks"), ("hidden ", "test bodies"), ("canary ", "copies"), ("graded", " runs"),
+             ("flock ", "under run"), ("two ", "attempts at once"), ("shared ", "host file"),
+             ("pass at ", "k jobs"), ("bubble", "wrap sandboxes"), ("the guard ", "dot pth")]
+# ten F2P tests whose texts a canary changes in many ways, so that two attempts' canaries are
+# almost never the same copy
+MANY_TESTS = "import calc\n" + "".join(
+    f"\n\ndef test_add_{i}():\n    assert calc.add({a!r}, {b!r}) == {a + b!r}\n" for i, (a, b) in enumerate(ADD_PAIRS)
 ) + "\n\ndef test_mul():\n    assert calc.mul(4, 5) == 20\n"
 
 
+@pytest.mark.slow
 def test_a_canary_run_cannot_ask_another_trials_runs_which_tests_they_hold(jobs, shared: Path, backend: str):
     """Round 10's open item: ``-k 2 -n 2`` grades two attempts of one task at the same time, and
     each attempt's canary run could ask the other attempt's graded run or canary run which hidden
     test bodies it holds (``compare_trials_by_lock.py``: record locks on a host file both see): the
     functions it lacks are its canaries, so the attempts were ``resolved`` with ``calc.add``
-    broken (unless two canaries of the two attempts happened to be the same copy: the task has
-    eight F2P tests to make that rare). Through the real CLI and runner (grading begun during the
-    capture, both trials in one process)."""
+    broken (unless the two attempts' canaries happened to include the same copy: the task has ten
+    F2P tests whose texts a canary changes in many ways). Through the real CLI and runner
+    (grading begun during the capture, both trials in one process)."""
     attack = (AGENTS / "compare_trials_by_lock.py").read_text()
     script = f"cat > calc.py <<'PY'\n{attack}\nPY\n"
     f2p = ", ".join(f'"test_calc::test_add_{i}"' for i in range(len(ADD_PAIRS)))

@@ -12,6 +12,8 @@ The runner records the verdict; nothing here writes a ``TrialResult``. Rules:
   graded once has its canary run started beside it (:func:`_beside_canary`; its tests run once the
   graded run has ended, and a base run waits for it: no two runs' tests at once); given the patch
   to come (a future), :func:`verify_patch` starts both runs' sandboxes before the patch is known.
+  Across trials and jobs on this host, a run of the patch takes its turn among its task's runs
+  before ``tests/test.sh`` (:mod:`lancebench.grading.run_order`: a canary run's tests run alone).
 - A run during which the JUnit report's FIFO (``grading.witness``) was removed or replaced is
   broken: the runner's report may have gone to a file nobody watched (then the base decides, below).
 - A run the task's verifier excludes (an empty ``reward.txt``) makes the verdict ``invalid`` when

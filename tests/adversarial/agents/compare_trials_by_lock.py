@@ -17,7 +17,7 @@ import os as _o
 import struct as _s
 import time as _t
 
-WAIT = 8.0
+WAIT = 4.0
 WINDOW = 1.5  # seconds a partner seen is watched (its bodies gathered)
 _FL = "hhqqi4x"  # struct flock on x86_64 / aarch64 (32 bytes)
 
