@@ -8,8 +8,10 @@ interleaved (before/after), repetition by repetition.
 
 Prints, per run and as medians per source tree: the whole command's seconds, the trials' span
 (first ``started_at`` to last ``finished_at``: the command's start-up left out) and the mean of the
-trials' grading phase (``phases.grading``), then each tree's medians as ratios to the first
-tree's. Every trial must be ``resolved`` (else FAIL, exit 1).
+trials' grading phase (``phases.grading``), the mean and largest wait of a trial's runs for their
+turns (the ``waited ...s for its turn`` lines of its runs' ``test.log``; none before the change),
+then each tree's medians as ratios to the first tree's. Every trial must be ``resolved`` (else
+FAIL, exit 1).
 """
 
 from __future__ import annotations
@@ -33,9 +35,19 @@ def _seconds(span: dict) -> float:
     return (datetime.fromisoformat(span["finished_at"]) - datetime.fromisoformat(span["started_at"])).total_seconds()
 
 
-def run_once(src: str, k: int, n: int, backend: str, jobs: Path) -> tuple[float, float, float]:
-    """(whole command seconds, trials' span seconds, mean grading phase seconds) of one
-    ``lancebench run`` of source tree ``src``."""
+def _waited(trial: Path) -> float:
+    """Seconds the verifier runs of ``trial`` waited for their turns (their ``test.log`` lines)."""
+    total = 0.0
+    for log in trial.glob("verifier/*/test.log"):
+        for line in log.read_text(errors="replace").splitlines()[1:2]:
+            if line.startswith("waited ") and "for its turn" in line:
+                total += float(line.split()[1].rstrip("s"))
+    return total
+
+
+def run_once(src: str, k: int, n: int, backend: str, jobs: Path) -> tuple[float, float, float, list[float]]:
+    """(whole command seconds, trials' span seconds, mean grading phase seconds, each trial's
+    seconds of waits for turns) of one ``lancebench run`` of source tree ``src``."""
     name = f"k{k}-{time.monotonic_ns()}"
     t0 = time.perf_counter()
     subprocess.run([sys.executable, "-m", "lancebench.cli", "run", "-p", str(TASK), "-a", "oracle", "-k", str(k),
@@ -48,7 +60,8 @@ def run_once(src: str, k: int, n: int, backend: str, jobs: Path) -> tuple[float,
     starts = [datetime.fromisoformat(r["started_at"]) for r in results]
     ends = [datetime.fromisoformat(r["finished_at"]) for r in results]
     grading = statistics.mean(_seconds(r["phases"]["grading"]) for r in results)
-    return whole, (max(ends) - min(starts)).total_seconds(), grading
+    waits = [_waited(jobs / name / "trials" / r["trial_id"]) for r in results]
+    return whole, (max(ends) - min(starts)).total_seconds(), grading, waits
 
 
 def main() -> None:
@@ -64,10 +77,11 @@ def main() -> None:
     got: dict[str, list[tuple[float, float, float]]] = {s: [] for s in sources}
     for rep in range(args.repeat):  # interleaved: each tree once per repetition, the order alternating
         for src in sources if rep % 2 == 0 else reversed(sources):
-            whole, span, grading = run_once(src, args.k, args.n, args.backend, jobs)
+            whole, span, grading, waits = run_once(src, args.k, args.n, args.backend, jobs)
             got[src].append((whole, span, grading))
             print(f"rep {rep} {src}: command {whole:.1f} s, trials' span {span:.1f} s, grading phase "
-                  f"{grading:.1f} s a trial (load {os.getloadavg()[0]:.1f})", flush=True)
+                  f"{grading:.1f} s a trial, waits for turns {statistics.mean(waits):.1f} s a trial (largest "
+                  f"{max(waits):.1f} s) (load {os.getloadavg()[0]:.1f})", flush=True)
     subprocess.run(["rm", "-rf", str(jobs)], check=False)
     base = [statistics.median(x[i] for x in got[sources[0]]) for i in range(3)]
     for src in sources:

@@ -578,7 +578,7 @@ async def _grade_in(g: Grading, patch: str | asyncio.Future[str], scratch: Path,
                 await after.wait()
             if patch.strip():  # the agent's code runs: not beside a run of the task it could ask
                 await turn.take("canary" if tests_from is not None else "graded")
-            res = await _run_tests(sandbox, g, out_dir, sealed=(tests, logs))
+            res = await _run_tests(sandbox, g, out_dir, sealed=(tests, logs), waited=turn.waited_sec)
             held = await asyncio.to_thread(witness.runner_ended)
     finally:  # the sandbox stopped first: nothing writes the report any more, nothing of the patch runs
         turn.give_back()
@@ -675,19 +675,22 @@ async def _apply(backend: Backend, task: Task, env: PreparedEnvironment, sandbox
     return applied
 
 
-async def _run_tests(sandbox: Sandbox, g: Grading, out_dir: Path, sealed: tuple[Path, ...]) -> ExecResult:
+async def _run_tests(sandbox: Sandbox, g: Grading, out_dir: Path, sealed: tuple[Path, ...],
+                     waited: float = 0.0) -> ExecResult:
     """Run ``tests/test.sh`` with the settings of ``g`` (env, user, timeout), with the task's
     app server beside it under another uid when it names one (``grading.app_server``: the host
     folders ``sealed`` become the runner's alone; its output goes to ``out_dir/app.log``); log to
-    ``out_dir/test.log`` and copy ``/logs/verifier`` to ``out_dir/logs``."""
+    ``out_dir/test.log`` (with ``waited``, the seconds the run waited for its turn among its task's
+    runs, :mod:`lancebench.grading.run_order`, when any) and copy ``/logs/verifier`` to ``out_dir/logs``."""
     s = g.settings
     res, app_log = await run_verifier(sandbox, g.task, ["bash", "/tests/test.sh"], cwd=g.env.workdir, env=s.env,
                                       timeout=s.timeout_sec, sealed=sealed, hidden=RUNNER_ONLY, user=s.user,
                                       step=g.step)
     if app_log is not None:
         (out_dir / "app.log").write_text(app_log)
+    turn = f"waited {waited:.1f}s for its turn among the task's runs (grading.run_order)\n" if waited >= 0.05 else ""
     (out_dir / "test.log").write_text(f"exit code: {res.exit_code} timed out: {res.timed_out} "
-                                      f"({res.duration_sec:.1f}s)\n--- stdout\n{res.stdout}"
+                                      f"({res.duration_sec:.1f}s)\n{turn}--- stdout\n{res.stdout}"
                                       f"\n--- stderr\n{res.stderr}")
     await sandbox.get("/logs/verifier", out_dir / "logs")
     return res
