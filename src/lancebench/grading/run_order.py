@@ -20,7 +20,9 @@ process turns are granted in the order asked (a graded run waits behind a canary
 across processes each turn is also an ``flock`` of ``ORDER_DIR/<sha256 of the task's name>``
 (shared for a graded run, exclusive for a canary run; polled every :data:`POLL_SEC`), which ends
 when the turn is given back or when its process dies (``kill -9`` included): a crashed holder
-blocks no one. A run that holds a turn waits for nothing else, so turns cannot deadlock.
+blocks no one. A run that holds a turn waits for nothing else, so turns cannot deadlock. The lock
+files stay (an empty file per task name): removing one another process may be opening would let
+two processes lock two different files.
 """
 
 from __future__ import annotations
