@@ -19,11 +19,16 @@ capture (``runner/steps.py:_grade_early``), the canary run started beside the gr
    run waits for every canary run beside the graded run (``Grading.beside``).
 3. Grading begun during the capture left an empty ``verifier/`` in a trial that was never graded
    (a failed capture, a scan decision). Fixed: removed when no run was given the patch.
+4. ``compare_trials_by_lock`` (round 10's open item): two trials of the same task graded at the same
+   time (``-k 2 -n 2``) asked each other the same way, one attempt's canary run the other's graded
+   run (or canary run): ``resolved`` with ``calc.add`` still broken. Fixed: the runs of one task
+   are ordered across trials and jobs on this host (``grading/run_order.py``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import os
 import re
 import shutil
@@ -33,6 +38,7 @@ import time
 from pathlib import Path
 
 import pytest
+from lbtest import derive_task, job_dir, lb, results
 
 from lancebench.backends.docker import DockerBackend
 from lancebench.backends.local import LocalBackend
@@ -178,3 +184,35 @@ def test_no_code_of_the_patch_runs_beside_another_run_or_the_base(shared: Path, 
     assert verdict.status == "unresolved" and "skipped with the patch" in (verdict.reason or ""), verdict
     assert (shared / "trial" / "verifier" / "base" / "test.log").is_file()  # the base was graded
     assert most[0] == 1, most
+
+
+ADD_PAIRS = [("record-", "locks"), ("hidden ", "test bodies"), ("canary ", "copies"), ("graded", " runs"),
+             ("flock ", "under run"), ("two ", "attempts at once"), ("shared ", "host file"),
+             ("pass at ", "k jobs"), ("bubble", "wrap sandboxes"), ("the guard ", "dot pth")]
+# ten F2P tests whose texts a canary changes in many ways, so that two attempts' canaries are
+# almost never the same copy
+MANY_TESTS = "import calc\n" + "".join(
+    f"\n\ndef test_add_{i}():\n    assert calc.add({a!r}, {b!r}) == {a + b!r}\n" for i, (a, b) in enumerate(ADD_PAIRS)
+) + "\n\ndef test_mul():\n    assert calc.mul(4, 5) == 20\n"
+
+
+@pytest.mark.slow
+def test_a_canary_run_cannot_ask_another_trials_runs_which_tests_they_hold(jobs, shared: Path, backend: str):
+    """Round 10's open item: ``-k 2 -n 2`` grades two attempts of one task at the same time, and
+    each attempt's canary run could ask the other attempt's graded run or canary run which hidden
+    test bodies it holds (``compare_trials_by_lock.py``: record locks on a host file both see): the
+    functions it lacks are its canaries, so the attempts were ``resolved`` with ``calc.add``
+    broken (unless the two attempts' canaries happened to include the same copy: the task has ten
+    F2P tests whose texts a canary changes in many ways). Through the real CLI and runner
+    (grading begun during the capture, both trials in one process)."""
+    attack = (AGENTS / "compare_trials_by_lock.py").read_text()
+    script = f"cat > calc.py <<'PY'\n{attack}\nPY\n"
+    f2p = ", ".join(f'"test_calc::test_add_{i}"' for i in range(len(ADD_PAIRS)))
+    task = derive_task(FIXTURES / "calc", shared / "calc", toml={r"^f2p = .*$": f"f2p = [{f2p}]"},
+                       files={"tests/test_calc.py": MANY_TESTS},
+                       append_instruction="ATTACK_B64=" + base64.b64encode(script.encode()).decode())
+    lb("run", "-p", task, "-a", f"script:{AGENTS / 'run_embedded.sh'}", "-o", jobs, "--backend", backend,
+       "-k", "2", "-n", "2", check=True, timeout=600)
+    got = [(r["status"], r["reason"]) for r in results(job_dir(jobs))]
+    assert len(got) == 2 and all(status == "unresolved" and "forged verdict (canary)" in (reason or "")
+                                 for status, reason in got), got

@@ -12,6 +12,8 @@ The runner records the verdict; nothing here writes a ``TrialResult``. Rules:
   graded once has its canary run started beside it (:func:`_beside_canary`; its tests run once the
   graded run has ended, and a base run waits for it: no two runs' tests at once); given the patch
   to come (a future), :func:`verify_patch` starts both runs' sandboxes before the patch is known.
+  Across trials and jobs on this host, a run of the patch takes its turn among its task's runs
+  before ``tests/test.sh`` (:mod:`lancebench.grading.run_order`: a canary run's tests run alone).
 - A run during which the JUnit report's FIFO (``grading.witness``) was removed or replaced is
   broken: the runner's report may have gone to a file nobody watched (then the base decides, below).
 - A run the task's verifier excludes (an empty ``reward.txt``) makes the verdict ``invalid`` when
@@ -44,6 +46,7 @@ from lancebench.grading.patch import filter_patch
 from lancebench.grading.pyguard import PYBOOT_INSIDE, write_pyboot
 from lancebench.grading.redact import redact_files
 from lancebench.grading.rewards import RewardError, RewardExcluded, read_rewards
+from lancebench.grading.run_order import Turn
 from lancebench.grading.scan import deciding, scan_patch, scan_reason
 from lancebench.grading.witness import ReportWitness, merge_writes, unreadable
 from lancebench.results.paths import TrialPaths
@@ -562,6 +565,7 @@ async def _grade_in(g: Grading, patch: str | asyncio.Future[str], scratch: Path,
                                Mount(pyboot, PYBOOT_INSIDE, False), *g.guard))  # opened first: it may move logs
     witness = ReportWitness(logs)  # junit.xml as written, held outside the sandbox (grading.witness)
     witness.start()
+    turn = Turn(task.name)  # among the task's runs in every trial on this host (grading.run_order)
     try:
         async with box as sandbox:
             await _guard_python(backend, task, env, sandbox, out_dir, settings.user)
@@ -572,9 +576,12 @@ async def _grade_in(g: Grading, patch: str | asyncio.Future[str], scratch: Path,
                 return False, RunOutcome(reason="the patch did not apply")
             if after is not None:  # the graded run beside this one has ended (_beside_canary)
                 await after.wait()
-            res = await _run_tests(sandbox, g, out_dir, sealed=(tests, logs))
+            if patch.strip():  # the agent's code runs: not beside a run of the task it could ask
+                await turn.take("canary" if tests_from is not None else "graded")
+            res = await _run_tests(sandbox, g, out_dir, sealed=(tests, logs), waited=turn.waited_sec)
             held = await asyncio.to_thread(witness.runner_ended)
-    finally:  # the sandbox stopped first: nothing writes the report any more
+    finally:  # the sandbox stopped first: nothing writes the report any more, nothing of the patch runs
+        turn.give_back()
         writes = witness.stop()
         redact_files(out_dir, set(settings.secrets))  # host values of ${VAR} never stay in the job
     junit, rewritten = _witnessed_junit(writes, out_dir)
@@ -668,19 +675,22 @@ async def _apply(backend: Backend, task: Task, env: PreparedEnvironment, sandbox
     return applied
 
 
-async def _run_tests(sandbox: Sandbox, g: Grading, out_dir: Path, sealed: tuple[Path, ...]) -> ExecResult:
+async def _run_tests(sandbox: Sandbox, g: Grading, out_dir: Path, sealed: tuple[Path, ...],
+                     waited: float = 0.0) -> ExecResult:
     """Run ``tests/test.sh`` with the settings of ``g`` (env, user, timeout), with the task's
     app server beside it under another uid when it names one (``grading.app_server``: the host
     folders ``sealed`` become the runner's alone; its output goes to ``out_dir/app.log``); log to
-    ``out_dir/test.log`` and copy ``/logs/verifier`` to ``out_dir/logs``."""
+    ``out_dir/test.log`` (with ``waited``, the seconds the run waited for its turn among its task's
+    runs, :mod:`lancebench.grading.run_order`, when any) and copy ``/logs/verifier`` to ``out_dir/logs``."""
     s = g.settings
     res, app_log = await run_verifier(sandbox, g.task, ["bash", "/tests/test.sh"], cwd=g.env.workdir, env=s.env,
                                       timeout=s.timeout_sec, sealed=sealed, hidden=RUNNER_ONLY, user=s.user,
                                       step=g.step)
     if app_log is not None:
         (out_dir / "app.log").write_text(app_log)
+    turn = f"waited {waited:.1f}s for its turn among the task's runs (grading.run_order)\n" if waited >= 0.05 else ""
     (out_dir / "test.log").write_text(f"exit code: {res.exit_code} timed out: {res.timed_out} "
-                                      f"({res.duration_sec:.1f}s)\n--- stdout\n{res.stdout}"
+                                      f"({res.duration_sec:.1f}s)\n{turn}--- stdout\n{res.stdout}"
                                       f"\n--- stderr\n{res.stderr}")
     await sandbox.get("/logs/verifier", out_dir / "logs")
     return res
