@@ -45,6 +45,7 @@ import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import cast
 
@@ -179,26 +180,18 @@ class DockerBackend(Backend):
 
     async def _capture(self, task: Task, env: PreparedEnvironment, sandbox: DockerSandbox, cid: str,
                        scratch: Path) -> CapturedPatch:
-        """The capture of container ``cid`` on this machine or in a container, each blamed by its
-        control (:func:`lancebench.backends.capture.controlled`: the same capture of a created,
-        never started container of the image, in ``scratch/control``). When the control of the
-        capture on this machine fails too for an image with git, the captures run in containers
-        from then on."""
+        """The capture of container ``cid`` on this machine (:meth:`_on_host`) or in a container
+        (:meth:`_in_container`), each blamed by its control (:meth:`_blamed`). When the control of
+        the capture on this machine fails too for an image with git, the captures run in
+        containers from then on."""
         scratch.mkdir(parents=True, exist_ok=True)
         handle = cast(DockerEnvironment, env.handle)
         labels = {**{k: v for k, v in sandbox.labels.items() if k != LABEL_MANAGED}, "lancebench.phase": "capture"}
-        base = f"a created, never started container of {handle.image}"
         if handle.pristine is not None or (handle.host_base is not None and self._host_capture_failed is None):
             await asyncio.to_thread(_kill_container, cid)
-            repo = cast(Path, handle.pristine or handle.host_base)
-            bound = None if handle.pristine is not None else await asyncio.to_thread(_image_size, handle.image) + (
-                task.config.environment.storage_mb + 64) * 2**20
-
-            def on_host(source: str, where: Path) -> Awaitable[CapturedPatch]:
-                return capture_on_host(task, env.workdir, env.base_commit, repo, source, where, max_bytes=bound)
             try:
-                return await controlled(lambda: _agents(sandbox, task, on_host(cid, scratch)), lambda: _on_pristine(
-                    handle.image, labels, lambda src: on_host(src, scratch / "control")), base + ", on this machine")
+                return await self._blamed(partial(self._on_host, task, env), task, env, sandbox, labels, cid, scratch,
+                                          "on this machine")
             except SandboxError as exc:
                 if handle.pristine is not None or exc.control is None:
                     raise
@@ -206,12 +199,33 @@ class DockerBackend(Backend):
                 logging.getLogger("lancebench").warning("docker: the capture on this machine failed, on the pristine "
                                                         "base too (%s; %s); the captures run in a container instead",
                                                         exc, exc.control)
+        return await self._blamed(partial(self._in_container, task, env, labels), task, env, sandbox, labels, cid,
+                                  scratch, "in a capture container")
 
-        def in_container(source: str, where: Path) -> Awaitable[CapturedPatch]:
-            return self._in_container(task, env, labels, source, where)
-        return await controlled(lambda: _agents(sandbox, task, in_container(cid, scratch)), lambda: _on_pristine(
-            handle.image, labels, lambda src: in_container(src, scratch / "control")),
-            f"{base}, in a capture container")
+    @staticmethod
+    async def _blamed(capture: Callable[[str, Path], Awaitable[CapturedPatch]], task: Task, env: PreparedEnvironment,
+                      sandbox: DockerSandbox, labels: dict[str, str], cid: str, scratch: Path,
+                      where: str) -> CapturedPatch:
+        """``capture(cid, scratch)`` of the agent's container, blamed by its control
+        (:func:`lancebench.backends.capture.controlled`): ``capture`` of a created, never started
+        container of the image (:func:`_on_pristine`) in ``scratch/control``; ``where`` says how
+        it ran, for the record."""
+        image = cast(DockerEnvironment, env.handle).image
+        return await controlled(partial(_agents, sandbox, task, capture, cid, scratch),
+                                partial(_on_pristine, image, labels, capture, scratch / "control"),
+                                f"a created, never started container of {image}, {where}")
+
+    @staticmethod
+    async def _on_host(task: Task, env: PreparedEnvironment, source: str, scratch: Path) -> CapturedPatch:
+        """The capture of the workdir of container ``source`` (ended) on this machine, against the
+        image's pristine copy or its ``.git`` copied to the host
+        (:func:`~lancebench.backends.docker_hosttools.capture_on_host`); for an image with git the
+        export is bounded by the image's size plus ``storage_mb`` and 64 MiB."""
+        handle = cast(DockerEnvironment, env.handle)
+        repo = cast(Path, handle.pristine or handle.host_base)
+        bound = None if handle.pristine is not None else await asyncio.to_thread(_image_size, handle.image) + (
+            task.config.environment.storage_mb + 64) * 2**20
+        return await capture_on_host(task, env.workdir, env.base_commit, repo, source, scratch, max_bytes=bound)
 
     async def _in_container(self, task: Task, env: PreparedEnvironment, labels: dict[str, str], cid: str,
                             scratch: Path) -> CapturedPatch:
@@ -335,11 +349,13 @@ def _quota_filled_by(sandbox, task: Task | None, what: str) -> Iterator[None]:
         raise
 
 
-async def _agents(sandbox, task: Task, capture: Awaitable[CapturedPatch]) -> CapturedPatch:
-    """``capture`` of the agent's container ``sandbox``, a failure of the engine on its full
-    storage quota read as the agent's (:func:`_quota_filled_by`), before the capture's control."""
+async def _agents(sandbox, task: Task, capture: Callable[[str, Path], Awaitable[CapturedPatch]], cid: str,
+                  scratch: Path) -> CapturedPatch:
+    """``capture(cid, scratch)`` of the agent's container ``sandbox`` (id ``cid``), a failure of the
+    engine on its full storage quota read as the agent's (:func:`_quota_filled_by`), before the
+    capture's control."""
     with _quota_filled_by(sandbox, task, "read its workspace"):
-        return await capture
+        return await capture(cid, scratch)
 
 
 def _site_record(image_id: str, user: str | None) -> Path:
@@ -419,9 +435,9 @@ def _image_size(image: str) -> int:
     return int(engine.client().api.inspect_image(image).get("Size") or 0)
 
 
-async def _on_pristine(image: str, labels: dict[str, str],
-                       capture: Callable[[str], Awaitable[CapturedPatch]]) -> CapturedPatch:
-    """``capture(cid)`` of a created, never started container of ``image`` (its workdir is the
+async def _on_pristine(image: str, labels: dict[str, str], capture: Callable[[str, Path], Awaitable[CapturedPatch]],
+                       scratch: Path) -> CapturedPatch:
+    """``capture(cid, scratch)`` of a created, never started container of ``image`` (its workdir is the
     pristine base): a capture's control. The container is removed after. Raises
     :class:`SandboxError` when the engine cannot create it."""
     api = engine.client().api
@@ -431,7 +447,7 @@ async def _on_pristine(image: str, labels: dict[str, str],
     except engine._import_docker().errors.APIError as exc:
         raise SandboxError(f"docker could not create a container of {image} for the capture's control: {exc}") from exc
     try:
-        return await capture(cid)
+        return await capture(cid, scratch)
     finally:
         await asyncio.to_thread(engine.remove_container, cid)
 
