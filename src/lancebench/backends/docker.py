@@ -39,6 +39,7 @@ import json
 import logging
 import os
 import shutil
+import stat
 import tarfile
 import tempfile
 import threading
@@ -46,7 +47,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, replace
 from functools import partial
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import cast
 
 from lancebench.backends.capture import CaptureLimit, controlled, run_capture
@@ -189,9 +190,16 @@ class DockerBackend(Backend):
         labels = {**{k: v for k, v in sandbox.labels.items() if k != LABEL_MANAGED}, "lancebench.phase": "capture"}
         if handle.pristine is not None or (handle.host_base is not None and self._host_capture_failed is None):
             await asyncio.to_thread(_kill_container, cid)
+            record = _untouched_record(sandbox.image_id, env) if sandbox.image_id else None
+            untouched = record is not None and await asyncio.to_thread(_untouched, sandbox, cid, env.workdir)
+            if untouched and cast(Path, record).is_file():  # the image's workdir as it is: its capture is known
+                return CapturedPatch("", [])
             try:
-                return await self._blamed(partial(self._on_host, task, env), task, env, sandbox, labels, cid, scratch,
-                                          "on this machine")
+                patch = await self._blamed(partial(self._on_host, task, env), task, env, sandbox, labels, cid,
+                                           scratch, "on this machine")
+                if untouched and not patch:  # an untouched workdir of this image captures to nothing
+                    await asyncio.to_thread(atomic_write, cast(Path, record), "")
+                return patch
             except SandboxError as exc:
                 if handle.pristine is not None or exc.control is None:
                     raise
@@ -356,6 +364,57 @@ async def _agents(sandbox, task: Task, capture: Callable[[str, Path], Awaitable[
     capture's control."""
     with _quota_filled_by(sandbox, task, "read its workspace"):
         return await capture(cid, scratch)
+
+
+def _untouched_record(image_id: str, env: PreparedEnvironment) -> Path:
+    """The mark that a capture of an untouched workdir (:func:`_untouched`) of image ``image_id``
+    at ``env``'s workdir and base commit gave an empty patch, written by such a capture:
+    ``$LANCEBENCH_HOME/docker-base/<image id>-<workdir hash>-<commit>.untouched``. Later
+    captures of an untouched workdir of the image give the empty patch without running."""
+    digest = hashlib.sha256(env.workdir.encode()).hexdigest()[:12]
+    return sub("docker-base") / f"{image_id.split(':')[-1][:32]}-{digest}-{env.base_commit[:16]}.untouched"
+
+
+_OVERLAY_HARMLESS = {"trusted.overlay.origin", "trusted.overlay.impure"}
+
+
+def _untouched(sandbox: DockerSandbox, cid: str, workdir: str) -> bool:
+    """Whether the ended container ``cid`` (``sandbox``) left ``workdir`` as its image holds it,
+    read from the container's upper overlay folder on this machine (``sandbox.host_upper``, the
+    engine's, checked by identity): no entry there for the workdir, and every folder above it
+    absent or a plain folder hiding nothing of the image's (no link, whiteout, opaque or
+    redirected folder); and no mount of the container at, above or below the workdir (a
+    volume's or a bind's files are not in the layer). False when it cannot be told (blocking).
+    Only names are looked at (``lstat``, a folder's extended attribute names): no file of the
+    agent's is read, no link followed."""
+    upper, work = sandbox.host_upper, PurePosixPath(workdir)
+    if upper is None or not work.is_absolute() or len(work.parts) < 2:
+        return False
+    try:
+        info = engine.client().api.inspect_container(cid)
+        if not os.path.samefile(((info.get("GraphDriver") or {}).get("Data") or {}).get("UpperDir") or "", upper):
+            return False
+    except (OSError, engine._import_docker().errors.APIError):
+        return False
+    for mount in info.get("Mounts") or []:
+        dest = PurePosixPath(mount.get("Destination") or "/")
+        if dest == work or dest in work.parents or work in dest.parents:
+            return False
+    path = upper
+    for depth, part in enumerate(work.parts[1:], start=2):
+        path = path / part
+        try:
+            mode = os.lstat(path).st_mode
+            names = os.listxattr(path, follow_symlinks=False) if stat.S_ISDIR(mode) else []
+        except FileNotFoundError:
+            return True  # nothing at or below this folder changed
+        except OSError:
+            return False
+        if depth == len(work.parts) or not stat.S_ISDIR(mode):
+            return False  # the workdir itself changed, or a folder above it was replaced
+        if any(n.startswith(("trusted.overlay.", "user.overlay.")) and n not in _OVERLAY_HARMLESS for n in names):
+            return False
+    return False
 
 
 def _site_record(image_id: str, user: str | None) -> Path:

@@ -136,6 +136,9 @@ class DockerSandbox(Sandbox):
         self._lifted = False  # an allowlist lifted for a step with the whole network (see apply_network)
         self._want_quota = quota
         self.quota: ContainerQuota | None = None
+        # the container's upper overlay folder as this machine sees it (its quota's copy of the
+        # layer, which the engine mounted: set by start), for the capture's look at what changed
+        self.host_upper: Path | None = None
         if quota and quota_folder is not None:
             self.quota = ContainerQuota.open(self.name, spec.limits.storage_mb, quota_folder)
             self._want_quota = False  # opened (or said why not)
@@ -210,8 +213,11 @@ class DockerSandbox(Sandbox):
             self._remove_sync()
             raise SandboxError(f"container {self.name} ({spec.image}) stopped at once (status {container.status}); "
                                f"does the image have `sleep`?")
-        if self.quota is not None and self.quota.layer is not None and not self.quota.started():
-            say_once("the engine does not see this machine's mounts (another mount namespace)")
+        if self.quota is not None and self.quota.layer is not None:
+            if self.quota.started():
+                self.host_upper = self.quota.folder / "layer" / "diff"
+            else:
+                say_once("the engine does not see this machine's mounts (another mount namespace)")
         if spec.network and spec.allow_hosts is not None:
             try:
                 self._filter = ContainerFilter(spec.allow_hosts)
