@@ -290,3 +290,34 @@ def test_a_writable_mounts_folder_is_read_on_the_host_as_the_engine_would_give_i
     assert not os.path.lexists(out / "link") and not os.path.lexists(out / "pipe")
     notes = (tmp_path / "out.copy-notes.txt").read_text()
     assert "link: symbolic link left out" in notes and "pipe: special file left out" in notes
+
+
+@pytest.mark.slow
+def test_an_empty_patch_graded_before_it_is_known_starts_no_canary_container(scratch):
+    """Grading begun before the capture ends opens the graded and the canary run's sandboxes; the
+    canary run's container starts only once the patch is known, so an empty patch (no canary
+    run) starts one grading container, not two."""
+    from lancebench.backends.docker import DockerBackend
+    from lancebench.grading.verifier import verify_patch
+    from lancebench.results.paths import TrialPaths
+
+    backend = DockerBackend()  # the CA bundle of this machine: the image installs pytest
+    task = load_task(Path(__file__).resolve().parents[1] / "fixtures" / "tasks" / "calc")  # tests to make a canary of
+    labels = {"lancebench.job": JOB, "lancebench.trial": "empty"}
+
+    async def go():
+        env = await backend.prepare(task)
+        patch = asyncio.get_running_loop().create_future()
+        t0 = time.time()
+        grading = asyncio.ensure_future(verify_patch(task, backend, env, patch, scratch=scratch / "g",
+                                                     paths=TrialPaths(root=scratch / "t"), labels=labels))
+        await asyncio.sleep(4)  # the graded run's container started meanwhile
+        patch.set_result("")
+        return await grading, t0
+
+    verdict, t0 = asyncio.run(go())
+    starts = sum(1 for _ in client().events(since=int(t0) - 1, until=int(time.time()) + 1, decode=True,
+                                            filters={"type": "container", "event": "start",
+                                                     "label": ["lancebench.trial=empty"]}))
+    assert (verdict.status, verdict.patch_applied, len(verdict.runs)) == ("unresolved", None, 1), verdict
+    assert starts == 1

@@ -308,7 +308,9 @@ def _beside_canary(g: Grading, kept: str | asyncio.Future[str], out_dir: Path,
     :func:`_canary_check` uses it only when it fits that report (:meth:`EarlyCanary.fits`).
     The two sandboxes are opened in an order drawn at random: what the host hands out in
     order (loop devices of the storage quotas, mount ids) tells neither run which it is, nor
-    does the time since the agent's work was captured. The canary run opens, starts and applies
+    does the time since the agent's work was captured. Given a future of the patch, the canary
+    run's sandbox starts once the patch is known (a patch that turns out empty has no canary run:
+    its sandbox never starts). The canary run starts and applies
     the patch beside the graded run, but runs its tests only once the graded run has ended (its
     sandbox stopped): code under test never runs in both at once, where it could ask the other
     run which tests it holds (attack pass round 10: record locks on a file both see)."""
@@ -558,6 +560,8 @@ async def _grade_in(g: Grading, patch: str | asyncio.Future[str], scratch: Path,
     witness = ReportWitness(logs)  # junit.xml as written, held outside the sandbox (grading.witness)
     witness.start()
     try:
+        if after is not None and not isinstance(patch, str):  # a canary run opened before the patch was known:
+            patch = await asyncio.shield(patch)  # started once it is (an empty one ends it unstarted)
         async with box as sandbox:
             await _guard_python(backend, task, env, sandbox, out_dir, settings.user)
             if not isinstance(patch, str):  # the capture's, filtered (verify_patch); shared by two runs
