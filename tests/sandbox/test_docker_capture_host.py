@@ -24,6 +24,7 @@ from lancebench.caches.cache import sub  # noqa: E402
 from lancebench.sandbox.base import CapturedPatch  # noqa: E402
 from lancebench.sandbox.docker import gc  # noqa: E402
 from lancebench.sandbox.docker_engine import client  # noqa: E402
+from lancebench.sandbox.docker_quota import quota_root  # noqa: E402
 from lancebench.sandbox.fstree import remove_tree  # noqa: E402
 from lancebench.task.load import load_task  # noqa: E402
 
@@ -321,3 +322,4 @@ def test_an_empty_patch_graded_before_it_is_known_starts_no_canary_container(scr
                                                      "label": ["lancebench.trial=empty"]}))
     assert (verdict.status, verdict.patch_applied, len(verdict.runs)) == ("unresolved", None, 1), verdict
     assert starts == 1
+    assert not list(quota_root().glob(f"lancebench-{JOB}-empty-*.json"))  # the unstarted one's quota released too

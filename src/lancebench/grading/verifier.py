@@ -561,7 +561,11 @@ async def _grade_in(g: Grading, patch: str | asyncio.Future[str], scratch: Path,
     witness.start()
     try:
         if after is not None and not isinstance(patch, str):  # a canary run opened before the patch was known:
-            patch = await asyncio.shield(patch)  # started once it is (an empty one ends it unstarted)
+            try:  # started once it is (an empty one ends it unstarted)
+                patch = await asyncio.shield(patch)
+            except BaseException:
+                await box.stop()  # opened, never started: its storage quota is released
+                raise
         async with box as sandbox:
             await _guard_python(backend, task, env, sandbox, out_dir, settings.user)
             if not isinstance(patch, str):  # the capture's, filtered (verify_patch); shared by two runs
