@@ -181,6 +181,9 @@ def test_put_get_round_trip(tmp_path):
     async def body(box):
         await box.put(src, "/opt/a/b/src")  # parents created
         await box.put(single, "notes/one.txt")  # relative: under the workdir
+        # the missing parents as `mkdir -p` as the image's user (root here) makes them
+        assert (await box.exec("stat -c '%a %u %g' /opt/a /opt/a/b /app/notes")).stdout.split("\n")[:3] == [
+            "755 0 0"] * 3
         assert (await box.exec("/opt/a/b/src/run.sh")).stdout == "ran\n"
         assert (await box.exec("readlink /opt/a/b/src/link; cat /app/notes/one.txt")).stdout == "/etc/hostname\none"
         await box.exec("echo new > /opt/a/b/src/pkg/new.txt")

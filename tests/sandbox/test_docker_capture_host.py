@@ -20,9 +20,11 @@ from docker_support import docker_skip_reason
 
 docker_mod = pytest.importorskip("docker", reason="the Docker SDK is missing: pip install 'lancebench[docker]'")
 
+from lancebench.caches.cache import sub  # noqa: E402
 from lancebench.sandbox.base import CapturedPatch  # noqa: E402
 from lancebench.sandbox.docker import gc  # noqa: E402
 from lancebench.sandbox.docker_engine import client  # noqa: E402
+from lancebench.sandbox.docker_quota import quota_root  # noqa: E402
 from lancebench.sandbox.fstree import remove_tree  # noqa: E402
 from lancebench.task.load import load_task  # noqa: E402
 
@@ -121,6 +123,42 @@ def test_an_image_with_git_is_captured_on_the_host_to_the_container_captures_pat
                   "+inner"):
         assert piece in on_host, on_host
     assert "run.log" not in on_host and "/tmp/pwned" not in on_host
+
+
+def _reads(cid: str, since: float) -> int:
+    """Archives the engine made of container ``cid`` since ``since`` (epoch seconds, less one)."""
+    return sum(1 for _ in client().events(since=int(since) - 1, until=int(time.time()) + 1, decode=True,
+                                          filters={"type": "container", "container": cid, "event": "archive-path"}))
+
+
+@pytest.mark.slow
+def test_an_untouched_workdir_is_captured_empty_without_reading_it_once_its_image_is_known(prepared, scratch):
+    """A workdir the agent left as the image has it (its writes elsewhere) captures to the empty
+    patch; once one such capture of the image gave it, later ones give it without reading the
+    container; a workdir with a change, a removal alone included, is captured in full."""
+    task, backend, env = prepared
+    marks = sub("docker-base")
+
+    async def one(n: int, command: str) -> tuple[CapturedPatch, int, list[str]]:
+        agent = backend.open(task, env, scratch / f"agent{n}", labels={"lancebench.job": JOB, "lancebench.trial": "u"})
+        await agent.start()
+        try:
+            assert (await agent.exec(command)).ok
+            image_id, t0 = agent.image_id.split(":")[-1][:32], time.time()
+            patch = await backend.capture(task, env, agent, scratch / f"c{n}")
+            return patch, _reads(agent.container_id, t0), sorted(p.name for p in marks.glob(f"{image_id}-*.untouched"))
+        finally:
+            await agent.stop()
+
+    image_id = client().api.inspect_image(env.handle.image)["Id"].split(":")[-1][:32]
+    for mark in marks.glob(f"{image_id}-*.untouched"):  # this image's only: other runs share the home
+        mark.unlink()
+    first, first_reads, first_marks = asyncio.run(one(1, "echo x > /tmp/x && mkdir -p /root/.cache"))
+    again, again_reads, _ = asyncio.run(one(2, "echo y > /tmp/y"))
+    removed, removed_reads, _ = asyncio.run(one(3, "rm /app/old.txt"))
+    assert first == "" and first_reads == 1 and len(first_marks) == 1  # captured in full, then marked
+    assert again == "" and again.paths == () and again_reads == 0  # nothing read
+    assert removed_reads == 1 and removed.paths == ("old.txt",) and "deleted file mode" in removed
 
 
 @pytest.mark.slow
@@ -253,3 +291,35 @@ def test_a_writable_mounts_folder_is_read_on_the_host_as_the_engine_would_give_i
     assert not os.path.lexists(out / "link") and not os.path.lexists(out / "pipe")
     notes = (tmp_path / "out.copy-notes.txt").read_text()
     assert "link: symbolic link left out" in notes and "pipe: special file left out" in notes
+
+
+@pytest.mark.slow
+def test_an_empty_patch_graded_before_it_is_known_starts_no_canary_container(scratch):
+    """Grading begun before the capture ends opens the graded and the canary run's sandboxes; the
+    canary run's container starts only once the patch is known, so an empty patch (no canary
+    run) starts one grading container, not two."""
+    from lancebench.backends.docker import DockerBackend
+    from lancebench.grading.verifier import verify_patch
+    from lancebench.results.paths import TrialPaths
+
+    backend = DockerBackend()  # the CA bundle of this machine: the image installs pytest
+    task = load_task(Path(__file__).resolve().parents[1] / "fixtures" / "tasks" / "calc")  # tests to make a canary of
+    labels = {"lancebench.job": JOB, "lancebench.trial": "empty"}
+
+    async def go():
+        env = await backend.prepare(task)
+        patch = asyncio.get_running_loop().create_future()
+        t0 = time.time()
+        grading = asyncio.ensure_future(verify_patch(task, backend, env, patch, scratch=scratch / "g",
+                                                     paths=TrialPaths(root=scratch / "t"), labels=labels))
+        await asyncio.sleep(4)  # the graded run's container started meanwhile
+        patch.set_result("")
+        return await grading, t0
+
+    verdict, t0 = asyncio.run(go())
+    starts = sum(1 for _ in client().events(since=int(t0) - 1, until=int(time.time()) + 1, decode=True,
+                                            filters={"type": "container", "event": "start",
+                                                     "label": ["lancebench.trial=empty"]}))
+    assert (verdict.status, verdict.patch_applied, len(verdict.runs)) == ("unresolved", None, 1), verdict
+    assert starts == 1
+    assert not list(quota_root().glob(f"lancebench-{JOB}-empty-*.json"))  # the unstarted one's quota released too

@@ -21,7 +21,11 @@ sandboxes are :class:`lancebench.sandbox.docker.DockerSandbox` containers.
   is copied as a tar stream into a *fresh* container of the same image and diffed there. A failed
   capture is blamed by a control, the same capture of a created, never started container of the
   image (:func:`lancebench.backends.capture.controlled`); only when the control of the capture on
-  this machine fails too do the trial's captures move to containers.
+  this machine fails too do the trial's captures move to containers. A workdir the agent left as
+  the image holds it (:func:`_untouched`: nothing of it in the container's upper overlay folder,
+  read on this machine by name only) is captured to the empty patch without an export or git,
+  once a full capture of an untouched workdir of the same image id, workdir and base commit gave
+  the empty patch (:func:`_untouched_record`).
 
 The workdir is ``[lancebench] workdir`` when task.toml sets it, else the image's ``WORKDIR``,
 else ``/app``. A CA bundle for builds comes from ``BackendOptions.ca_bundle`` (``--ca-bundle``;
@@ -39,13 +43,15 @@ import json
 import logging
 import os
 import shutil
+import stat
 import tarfile
 import tempfile
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, replace
-from pathlib import Path
+from functools import partial
+from pathlib import Path, PurePosixPath
 from typing import cast
 
 from lancebench.backends.capture import CaptureLimit, controlled, run_capture
@@ -179,26 +185,25 @@ class DockerBackend(Backend):
 
     async def _capture(self, task: Task, env: PreparedEnvironment, sandbox: DockerSandbox, cid: str,
                        scratch: Path) -> CapturedPatch:
-        """The capture of container ``cid`` on this machine or in a container, each blamed by its
-        control (:func:`lancebench.backends.capture.controlled`: the same capture of a created,
-        never started container of the image, in ``scratch/control``). When the control of the
-        capture on this machine fails too for an image with git, the captures run in containers
-        from then on."""
+        """The capture of container ``cid`` on this machine (:meth:`_on_host`) or in a container
+        (:meth:`_in_container`), each blamed by its control (:meth:`_blamed`). When the control of
+        the capture on this machine fails too for an image with git, the captures run in
+        containers from then on."""
         scratch.mkdir(parents=True, exist_ok=True)
         handle = cast(DockerEnvironment, env.handle)
         labels = {**{k: v for k, v in sandbox.labels.items() if k != LABEL_MANAGED}, "lancebench.phase": "capture"}
-        base = f"a created, never started container of {handle.image}"
         if handle.pristine is not None or (handle.host_base is not None and self._host_capture_failed is None):
             await asyncio.to_thread(_kill_container, cid)
-            repo = cast(Path, handle.pristine or handle.host_base)
-            bound = None if handle.pristine is not None else await asyncio.to_thread(_image_size, handle.image) + (
-                task.config.environment.storage_mb + 64) * 2**20
-
-            def on_host(source: str, where: Path) -> Awaitable[CapturedPatch]:
-                return capture_on_host(task, env.workdir, env.base_commit, repo, source, where, max_bytes=bound)
+            record = _untouched_record(sandbox.image_id, env) if sandbox.image_id else None
+            untouched = record is not None and await asyncio.to_thread(_untouched, sandbox, cid, env.workdir)
+            if untouched and cast(Path, record).is_file():  # the image's workdir as it is: its capture is known
+                return CapturedPatch("", [])
             try:
-                return await controlled(lambda: _agents(sandbox, task, on_host(cid, scratch)), lambda: _on_pristine(
-                    handle.image, labels, lambda src: on_host(src, scratch / "control")), base + ", on this machine")
+                patch = await self._blamed(partial(self._on_host, task, env), task, env, sandbox, labels, cid,
+                                           scratch, "on this machine")
+                if untouched and not patch:  # an untouched workdir of this image captures to nothing
+                    await asyncio.to_thread(atomic_write, cast(Path, record), "")
+                return patch
             except SandboxError as exc:
                 if handle.pristine is not None or exc.control is None:
                     raise
@@ -206,12 +211,33 @@ class DockerBackend(Backend):
                 logging.getLogger("lancebench").warning("docker: the capture on this machine failed, on the pristine "
                                                         "base too (%s; %s); the captures run in a container instead",
                                                         exc, exc.control)
+        return await self._blamed(partial(self._in_container, task, env, labels), task, env, sandbox, labels, cid,
+                                  scratch, "in a capture container")
 
-        def in_container(source: str, where: Path) -> Awaitable[CapturedPatch]:
-            return self._in_container(task, env, labels, source, where)
-        return await controlled(lambda: _agents(sandbox, task, in_container(cid, scratch)), lambda: _on_pristine(
-            handle.image, labels, lambda src: in_container(src, scratch / "control")),
-            f"{base}, in a capture container")
+    @staticmethod
+    async def _blamed(capture: Callable[[str, Path], Awaitable[CapturedPatch]], task: Task, env: PreparedEnvironment,
+                      sandbox: DockerSandbox, labels: dict[str, str], cid: str, scratch: Path,
+                      where: str) -> CapturedPatch:
+        """``capture(cid, scratch)`` of the agent's container, blamed by its control
+        (:func:`lancebench.backends.capture.controlled`): ``capture`` of a created, never started
+        container of the image (:func:`_on_pristine`) in ``scratch/control``; ``where`` says how
+        it ran, for the record."""
+        image = cast(DockerEnvironment, env.handle).image
+        return await controlled(partial(_agents, sandbox, task, capture, cid, scratch),
+                                partial(_on_pristine, image, labels, capture, scratch / "control"),
+                                f"a created, never started container of {image}, {where}")
+
+    @staticmethod
+    async def _on_host(task: Task, env: PreparedEnvironment, source: str, scratch: Path) -> CapturedPatch:
+        """The capture of the workdir of container ``source`` (ended) on this machine, against the
+        image's pristine copy or its ``.git`` copied to the host
+        (:func:`~lancebench.backends.docker_hosttools.capture_on_host`); for an image with git the
+        export is bounded by the image's size plus ``storage_mb`` and 64 MiB."""
+        handle = cast(DockerEnvironment, env.handle)
+        repo = cast(Path, handle.pristine or handle.host_base)
+        bound = None if handle.pristine is not None else await asyncio.to_thread(_image_size, handle.image) + (
+            task.config.environment.storage_mb + 64) * 2**20
+        return await capture_on_host(task, env.workdir, env.base_commit, repo, source, scratch, max_bytes=bound)
 
     async def _in_container(self, task: Task, env: PreparedEnvironment, labels: dict[str, str], cid: str,
                             scratch: Path) -> CapturedPatch:
@@ -335,11 +361,64 @@ def _quota_filled_by(sandbox, task: Task | None, what: str) -> Iterator[None]:
         raise
 
 
-async def _agents(sandbox, task: Task, capture: Awaitable[CapturedPatch]) -> CapturedPatch:
-    """``capture`` of the agent's container ``sandbox``, a failure of the engine on its full
-    storage quota read as the agent's (:func:`_quota_filled_by`), before the capture's control."""
+async def _agents(sandbox, task: Task, capture: Callable[[str, Path], Awaitable[CapturedPatch]], cid: str,
+                  scratch: Path) -> CapturedPatch:
+    """``capture(cid, scratch)`` of the agent's container ``sandbox`` (id ``cid``), a failure of the
+    engine on its full storage quota read as the agent's (:func:`_quota_filled_by`), before the
+    capture's control."""
     with _quota_filled_by(sandbox, task, "read its workspace"):
-        return await capture
+        return await capture(cid, scratch)
+
+
+def _untouched_record(image_id: str, env: PreparedEnvironment) -> Path:
+    """The mark that a capture of an untouched workdir (:func:`_untouched`) of image ``image_id``
+    at ``env``'s workdir and base commit gave an empty patch, written by such a capture:
+    ``$LANCEBENCH_HOME/docker-base/<image id>-<workdir hash>-<commit>.untouched``. Later
+    captures of an untouched workdir of the image give the empty patch without running."""
+    digest = hashlib.sha256(env.workdir.encode()).hexdigest()[:12]
+    return sub("docker-base") / f"{image_id.split(':')[-1][:32]}-{digest}-{env.base_commit[:16]}.untouched"
+
+
+_OVERLAY_HARMLESS = {"trusted.overlay.origin", "trusted.overlay.impure"}
+
+
+def _untouched(sandbox: DockerSandbox, cid: str, workdir: str) -> bool:
+    """Whether the ended container ``cid`` (``sandbox``) left ``workdir`` as its image holds it,
+    read from the container's upper overlay folder on this machine (``sandbox.host_upper``, the
+    engine's, checked by identity): no entry there for the workdir, and every folder above it
+    absent or a plain folder hiding nothing of the image's (no link, whiteout, opaque or
+    redirected folder); and no mount of the container at, above or below the workdir (a
+    volume's or a bind's files are not in the layer). False when it cannot be told (blocking).
+    Only names are looked at (``lstat``, a folder's extended attribute names): no file of the
+    agent's is read, no link followed."""
+    upper, work = sandbox.host_upper, PurePosixPath(workdir)
+    if upper is None or not work.is_absolute() or len(work.parts) < 2:
+        return False
+    try:
+        info = engine.client().api.inspect_container(cid)
+        if not os.path.samefile(((info.get("GraphDriver") or {}).get("Data") or {}).get("UpperDir") or "", upper):
+            return False
+    except (OSError, engine._import_docker().errors.APIError):
+        return False
+    for mount in info.get("Mounts") or []:
+        dest = PurePosixPath(mount.get("Destination") or "/")
+        if dest == work or dest in work.parents or work in dest.parents:
+            return False
+    path = upper
+    for depth, part in enumerate(work.parts[1:], start=2):
+        path = path / part
+        try:
+            mode = os.lstat(path).st_mode
+            names = os.listxattr(path, follow_symlinks=False) if stat.S_ISDIR(mode) else []
+        except FileNotFoundError:
+            return True  # nothing at or below this folder changed
+        except OSError:
+            return False
+        if depth == len(work.parts) or not stat.S_ISDIR(mode):
+            return False  # the workdir itself changed, or a folder above it was replaced
+        if any(n.startswith(("trusted.overlay.", "user.overlay.")) and n not in _OVERLAY_HARMLESS for n in names):
+            return False
+    return False
 
 
 def _site_record(image_id: str, user: str | None) -> Path:
@@ -419,9 +498,9 @@ def _image_size(image: str) -> int:
     return int(engine.client().api.inspect_image(image).get("Size") or 0)
 
 
-async def _on_pristine(image: str, labels: dict[str, str],
-                       capture: Callable[[str], Awaitable[CapturedPatch]]) -> CapturedPatch:
-    """``capture(cid)`` of a created, never started container of ``image`` (its workdir is the
+async def _on_pristine(image: str, labels: dict[str, str], capture: Callable[[str, Path], Awaitable[CapturedPatch]],
+                       scratch: Path) -> CapturedPatch:
+    """``capture(cid, scratch)`` of a created, never started container of ``image`` (its workdir is the
     pristine base): a capture's control. The container is removed after. Raises
     :class:`SandboxError` when the engine cannot create it."""
     api = engine.client().api
@@ -431,7 +510,7 @@ async def _on_pristine(image: str, labels: dict[str, str],
     except engine._import_docker().errors.APIError as exc:
         raise SandboxError(f"docker could not create a container of {image} for the capture's control: {exc}") from exc
     try:
-        return await capture(cid)
+        return await capture(cid, scratch)
     finally:
         await asyncio.to_thread(engine.remove_container, cid)
 

@@ -252,7 +252,7 @@ async def capture_on_host(task: Task, workdir: str, base_commit: str, pristine: 
                        "/lancebench/base.git", False),), limits=task_limits(task))
     try:
         await asyncio.to_thread(_export, agent_cid, workdir, workspace, cap)
-        make_readable(workspace)
+        await asyncio.to_thread(make_readable, workspace)  # a chmod of every file: off the event loop
         async with LocalSandbox(spec, root=scratch / "capture-root") as box:
             env = PreparedEnvironment(base_commit=base_commit, workdir=workdir)
             return await run_capture(box, workdir, task, env, scratch)

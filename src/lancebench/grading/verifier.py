@@ -10,7 +10,7 @@ The runner records the verdict; nothing here writes a ``TrialResult``. Rules:
   tests, run ``tests/test.sh`` under the verifier timeout, read rewards and JUnit
   (:func:`grade_once`); runs are judged and combined by ``grading.outcome``. A non-empty patch
   graded once has its canary run started beside it (:func:`_beside_canary`; its tests run once the
-  graded run has ended, and a base run waits for it: no two runs' tests at once); given the patch
+  graded run's sandbox has stopped, and a base run waits for it: no two runs' tests at once); given the patch
   to come (a future), :func:`verify_patch` starts both runs' sandboxes before the patch is known.
   Across trials and jobs on this host, a run of the patch takes its turn among its task's runs
   before ``tests/test.sh`` (:mod:`lancebench.grading.run_order`: a canary run's tests run alone).
@@ -311,7 +311,9 @@ def _beside_canary(g: Grading, kept: str | asyncio.Future[str], out_dir: Path,
     :func:`_canary_check` uses it only when it fits that report (:meth:`EarlyCanary.fits`).
     The two sandboxes are opened in an order drawn at random: what the host hands out in
     order (loop devices of the storage quotas, mount ids) tells neither run which it is, nor
-    does the time since the agent's work was captured. The canary run opens, starts and applies
+    does the time since the agent's work was captured. Given a future of the patch, the canary
+    run's sandbox starts once the patch is known (a patch that turns out empty has no canary run:
+    its sandbox never starts). The canary run starts and applies
     the patch beside the graded run, but runs its tests only once the graded run has ended (its
     sandbox stopped): code under test never runs in both at once, where it could ask the other
     run which tests it holds (attack pass round 10: record locks on a file both see)."""
@@ -326,8 +328,8 @@ def _beside_canary(g: Grading, kept: str | asyncio.Future[str], out_dir: Path,
     ended = asyncio.Event()  # set once the graded run's sandbox has stopped (or it failed)
 
     def graded() -> asyncio.Future:
-        run = asyncio.ensure_future(_grade_once(g, kept, unnamed(g.scratch), out_dir))
-        run.add_done_callback(lambda _: ended.set())
+        run = asyncio.ensure_future(_grade_once(g, kept, unnamed(g.scratch), out_dir, stopped=ended))
+        run.add_done_callback(lambda _: ended.set())  # a run that failed before its sandbox started
         return run
 
     def beside() -> asyncio.Future:
@@ -528,45 +530,46 @@ async def _grading(task: Task, backend: Backend, env: PreparedEnvironment, scrat
 
 
 async def _grade_once(g: Grading, patch: str | asyncio.Future[str], scratch: Path, out_dir: Path,
-                      tests_from: Path | None = None,
-                      after: asyncio.Event | None = None) -> tuple[bool | None, RunOutcome]:
+                      tests_from: Path | None = None, after: asyncio.Event | None = None,
+                      stopped: asyncio.Event | None = None) -> tuple[bool | None, RunOutcome]:
     """:func:`grade_once` in the context ``g``, its sandbox's host folder ``scratch``, the run's
     files in ``out_dir``; ``after``: the tests run only once it is set (the patch applied
-    before). ``scratch`` is removed when the run ends (what the run left is in
+    before); ``stopped``: set once the run's sandbox has stopped (before its report is read and
+    ``scratch`` removed). ``scratch`` is removed when the run ends (what the run left is in
     ``out_dir``): its quota's loop device and its mounts are released, so the next run gets the
     same loop device number and mount ids again instead of ones that grow run by run and tell a
     later run (the base's, the canary's) from the graded run."""
     try:
-        return await _grade_in(g, patch, scratch, out_dir, tests_from, after)
+        return await _grade_in(g, patch, scratch, out_dir, tests_from, after, stopped)
     finally:  # off the event loop: a repository's copy can take a second to remove
         await asyncio.to_thread(remove_tree, scratch)
 
 
 async def _grade_in(g: Grading, patch: str | asyncio.Future[str], scratch: Path, out_dir: Path,
-                    tests_from: Path | None, after: asyncio.Event | None) -> tuple[bool | None, RunOutcome]:
+                    tests_from: Path | None, after: asyncio.Event | None,
+                    stopped: asyncio.Event | None = None) -> tuple[bool | None, RunOutcome]:
     """The body of :func:`_grade_once`."""
-    task, backend, env, step, settings = g.task, g.backend, g.env, g.step, g.settings
-    remove_tree(scratch)
-    logs = scratch / "logs"
-    logs.mkdir(parents=True)
-    if settings.user is not None:
-        os.chmod(logs, 0o777)  # a [verifier] user other than the image's writes its rewards there (docker)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    tests = scratch / "tests"  # a copy: the task folder may sit where the sandbox user cannot read
-    copy_tests(task, step, tests)
-    if tests_from is not None:  # the canary run's tests (grading.canary)
-        shutil.rmtree(tests)
-        shutil.copytree(tests_from, tests)
-    _fresh_times(tests)
-    pyboot = scratch / "pyboot"  # a copy: the harness's install may sit where the sandbox user cannot read
-    write_pyboot(pyboot, on=task.lb.scan_patch, workdir=env.workdir, plugins=list(settings.plugins))
-    box = backend.open(task, env, scratch / "sandbox", network=settings.network, labels=g.labels,
-                       mounts=(Mount(tests, "/tests", False), Mount(logs, "/logs/verifier", True),
-                               Mount(pyboot, PYBOOT_INSIDE, False), *g.guard))  # opened first: it may move logs
+    task, backend, env, settings = g.task, g.backend, g.env, g.settings
+    tests, logs = scratch / "tests", scratch / "logs"
+    # off the event loop (a storage quota is made and mounted): the capture runs beside it
+    opening = asyncio.ensure_future(asyncio.to_thread(_open_run, g, scratch, out_dir, tests_from))
+    try:
+        box = await asyncio.shield(opening)
+    except asyncio.CancelledError:  # the sandbox opened meanwhile is ended, never left behind
+        opened = (await asyncio.gather(opening, return_exceptions=True))[0]
+        if isinstance(opened, Sandbox):
+            await opened.stop()
+        raise
     witness = ReportWitness(logs)  # junit.xml as written, held outside the sandbox (grading.witness)
     witness.start()
     turn = Turn(task.name)  # among the task's runs in every trial on this host (grading.run_order)
     try:
+        if after is not None and not isinstance(patch, str):  # a canary run opened before the patch was known:
+            try:  # started once it is (an empty one ends it unstarted)
+                patch = await asyncio.shield(patch)
+            except BaseException:
+                await box.stop()  # opened, never started: its storage quota is released
+                raise
         async with box as sandbox:
             await _guard_python(backend, task, env, sandbox, out_dir, settings.user)
             if not isinstance(patch, str):  # the capture's, filtered (verify_patch); shared by two runs
@@ -582,6 +585,8 @@ async def _grade_in(g: Grading, patch: str | asyncio.Future[str], scratch: Path,
             held = await asyncio.to_thread(witness.runner_ended)
     finally:  # the sandbox stopped first: nothing writes the report any more, nothing of the patch runs
         turn.give_back()
+        if stopped is not None:
+            stopped.set()
         writes = witness.stop()
         redact_files(out_dir, set(settings.secrets))  # host values of ${VAR} never stay in the job
     junit, rewritten = _witnessed_junit(writes, out_dir)
@@ -595,6 +600,29 @@ async def _grade_in(g: Grading, patch: str | asyncio.Future[str], scratch: Path,
         run = RunOutcome(broken=True, reason=f"{problem}; {run.reason}" if run.reason else problem,
                          rewards=run.rewards, tests=run.tests, report=run.report)
     return applied, run
+
+
+def _open_run(g: Grading, scratch: Path, out_dir: Path, tests_from: Path | None) -> Sandbox:
+    """A run's host folders made afresh in ``scratch`` (``logs``, ``tests``: the hidden tests or
+    ``tests_from``'s, ``pyboot``) and its sandbox opened over them, not started (blocking)."""
+    task, settings = g.task, g.settings
+    remove_tree(scratch)
+    logs = scratch / "logs"
+    logs.mkdir(parents=True)
+    if settings.user is not None:
+        os.chmod(logs, 0o777)  # a [verifier] user other than the image's writes its rewards there (docker)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    tests = scratch / "tests"  # a copy: the task folder may sit where the sandbox user cannot read
+    copy_tests(task, g.step, tests)
+    if tests_from is not None:  # the canary run's tests (grading.canary)
+        shutil.rmtree(tests)
+        shutil.copytree(tests_from, tests)
+    _fresh_times(tests)
+    pyboot = scratch / "pyboot"  # a copy: the harness's install may sit where the sandbox user cannot read
+    write_pyboot(pyboot, on=task.lb.scan_patch, workdir=g.env.workdir, plugins=list(settings.plugins))
+    return g.backend.open(task, g.env, scratch / "sandbox", network=settings.network, labels=g.labels,
+                          mounts=(Mount(tests, "/tests", False), Mount(logs, "/logs/verifier", True),
+                                  Mount(pyboot, PYBOOT_INSIDE, False), *g.guard))  # opened first: it may move logs
 
 
 def _channel_problem(witness: ReportWitness, writes: list[bytes], held: str | None, logs: Path) -> str | None:

@@ -175,13 +175,14 @@ async def run_steps(spec: TrialSpec, agent: Agent, backend: Backend, env: Prepar
         user_tool = UserToolService(task, backend, env, spec.scratch / "user-tool", spec.paths.agent)
     agent_env = dataclasses.replace(env, variables={**env.variables, **settings.agent.env})
     mounts = (*(user_tool.mounts() if user_tool else ()), *await agent_mounts(agent))
+    grading: list[asyncio.Future] = []  # the last step's verdict: begun beside the agent, or at the sandbox's removal
     box = backend.open(task, agent_env, unnamed(spec.scratch), mounts=mounts, network=point.network,
                        labels=trial_labels(spec))
     if user_tool:
         user_tool.attach(box)  # before start: a container backend reads PATH when it starts
-    grading: list[asyncio.Future] = []  # the last step's verdict: begun during its capture, or at the sandbox's removal
     timing = contextlib.ExitStack()
     try:
+        captured = _grade_early(spec, backend, env, plans[-1], grading)  # its sandboxes start beside the agent's
         async with box as sandbox:  # stopped last, whatever ended the steps
             try:
                 await check_health(task, sandbox, settings.healthcheck_env, point=point)
@@ -189,9 +190,10 @@ async def run_steps(spec: TrialSpec, agent: Agent, backend: Backend, env: Prepar
                     if len(set(networks)) > 1:  # the steps' agent networks differ: this step's, before it runs
                         point.network = plan.network
                         await backend.set_network(sandbox, plan.network)  # refused at plan time where it cannot
+                    last = i == len(plans) - 1
                     work = await _agent_step(spec, agent, backend, env, sandbox, plan, point, trace, clock, user_tool,
-                                             grading if i == len(plans) - 1 else None)
-                    if i == len(plans) - 1:
+                                             grading if last else None, captured if last else None)
+                    if last:
                         break
                     with clock.phase("grading", plan.name):
                         verdict, not_resumed = await _grade_and_resume(spec, backend, env, work, plan, sandbox)
@@ -238,10 +240,10 @@ def _note_step(trace: Trace, plan: StepPlan, verdict: Verdict, work: Work) -> bo
 
 async def _agent_step(spec: TrialSpec, agent: Agent, backend: Backend, env: PreparedEnvironment, sandbox: Sandbox,
                       plan: StepPlan, point: Checkpoint, trace: Trace, clock: PhaseClock, user_tool,
-                      grading: list[asyncio.Future] | None = None) -> Work:
+                      grading: list[asyncio.Future] | None = None, captured: asyncio.Future | None = None) -> Work:
     """One step's health check, agent run and capture (with the artifacts); ``grading`` (the
-    last step's): receives the step's grading when it can begin during the capture
-    (:func:`_grade_early`). Raises
+    last step's) and ``captured``: the step's grading begun beside the agent (:func:`_grade_early`),
+    given the patch once it is captured, or cancelled when the agent's own patch did not apply. Raises
     :class:`TrialInvalid` when a bundled agent reports a failure that is not its own (a model
     outage; see :func:`lancebench.runner.agent_phase.run_agent`)."""
     task = spec.task
@@ -257,13 +259,15 @@ async def _agent_step(spec: TrialSpec, agent: Agent, backend: Backend, env: Prep
         if user_tool:
             await user_tool.close()  # before the capture: user_tool/ never enters the patch
     trace.outcomes.append(outcome)
+    if captured is not None and outcome.patch_applied is False:  # a given patch that did not apply: no run
+        captured = None
+        await _drop(grading)
     if outcome.invalid_reason:  # a bundled agent's (run_agent dropped any other's)
         prefix = f"step {plan.name}: " if plan.step is not None else ""
         raise TrialInvalid(prefix + outcome.invalid_reason, MODEL_PROVIDER)
     with clock.phase("capture", plan.name):
         progress.set_phase(spec.trial_id, "capture")
         point.capturing = True
-        captured = _grade_early(spec, backend, env, plan, outcome, grading)
         work = await _capture(spec, backend, env, sandbox, outcome, plan)
         if captured is not None:
             captured.set_result(work.patch)
@@ -274,20 +278,30 @@ async def _agent_step(spec: TrialSpec, agent: Agent, backend: Backend, env: Prep
     return work
 
 
-def _grade_early(spec: TrialSpec, backend: Backend, env: PreparedEnvironment, plan: StepPlan, outcome: AgentOutcome,
+def _grade_early(spec: TrialSpec, backend: Backend, env: PreparedEnvironment, plan: StepPlan,
                  grading: list[asyncio.Future] | None) -> asyncio.Future | None:
-    """Begin grading the last step of a single-step code task before its capture ends (added to
-    ``grading``), when the agent gave no patch of its own: :func:`verify_patch` opens and starts
-    the grading sandboxes (fresh ones, of the pristine environment) while the capture runs, and
-    applies the patch once it is set on the future returned (None: grading waits for the
-    capture). The capture ended the agent's processes before any patch is applied; a capture
-    that fails leaves the future unset, and the caller cancels the grading."""
-    if grading is None or plan.step is not None or spec.task.kind != "code" or outcome.patch_applied is False:
+    """Begin grading the last step of a single-step code task as its agent's sandbox opens (added
+    to ``grading``): :func:`verify_patch` opens and starts the grading sandboxes (fresh ones, of the
+    pristine environment, sharing nothing with the agent's) while the agent's sandbox starts, the
+    agent runs and its work is captured, and applies the patch once it is set on the future
+    returned (None: grading waits for the capture). The capture ended the agent's processes
+    before any patch is applied; a capture that fails, or an agent whose own patch did not
+    apply (:func:`_drop`), leaves the future unset, and the grading is cancelled."""
+    if grading is None or plan.step is not None or spec.task.kind != "code":
         return None
     captured: asyncio.Future[str] = asyncio.get_running_loop().create_future()
     grading.append(asyncio.ensure_future(verify_patch(spec.task, backend, env, captured, scratch=spec.scratch,
                                                       paths=spec.paths, labels=trial_labels(spec))))
     return captured
+
+
+async def _drop(grading: list[asyncio.Future] | None) -> None:
+    """Cancel the grading begun before the agent ran (:func:`_grade_early`): its sandboxes end."""
+    for pending in grading or []:
+        pending.cancel()
+    await asyncio.gather(*(grading or []), return_exceptions=True)
+    if grading:
+        grading.clear()
 
 
 def _context(spec: TrialSpec, env: PreparedEnvironment, sandbox: Sandbox, plan: StepPlan, agent: Agent) -> AgentContext:

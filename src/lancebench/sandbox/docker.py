@@ -136,6 +136,9 @@ class DockerSandbox(Sandbox):
         self._lifted = False  # an allowlist lifted for a step with the whole network (see apply_network)
         self._want_quota = quota
         self.quota: ContainerQuota | None = None
+        # the container's upper overlay folder as this machine sees it (its quota's copy of the
+        # layer, which the engine mounted: set by start), for the capture's look at what changed
+        self.host_upper: Path | None = None
         if quota and quota_folder is not None:
             self.quota = ContainerQuota.open(self.name, spec.limits.storage_mb, quota_folder)
             self._want_quota = False  # opened (or said why not)
@@ -210,8 +213,11 @@ class DockerSandbox(Sandbox):
             self._remove_sync()
             raise SandboxError(f"container {self.name} ({spec.image}) stopped at once (status {container.status}); "
                                f"does the image have `sleep`?")
-        if self.quota is not None and self.quota.layer is not None and not self.quota.started():
-            say_once("the engine does not see this machine's mounts (another mount namespace)")
+        if self.quota is not None and self.quota.layer is not None:
+            if self.quota.started():
+                self.host_upper = self.quota.folder / "layer" / "diff"
+            else:
+                say_once("the engine does not see this machine's mounts (another mount namespace)")
         if spec.network and spec.allow_hosts is not None:
             try:
                 self._filter = ContainerFilter(spec.allow_hosts)
@@ -507,6 +513,10 @@ class DockerSandbox(Sandbox):
         await asyncio.to_thread(self._put_sync, src, target)
 
     def _put_sync(self, src: Path, target: PurePosixPath) -> None:
+        """Copy ``src`` to ``target`` as one archive; when ``target``'s parent is missing, the
+        archive goes to the nearest folder above that exists, its missing folders (mode 0755,
+        the image's user's, as ``mkdir -p`` as that user makes them) in the archive too: one
+        engine call per missing level, no command run in the container."""
         docker = engine._import_docker()
         api = engine.client().api
         uid, gid = self._uid_gid
@@ -515,18 +525,23 @@ class DockerSandbox(Sandbox):
             info.uid, info.gid, info.uname, info.gname = uid, gid, "", ""
             return info
 
-        with tempfile.SpooledTemporaryFile(max_size=16 * 1024 * 1024) as buf:
-            with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as tar:
-                tar.add(str(src), arcname=target.name, recursive=True, filter=own)
-            for attempt in (1, 2):
+        where, missing = target.parent, PurePosixPath()
+        while True:
+            with tempfile.SpooledTemporaryFile(max_size=16 * 1024 * 1024) as buf:
+                with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as tar:
+                    for level in reversed([missing, *missing.parents][:-1]):  # the missing folders, outermost first
+                        info = tarfile.TarInfo(level.as_posix())
+                        info.type, info.mode, info.mtime = tarfile.DIRTYPE, 0o755, int(time.time())
+                        tar.addfile(own(info))
+                    tar.add(str(src), arcname=(missing / target.name).as_posix(), recursive=True, filter=own)
                 buf.seek(0)
                 try:
-                    api.put_archive(self.container_id, str(target.parent), buf)
+                    api.put_archive(self.container_id, str(where), buf)
                     return
                 except docker.errors.NotFound:
-                    if attempt == 2:
+                    if where == where.parent:
                         raise SandboxError(f"put: could not create {target.parent} in {self.name}") from None
-                    self._simple_exec(["mkdir", "-p", str(target.parent)], user=f"{uid}:{gid}" if uid else "0")
+                    where, missing = where.parent, PurePosixPath(where.name) / missing
                 except docker.errors.APIError as exc:
                     raise SandboxError(f"put: docker could not copy {src} to {target} in {self.name}: {exc}") from exc
 
