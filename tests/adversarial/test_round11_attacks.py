@@ -11,7 +11,7 @@ beside the gateway that module starts once).
    without reading it (``preadv2(RWF_NOWAIT)``). The graded run leaves a few pages per hidden test
    body it holds; the canary run finds the pages of the real tests and not of the canaries, and
    forges exactly around them. Found, not fixed (docs/security.md: no small change closes it, and
-   the same channel reaches across trials): a strict xfail on both backends.
+   the same channel reaches across trials): an xfail on both backends.
 2. Round 9's uid lease held: a sandbox's processes (``setsid``, double forks) do not outlive it,
    and a sandbox that fills its host uid's key quota (the kernel counts keys per uid, across
    namespaces) leaves another sandbox's quota whole.
@@ -76,7 +76,9 @@ def _verify(task, box, backend: str, patch: str, shared: Path):
     return asyncio.run(go())
 
 
-@pytest.mark.xfail(strict=True, reason="open (docs/security.md, round 11): the page cache outlives a run; "
+# not strict: the attack reads the host's page cache, which other processes on a CI machine may
+# warm or drop (local marks pages of a cold host file by reading them); a pass there is no fix
+@pytest.mark.xfail(strict=False, reason="open (docs/security.md, round 11): the page cache outlives a run; "
                    "the canary run learns which tests the graded run held")
 def test_the_canary_run_cannot_read_the_graded_runs_tests_from_the_page_cache(shared: Path, backend: str,
                                                                               monkeypatch):
