@@ -22,6 +22,7 @@ import errno
 import filecmp
 import hashlib
 import os
+import posixpath
 import shutil
 import subprocess
 import tarfile
@@ -44,8 +45,9 @@ _FIXED = {"GIT_AUTHOR_NAME": "lancebench", "GIT_AUTHOR_EMAIL": "lancebench@local
 
 def _export(cid: str, src: str, dest: Path, max_bytes: int) -> None:
     """Unpack folder ``src`` of container ``cid`` into ``dest`` (created; its contents are those
-    of ``src``). Members go through tarfile's ``tar`` filter (no absolute paths, nothing outside
-    ``dest``); device files and FIFOs are skipped. Raises :class:`CaptureLimit` when the files
+    of ``src``). No member is written outside ``dest`` or through a link (:class:`_Written`; the
+    modes tarfile's ``tar`` filter keeps: no setuid, setgid, sticky or group/other write bits);
+    device files and FIFOs are skipped. Raises :class:`CaptureLimit` when the files
     exceed ``max_bytes`` or a hard link leaves ``src``, :class:`SandboxError` when the engine fails
     or the disk under ``dest`` is full, :class:`WorkspaceError` when the files cannot be unpacked
     (which a capture blames with a control: :func:`lancebench.backends.capture.controlled`)."""
@@ -54,6 +56,7 @@ def _export(cid: str, src: str, dest: Path, max_bytes: int) -> None:
     prefix = PurePosixPath(src).name
 
     skipped: set[str] = set()
+    written = _Written()
 
     def keep(member: tarfile.TarInfo, path: str) -> tarfile.TarInfo | None:
         nonlocal total
@@ -64,15 +67,15 @@ def _export(cid: str, src: str, dest: Path, max_bytes: int) -> None:
         total += member.size
         if total > max_bytes:
             raise CaptureLimit(f"{src} holds more than {max_bytes // (1024 * 1024)} MiB of files")
-        # renamed first, so that the filter's check (nothing through a link, nothing outside) is of
-        # the path written; a hard link names its target the same way (attack pass round 8)
-        member = member.replace(name=rel, uid=os.getuid(), gid=os.getgid(), uname="", gname="", deep=False)
-        if member.islnk():
-            member = member.replace(linkname=link, deep=False)
-            target = os.path.realpath(os.path.join(path, os.path.dirname(link)))  # link() follows no last link
-            if os.path.commonpath([target, os.path.realpath(path)]) != os.path.realpath(path):
-                raise CaptureLimit(f"{src}: hard link {rel} names {link}, outside the workdir")
-        return tarfile.tar_filter(member, path)
+        # renamed first, so that the check (nothing through a link, nothing outside) is of the path
+        # written; a hard link names its target the same way (attack pass round 8)
+        if member.islnk() and written.through_link(link):  # link() follows no last link
+            raise CaptureLimit(f"{src}: hard link {rel} names {link}, outside the workdir")
+        if rel != "." and (written.links.get(rel) or written.through_link(rel)):
+            raise tarfile.OutsideDestinationError(member, os.path.join(path, rel))
+        written.links[rel] = member.issym()
+        return member.replace(name=rel, linkname=link if member.islnk() else member.linkname, uid=os.getuid(),
+                              gid=os.getgid(), uname="", gname="", mode=member.mode & 0o755, deep=False)
 
     dest.mkdir(parents=True, exist_ok=True)
     try:
@@ -95,6 +98,29 @@ def _export(cid: str, src: str, dest: Path, max_bytes: int) -> None:
         if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):  # blamed by the capture's control
             raise SandboxError(f"{src} could not be unpacked: the disk under {dest} is full: {exc}") from exc
         raise WorkspaceError(f"{src} could not be unpacked on the host: {exc}") from exc
+
+
+class _Written:
+    """The paths an archive has written so far under a new, empty folder, each with whether it is a
+    symbolic link, so that a member is checked without reading the disk: nothing is written to or
+    through a link the archive made (nothing else there is one). tarfile's own filters resolve each
+    member's path on the disk instead, a cost quadratic in a tree's depth: 147 s against 3.4 s for
+    a workspace 1,500 folders deep (found by the CI trims, 2026-12-02)."""
+
+    def __init__(self) -> None:
+        self.links: dict[str, bool] = {".": False}  # relative path -> is a symbolic link
+
+    def through_link(self, rel: str) -> bool:
+        """Whether a folder above ``rel`` (relative, normalised) is a link the archive made; the
+        folders tarfile will make for it are recorded. Costs the new folders, not the depth."""
+        parent, new = posixpath.dirname(rel) or ".", []
+        while parent not in self.links:
+            new.append(parent)
+            parent = posixpath.dirname(parent) or "."
+        if self.links[parent]:
+            return True
+        self.links.update(dict.fromkeys(new, False))
+        return False
 
 
 def _relative(name: str, prefix: str) -> str | None:
