@@ -128,7 +128,9 @@ def test_harness_killed_mid_trial_leaves_nothing(release, tmp_path, home):
     finally:
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
-    assert leftovers(home) != [] and len(list((home / "docker-quota").glob("*.json"))) == 1
+    # the agent's quota, and those of the graded and canary runs opened while the agent runs
+    # (runner/steps.py:_grade_early) when they were opened before the kill
+    assert leftovers(home) != [] and 1 <= len(list((home / "docker-quota").glob("*.json"))) <= 3
     if release == "gc":
         lb("gc", "--job", job, check=True, env={"LANCEBENCH_HOME": str(home)})
     else:  # another job: its backend releases what the dead one left, then runs as usual
