@@ -32,17 +32,16 @@ import base64
 import os
 import re
 import shutil
-import subprocess
 import threading
 import time
 from pathlib import Path
 
 import pytest
 from lbtest import derive_task, job_dir, lb, results
+from verify_calc import calc_on, patch_of, verify
 
-from lancebench.backends.docker import DockerBackend
 from lancebench.backends.local import LocalBackend
-from lancebench.grading.verifier import grade_once, verify_patch
+from lancebench.grading.verifier import verify_patch
 from lancebench.results.paths import TrialPaths
 from lancebench.task.load import load_task
 
@@ -50,44 +49,12 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "tasks"
 AGENTS = Path(__file__).resolve().parent / "agents"
 
 
-def _patch_of(repo: Path, files: dict[str, str], where: Path) -> str:
-    """The ``git diff`` that turns ``repo``'s files into ``files`` (path -> new text)."""
-    work = where / "diff-repo"
-    shutil.copytree(repo, work)
-    run = lambda *a: subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *a], cwd=work,  # noqa: E731
-                                    check=True, capture_output=True, text=True).stdout
-    run("init", "-q")
-    run("add", "-A")
-    run("commit", "-q", "-m", "base")
-    for name, text in files.items():
-        (work / name).write_text(text)
-    return run("diff", "--binary")
-
-
-def _calc_on(backend: str, shared: Path, monkeypatch) -> tuple:
-    """(the ``calc`` task, a backend of kind ``backend``), the local one's cache under ``shared``."""
-    if backend == "local" and shutil.which("bwrap") is None:
-        pytest.skip("bubblewrap is not installed")
-    if backend == "local":
-        monkeypatch.setenv("LANCEBENCH_HOME", str(shared / "home"))
-    return load_task(FIXTURES / "calc"), LocalBackend() if backend == "local" else DockerBackend()
-
-
 def test_the_canary_run_cannot_ask_the_graded_run_which_tests_it_holds(shared: Path, backend: str, monkeypatch):
-    task, box = _calc_on(backend, shared, monkeypatch)
+    task, box = calc_on(backend, shared, monkeypatch)
     attack = (AGENTS / "compare_runs_by_lock.py").read_text()
-    patch = _patch_of(task.paths.root / "environment" / "repo", {"calc.py": attack}, shared)
+    patch = patch_of(task.paths.root / "environment" / "repo", {"calc.py": attack}, shared)
     assert "return a - b" in patch  # calc.add stays broken
-
-    async def go():
-        env = await box.prepare(task)
-        if backend == "docker" and not await box.guard_mounts(task, env):  # the guard's file, bound once known
-            await grade_once(task, box, env, "", shared / "first", shared / "first-out")
-            assert await box.guard_mounts(task, env)
-        return await verify_patch(task, box, env, patch, scratch=shared / "scratch",
-                                  paths=TrialPaths(root=shared / "trial"))
-
-    verdict = asyncio.run(go())
+    verdict = verify(task, box, backend, patch, shared)
     assert verdict.status == "unresolved", (verdict.status, verdict.reason)
     assert "forged verdict (canary)" in (verdict.reason or ""), verdict.reason
 
@@ -99,9 +66,9 @@ def test_grading_begun_before_a_scan_decision_or_a_failed_capture_leaves_no_veri
     canary run's sandboxes; a patch the scan decides, or a capture that fails (the grading
     cancelled), ends them: nothing of them stays in the trial's folder, not even an empty
     ``verifier/`` (found: it stayed, a trial that was never graded looked graded)."""
-    task, box = _calc_on(backend, shared, monkeypatch)
+    task, box = calc_on(backend, shared, monkeypatch)
     repo = task.paths.root / "environment" / "repo"
-    flagged = _patch_of(repo, {"calc.py": "import os\nos._exit(0)\n" + (repo / "calc.py").read_text()}, shared)
+    flagged = patch_of(repo, {"calc.py": "import os\nos._exit(0)\n" + (repo / "calc.py").read_text()}, shared)
 
     async def go():
         env = await box.prepare(task)
@@ -166,7 +133,7 @@ def test_no_code_of_the_patch_runs_beside_another_run_or_the_base(shared: Path, 
     monkeypatch.setenv("LANCEBENCH_HOME", str(shared / "home"))
     task = load_task(FIXTURES / "calc")
     box = LocalBackend()
-    patch = _patch_of(task.paths.root / "environment" / "repo", {"calc.py": SKIPS_MUL}, shared)
+    patch = patch_of(task.paths.root / "environment" / "repo", {"calc.py": SKIPS_MUL}, shared)
     stop, most = threading.Event(), [0]
     watch = threading.Thread(target=_test_runs_at_once, args=(shared / "scratch", stop, most), daemon=True)
 

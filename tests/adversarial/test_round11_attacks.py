@@ -23,57 +23,17 @@ import asyncio
 import os
 import secrets
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
+from verify_calc import calc_on, patch_of, verify
 
-from lancebench.backends.docker import DockerBackend
 from lancebench.backends.local import LocalBackend
-from lancebench.grading.verifier import grade_once, verify_patch
-from lancebench.results.paths import TrialPaths
 from lancebench.sandbox.fstree import remove_tree
 from lancebench.task.load import load_task
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "tasks"
 AGENTS = Path(__file__).resolve().parent / "agents"
-
-
-def _patch_of(repo: Path, files: dict[str, str], where: Path) -> str:
-    """The ``git diff`` that turns ``repo``'s files into ``files`` (path -> new text)."""
-    work = where / "diff-repo"
-    shutil.copytree(repo, work)
-    run = lambda *a: subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *a], cwd=work,  # noqa: E731
-                                    check=True, capture_output=True, text=True).stdout
-    run("init", "-q")
-    run("add", "-A")
-    run("commit", "-q", "-m", "base")
-    for name, text in files.items():
-        (work / name).write_text(text)
-    return run("diff", "--binary")
-
-
-def _calc_on(backend: str, shared: Path, monkeypatch) -> tuple:
-    """(the ``calc`` task, a backend of kind ``backend``), the local one's cache under ``shared``."""
-    if backend == "local" and shutil.which("bwrap") is None:
-        pytest.skip("bubblewrap is not installed")
-    if backend == "local":
-        monkeypatch.setenv("LANCEBENCH_HOME", str(shared / "home"))
-    return load_task(FIXTURES / "calc"), LocalBackend() if backend == "local" else DockerBackend()
-
-
-def _verify(task, box, backend: str, patch: str, shared: Path):
-    """``verify_patch`` of ``patch`` on ``calc`` (on docker once the guard's mounts are known, as
-    in a job after its first grading)."""
-    async def go():
-        env = await box.prepare(task)
-        if backend == "docker" and not await box.guard_mounts(task, env):
-            await grade_once(task, box, env, "", shared / "first", shared / "first-out")
-            assert await box.guard_mounts(task, env)
-        return await verify_patch(task, box, env, patch, scratch=shared / "scratch",
-                                  paths=TrialPaths(root=shared / "trial"))
-
-    return asyncio.run(go())
 
 
 # not strict: the attack reads the host's page cache, which other processes on a CI machine may
@@ -82,11 +42,11 @@ def _verify(task, box, backend: str, patch: str, shared: Path):
                    "the canary run learns which tests the graded run held")
 def test_the_canary_run_cannot_read_the_graded_runs_tests_from_the_page_cache(shared: Path, backend: str,
                                                                               monkeypatch):
-    task, box = _calc_on(backend, shared, monkeypatch)
+    task, box = calc_on(backend, shared, monkeypatch)
     attack = (AGENTS / "round11_compare_runs_by_page_cache.py").read_text().replace("@SALT@", secrets.token_hex(8))
-    patch = _patch_of(task.paths.root / "environment" / "repo", {"calc.py": attack}, shared)
+    patch = patch_of(task.paths.root / "environment" / "repo", {"calc.py": attack}, shared)
     assert "return a - b" in patch  # calc.add stays broken
-    verdict = _verify(task, box, backend, patch, shared)
+    verdict = verify(task, box, backend, patch, shared)
     assert verdict.status == "unresolved", (verdict.status, verdict.reason)
     assert "forged verdict (canary)" in (verdict.reason or ""), verdict.reason
 
