@@ -387,8 +387,10 @@ def _untouched(sandbox: DockerSandbox, cid: str, workdir: str) -> bool:
     read from the container's upper overlay folder on this machine (``sandbox.host_upper``, the
     engine's, checked by identity): no entry there for the workdir, and every folder above it
     absent or a plain folder hiding nothing of the image's (no link, whiteout, opaque or
-    redirected folder); and no mount of the container at, above or below the workdir (a
-    volume's or a bind's files are not in the layer). False when it cannot be told (blocking).
+    redirected folder); no mount of the container at, above or below the workdir (a
+    volume's or a bind's files are not in the layer); and neither the workdir nor a folder above
+    it a link in one of the image's layers (its files would change in the upper folder under the
+    link's target: attack pass round 12). False when it cannot be told (blocking).
     Only names are looked at (``lstat``, a folder's extended attribute names): no file of the
     agent's is read, no link followed."""
     upper, work = sandbox.host_upper, PurePosixPath(workdir)
@@ -396,9 +398,14 @@ def _untouched(sandbox: DockerSandbox, cid: str, workdir: str) -> bool:
         return False
     try:
         info = engine.client().api.inspect_container(cid)
-        if not os.path.samefile(((info.get("GraphDriver") or {}).get("Data") or {}).get("UpperDir") or "", upper):
+        layers = (info.get("GraphDriver") or {}).get("Data") or {}
+        if not os.path.samefile(layers.get("UpperDir") or "", upper):
             return False
     except (OSError, engine._import_docker().errors.APIError):
+        return False
+    above = [PurePosixPath(*work.parts[1:n]) for n in range(2, len(work.parts) + 1)]  # shallowest first
+    if any(os.path.islink(Path(lower, folder)) for lower in (layers.get("LowerDir") or "").split(":") if lower
+           for folder in above):
         return False
     for mount in info.get("Mounts") or []:
         dest = PurePosixPath(mount.get("Destination") or "/")
