@@ -1,0 +1,157 @@
+"""Attack pass round 12 (docs/security.md, "Attack pass round 12"): the changes of the hour before
+it: the docker capture's own check of an archive's members (``backends/docker_hosttools.py:_export``,
+``_Written``), untouched docker workdirs captured without an export (``backends/docker.py:_untouched``),
+grading begun as the agent's sandbox opens (``runner/steps.py:_grade_early``) and the order of a
+task's runs across trials (``grading/run_order.py``).
+
+1. ``round12_hard_link_to_a_link.sh``: a hard link to a symbolic link in the workdir. The docker
+   backend unpacks the exported workdir on this machine; tarfile made the hard link with
+   ``link()`` (a second name of the link) and then set the member's owner, mode and time on the
+   path, and ``chown``, ``chmod`` and ``utime`` follow links: a file of this machine named by the
+   agent's link was made the harness's (root's), mode 0755, its time the agent's (any host file:
+   ``/etc/shadow`` made readable by every user). Round 8's own test did it to the host's
+   ``/usr/bin/python3.11`` (its time) in every run. Fixed: such a member is unpacked as the link it
+   is.
+2. The same with a link that reaches nothing: tarfile looked for the hard link's target in the
+   archive, raised ``KeyError``, and the trial was an internal error: ``invalid`` for the agent's
+   own files. Fixed by the same change (the capture container's patch: two links).
+3. A workdir reached through a link of the image (``/work/app`` with ``/work -> /srv``): the agent's
+   changes are in the container's upper folder under ``srv/app``, none under ``work``, so
+   ``_untouched`` took the workdir for untouched, and once one untouched capture of the image had
+   given the empty patch, every later trial's work was dropped (the empty patch, without an
+   export). The task's doing, not the agent's, but any agent's work on such a task. Fixed: a
+   workdir with a link at or above it in one of the image's layers is never taken for untouched.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import uuid
+from pathlib import Path
+
+import pytest
+from docker_support import docker_skip_reason
+from lbtest import derive_task, lb, one_result, patch_text
+
+from lancebench.sandbox.fstree import remove_tree
+from lancebench.task.load import load_task
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "tasks"
+AGENTS = Path(__file__).resolve().parent / "agents"
+HARD_LINK = AGENTS / "round12_hard_link_to_a_link.sh"
+
+
+@pytest.fixture(scope="module")
+def calc_docker():
+    """(the ``calc`` task, a docker backend, its prepared environment): an image with git, so its
+    captures run on this machine (``capture_on_host``)."""
+    reason = docker_skip_reason()
+    if reason:
+        pytest.skip(reason)
+    from lancebench.backends.docker import DockerBackend
+
+    task = load_task(FIXTURES / "calc")
+    backend = DockerBackend()
+    env = asyncio.run(backend.prepare(task))
+    assert env.handle.host_base is not None or env.handle.pristine is not None
+    return task, backend, env
+
+
+def _captured_after(calc_docker, script_env: dict[str, str], scratch: Path):
+    """The capture (on this machine) of an agent container of ``calc`` in which the attack ran
+    with ``script_env``."""
+    task, backend, env = calc_docker
+    job = f"pytest-r12-{uuid.uuid4().hex[:8]}"
+
+    async def body():
+        agent = backend.open(task, env, scratch / "agent", labels={"lancebench.job": job, "lancebench.trial": "r12"})
+        await agent.start()
+        try:
+            res = await agent.exec(["sh", "-c", HARD_LINK.read_text()], env=script_env)
+            assert res.ok, res
+            return await backend.capture(task, env, agent, scratch / "capture")
+        finally:
+            await agent.stop()
+
+    try:
+        return asyncio.run(body())
+    finally:
+        remove_tree(scratch)
+
+
+@pytest.mark.docker
+@pytest.mark.skipif(os.geteuid() != 0, reason="the victim file is another user's")
+def test_a_hard_link_to_a_link_never_changes_a_file_of_this_machine(calc_docker, tmp_path):
+    victim = tmp_path / "secret"
+    victim.write_text("a host secret\n")
+    os.chown(victim, 4321, 4321)
+    victim.chmod(0o600)
+    os.utime(victim, (1_000_000_000, 1_000_000_000))
+    before = os.stat(victim)
+    patch = _captured_after(calc_docker, {"TARGET": str(victim)}, tmp_path / "scratch")
+    after = os.stat(victim)
+    assert (oct(after.st_mode), after.st_uid, after.st_gid, after.st_mtime) == (
+        oct(before.st_mode), before.st_uid, before.st_gid, before.st_mtime)
+    assert {"host.link", "host.hard"} <= set(patch.paths), patch.paths
+    # both names are the link they are in the container: a link's blob naming the host path
+    assert str(patch).count("new file mode 120000") == 2 and str(patch).count(f"+{victim}") == 2, str(patch)
+    assert "a host secret" not in str(patch)
+
+
+@pytest.mark.docker
+def test_a_hard_link_to_a_link_that_reaches_nothing_is_captured(calc_docker, tmp_path):
+    """Before the fix the capture raised ``KeyError`` (tarfile's search of the archive for the
+    hard link's target), which the runner records as an internal error: ``invalid``."""
+    gone = f"/nonexistent-{uuid.uuid4().hex}"
+    patch = _captured_after(calc_docker, {"DANGLING": gone}, tmp_path / "scratch")
+    assert {"gone.link", "gone.hard"} <= set(patch.paths), patch.paths
+    assert str(patch).count(f"+{gone}") == 2, str(patch)
+
+
+def test_a_trial_whose_hard_link_reaches_nothing_is_the_agents_own(jobs, shared: Path, backend: str):
+    """Through the CLI, on both backends: the agent's links are its work, graded (``calc`` not
+    fixed: ``unresolved``), never an internal error (``invalid`` on docker before the fix)."""
+    gone = f"/nonexistent-{uuid.uuid4().hex}"
+    task = derive_task(FIXTURES / "calc", shared / "calc", append_instruction=f"DANGLING={gone}")
+    lb("run", "-p", task, "-a", f"script:{HARD_LINK}", "-o", jobs, "--backend", backend, check=True, timeout=600)
+    result = one_result(jobs)
+    assert (result["status"], result.get("error")) == ("unresolved", None), result
+    assert patch_text(jobs, result).count(f"+{gone}") == 2
+
+
+LINKED_WORKDIR = "RUN mkdir -p /srv && mv /app /srv/app && ln -s /srv /work\nWORKDIR /work/app\n"
+
+
+@pytest.mark.docker
+def test_a_workdir_reached_through_a_link_of_the_image_keeps_its_changes(shared: Path):
+    reason = docker_skip_reason()
+    if reason:
+        pytest.skip(reason)
+    from lancebench.backends.docker import DockerBackend, _untouched_record
+
+    dockerfile = (FIXTURES / "calc" / "environment" / "Dockerfile").read_text().rstrip("\n") + "\n" + LINKED_WORKDIR
+    task = load_task(derive_task(FIXTURES / "calc", shared / "calc-linked",
+                                 files={"environment/Dockerfile": dockerfile}))
+    backend = DockerBackend()
+    job = f"pytest-r12-{uuid.uuid4().hex[:8]}"
+
+    async def body():
+        env = await backend.prepare(task)
+        assert env.workdir == "/work/app", env.workdir
+        patches, records = [], []
+        for i, script in enumerate(["true", "echo '# the agent was here' >> calc.py"]):
+            agent = backend.open(task, env, shared / f"agent-{i}",
+                                 labels={"lancebench.job": job, "lancebench.trial": "r12"})
+            await agent.start()
+            try:
+                assert (await agent.exec(script)).ok
+                patches.append(await backend.capture(task, env, agent, shared / f"capture-{i}"))
+                records.append(_untouched_record(agent.image_id, env).is_file())
+            finally:
+                await agent.stop()
+        return patches, records
+
+    (untouched, touched), records = asyncio.run(body())
+    assert untouched == "" and records[0], (untouched, records)  # the image's untouched capture is known
+    assert "+# the agent was here" in touched and touched.paths == ("calc.py",), touched
