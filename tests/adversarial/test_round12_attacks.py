@@ -59,9 +59,13 @@ def calc_docker():
 
 
 def _captured_after(calc_docker, script_env: dict[str, str], scratch: Path):
-    """The capture (on this machine) of an agent container of ``calc`` in which the attack ran
-    with ``script_env``."""
-    task, backend, env = calc_docker
+    """The capture on this machine (never moved to a capture container: a backend of its own) of
+    an agent container of ``calc`` in which the attack ran with ``script_env``; ``scratch`` must
+    be reachable by the sandbox uids."""
+    from lancebench.backends.docker import DockerBackend
+
+    task, _, env = calc_docker
+    backend = DockerBackend()
     job = f"pytest-r12-{uuid.uuid4().hex[:8]}"
 
     async def body():
@@ -75,21 +79,23 @@ def _captured_after(calc_docker, script_env: dict[str, str], scratch: Path):
             await agent.stop()
 
     try:
-        return asyncio.run(body())
+        patch = asyncio.run(body())
     finally:
         remove_tree(scratch)
+    assert backend._host_capture_failed is None  # captured on this machine, as the attack needs
+    return patch
 
 
 @pytest.mark.docker
 @pytest.mark.skipif(os.geteuid() != 0, reason="the victim file is another user's")
-def test_a_hard_link_to_a_link_never_changes_a_file_of_this_machine(calc_docker, tmp_path):
+def test_a_hard_link_to_a_link_never_changes_a_file_of_this_machine(calc_docker, tmp_path, shared: Path):
     victim = tmp_path / "secret"
     victim.write_text("a host secret\n")
     os.chown(victim, 4321, 4321)
     victim.chmod(0o600)
     os.utime(victim, (1_000_000_000, 1_000_000_000))
     before = os.stat(victim)
-    patch = _captured_after(calc_docker, {"TARGET": str(victim)}, tmp_path / "scratch")
+    patch = _captured_after(calc_docker, {"TARGET": str(victim)}, shared / "scratch")
     after = os.stat(victim)
     assert (oct(after.st_mode), after.st_uid, after.st_gid, after.st_mtime) == (
         oct(before.st_mode), before.st_uid, before.st_gid, before.st_mtime)
@@ -100,11 +106,11 @@ def test_a_hard_link_to_a_link_never_changes_a_file_of_this_machine(calc_docker,
 
 
 @pytest.mark.docker
-def test_a_hard_link_to_a_link_that_reaches_nothing_is_captured(calc_docker, tmp_path):
+def test_a_hard_link_to_a_link_that_reaches_nothing_is_captured(calc_docker, shared: Path):
     """Before the fix the capture raised ``KeyError`` (tarfile's search of the archive for the
     hard link's target), which the runner records as an internal error: ``invalid``."""
     gone = f"/nonexistent-{uuid.uuid4().hex}"
-    patch = _captured_after(calc_docker, {"DANGLING": gone}, tmp_path / "scratch")
+    patch = _captured_after(calc_docker, {"DANGLING": gone}, shared / "scratch")
     assert {"gone.link", "gone.hard"} <= set(patch.paths), patch.paths
     assert str(patch).count(f"+{gone}") == 2, str(patch)
 
@@ -125,10 +131,13 @@ LINKED_WORKDIR = "RUN mkdir -p /srv && mv /app /srv/app && ln -s /srv /work\nWOR
 
 @pytest.mark.docker
 def test_a_workdir_reached_through_a_link_of_the_image_keeps_its_changes(shared: Path):
+    """``calc`` with its repository at ``/srv/app`` and the workdir ``/work/app`` (``/work ->
+    /srv``): a trial that changed nothing, then one that changed ``calc.py``, whose change must be
+    captured (before the fix: the empty patch, from the first trial's record)."""
     reason = docker_skip_reason()
     if reason:
         pytest.skip(reason)
-    from lancebench.backends.docker import DockerBackend, _untouched_record
+    from lancebench.backends.docker import DockerBackend
 
     dockerfile = (FIXTURES / "calc" / "environment" / "Dockerfile").read_text().rstrip("\n") + "\n" + LINKED_WORKDIR
     task = load_task(derive_task(FIXTURES / "calc", shared / "calc-linked",
@@ -139,7 +148,7 @@ def test_a_workdir_reached_through_a_link_of_the_image_keeps_its_changes(shared:
     async def body():
         env = await backend.prepare(task)
         assert env.workdir == "/work/app", env.workdir
-        patches, records = [], []
+        patches = []
         for i, script in enumerate(["true", "echo '# the agent was here' >> calc.py"]):
             agent = backend.open(task, env, shared / f"agent-{i}",
                                  labels={"lancebench.job": job, "lancebench.trial": "r12"})
@@ -147,11 +156,56 @@ def test_a_workdir_reached_through_a_link_of_the_image_keeps_its_changes(shared:
             try:
                 assert (await agent.exec(script)).ok
                 patches.append(await backend.capture(task, env, agent, shared / f"capture-{i}"))
-                records.append(_untouched_record(agent.image_id, env).is_file())
             finally:
                 await agent.stop()
-        return patches, records
+        return patches
 
-    (untouched, touched), records = asyncio.run(body())
-    assert untouched == "" and records[0], (untouched, records)  # the image's untouched capture is known
+    # the first trial changed nothing: its capture is the image's untouched capture (recorded by
+    # the code before the fix, which then gave every later trial of the image the empty patch)
+    untouched, touched = asyncio.run(body())
+    assert untouched == ""
     assert "+# the agent was here" in touched and touched.paths == ("calc.py",), touched
+
+
+# what an agent does to the workdir by another path than its own, or to nothing but its metadata;
+# None: reads only (the workdir stays as the image holds it)
+OTHER_PATHS = {
+    "a hard link made outside, then written": "ln calc.py /tmp/h && echo '# via /tmp' >> /tmp/h",
+    "through /proc/self/root": "echo '# via proc' >> /proc/self/root/app/calc.py",
+    "an extended attribute only": "python3 -c \"import os; os.setxattr('calc.py', 'user.x', b'1')\"",
+    "a mode only": "chmod 600 calc.py",
+    "the folder renamed and back": "cd / && mv /app /app2 && mv /app2 /app",
+    None: "cat calc.py >/dev/null && ls -la /app >/dev/null",
+}
+
+
+@pytest.mark.docker
+def test_a_workdir_changed_by_another_path_is_never_taken_for_untouched(calc_docker, tmp_path):
+    """Held (round 12): every change the agent makes to the workdir, by whatever path, is in the
+    container's upper folder under the workdir (copied up), so ``_untouched`` sees it; only a
+    workdir the agent merely read is untouched."""
+    from lancebench.backends.docker import _kill_container, _untouched
+
+    task, backend, env = calc_docker
+    job = f"pytest-r12-{uuid.uuid4().hex[:8]}"
+
+    async def body():
+        seen = {}
+        for i, (name, script) in enumerate(OTHER_PATHS.items()):
+            agent = backend.open(task, env, tmp_path / f"agent-{i}",
+                                 labels={"lancebench.job": job, "lancebench.trial": "r12"})
+            await agent.start()
+            try:
+                res = await agent.exec(script, user="root")
+                assert res.ok, (name, res)
+                await asyncio.to_thread(_kill_container, agent.container_id)
+                seen[name] = await asyncio.to_thread(_untouched, agent, agent.container_id, env.workdir)
+            finally:
+                await agent.stop()
+        return seen
+
+    try:
+        seen = asyncio.run(body())
+    finally:
+        remove_tree(tmp_path)
+    assert seen == {name: name is None for name in OTHER_PATHS}, seen

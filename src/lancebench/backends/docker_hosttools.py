@@ -75,7 +75,8 @@ def _export(cid: str, src: str, dest: Path, max_bytes: int) -> None:
         if member.islnk() and written.links.get(link):  # a hard link to a symbolic link is that link: made
             # as one, never by link() (tarfile would chown, chmod and utime the path, following the link
             # to a file of this machine, or fail to find a target the link does not reach: round 12)
-            member = member.replace(type=tarfile.SYMTYPE, linkname=written.links[link], deep=False)
+            member = member.replace(linkname=written.links[link], deep=False)
+            member.type = tarfile.SYMTYPE
         if rel != "." and (written.links.get(rel) or written.through_link(rel)):
             raise tarfile.OutsideDestinationError(member, os.path.join(path, rel))
         written.links[rel] = member.linkname if member.issym() else ""
