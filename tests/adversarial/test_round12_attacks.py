@@ -209,3 +209,18 @@ def test_a_workdir_changed_by_another_path_is_never_taken_for_untouched(calc_doc
     finally:
         remove_tree(tmp_path)
     assert seen == {name: name is None for name in OTHER_PATHS}, seen
+
+
+def test_the_agent_finds_nothing_of_its_trials_grading_sandboxes(jobs, shared: Path, backend: str):
+    """Held (round 12): the trial's graded and canary sandboxes are opened and started as the
+    agent's sandbox opens (``steps._grade_early``), their hidden tests' copies and logs in the
+    trial's scratch; the agent, searching its whole file system and the processes it sees while
+    they exist, finds none of it (``round12_look_for_the_grading_sandboxes.sh``)."""
+    task = derive_task(FIXTURES / "calc", shared / "calc")
+    lb("run", "-p", task, "-a", f"script:{AGENTS / 'round12_look_for_the_grading_sandboxes.sh'}", "-o", jobs,
+       "--backend", backend, check=True, timeout=600)
+    result = one_result(jobs)
+    patch = patch_text(jobs, result)
+    added = [line[1:] for line in patch.splitlines() if line.startswith("+") and not line.startswith("+++")]
+    assert added == ["searched"], patch
+    assert result["status"] == "unresolved", result
