@@ -23,9 +23,10 @@ sandboxes are :class:`lancebench.sandbox.docker.DockerSandbox` containers.
   image (:func:`lancebench.backends.capture.controlled`); only when the control of the capture on
   this machine fails too do the trial's captures move to containers. A workdir the agent left as
   the image holds it (:func:`_untouched`: nothing of it in the container's upper overlay folder,
-  read on this machine by name only) is captured to the empty patch without an export or git,
-  once a full capture of an untouched workdir of the same image id, workdir and base commit gave
-  the empty patch (:func:`_untouched_record`).
+  read on this machine by name only, and no link of the image's layers at or above it) is
+  captured to the empty patch without an export or git, once a full capture of an untouched
+  workdir of the same image id, workdir and base commit gave the empty patch
+  (:func:`_untouched_record`).
 
 The workdir is ``[lancebench] workdir`` when task.toml sets it, else the image's ``WORKDIR``,
 else ``/app``. A CA bundle for builds comes from ``BackendOptions.ca_bundle`` (``--ca-bundle``;
