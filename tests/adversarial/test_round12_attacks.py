@@ -21,6 +21,10 @@ task's runs across trials (``grading/run_order.py``).
    given the empty patch, every later trial's work was dropped (the empty patch, without an
    export). The task's doing, not the agent's, but any agent's work on such a task. Fixed: a
    workdir with a link at or above it in one of the image's layers is never taken for untouched.
+4. Held: a workdir changed by another path (a hard link made in ``/tmp``, ``/proc/self/root``), or
+   in its metadata only, is never taken for untouched.
+5. Held (``round12_look_for_the_grading_sandboxes.sh``): the trial's grading sandboxes, opened as
+   the agent's opens, leave nothing the agent can find (both backends, through the CLI).
 """
 
 from __future__ import annotations
