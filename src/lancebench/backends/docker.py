@@ -23,9 +23,10 @@ sandboxes are :class:`lancebench.sandbox.docker.DockerSandbox` containers.
   image (:func:`lancebench.backends.capture.controlled`); only when the control of the capture on
   this machine fails too do the trial's captures move to containers. A workdir the agent left as
   the image holds it (:func:`_untouched`: nothing of it in the container's upper overlay folder,
-  read on this machine by name only) is captured to the empty patch without an export or git,
-  once a full capture of an untouched workdir of the same image id, workdir and base commit gave
-  the empty patch (:func:`_untouched_record`).
+  read on this machine by name only, and no link of the image's layers at or above it) is
+  captured to the empty patch without an export or git, once a full capture of an untouched
+  workdir of the same image id, workdir and base commit gave the empty patch
+  (:func:`_untouched_record`).
 
 The workdir is ``[lancebench] workdir`` when task.toml sets it, else the image's ``WORKDIR``,
 else ``/app``. A CA bundle for builds comes from ``BackendOptions.ca_bundle`` (``--ca-bundle``;
@@ -387,8 +388,10 @@ def _untouched(sandbox: DockerSandbox, cid: str, workdir: str) -> bool:
     read from the container's upper overlay folder on this machine (``sandbox.host_upper``, the
     engine's, checked by identity): no entry there for the workdir, and every folder above it
     absent or a plain folder hiding nothing of the image's (no link, whiteout, opaque or
-    redirected folder); and no mount of the container at, above or below the workdir (a
-    volume's or a bind's files are not in the layer). False when it cannot be told (blocking).
+    redirected folder); no mount of the container at, above or below the workdir (a
+    volume's or a bind's files are not in the layer); and neither the workdir nor a folder above
+    it a link in one of the image's layers (its files would change in the upper folder under the
+    link's target: attack pass round 12). False when it cannot be told (blocking).
     Only names are looked at (``lstat``, a folder's extended attribute names): no file of the
     agent's is read, no link followed."""
     upper, work = sandbox.host_upper, PurePosixPath(workdir)
@@ -396,9 +399,14 @@ def _untouched(sandbox: DockerSandbox, cid: str, workdir: str) -> bool:
         return False
     try:
         info = engine.client().api.inspect_container(cid)
-        if not os.path.samefile(((info.get("GraphDriver") or {}).get("Data") or {}).get("UpperDir") or "", upper):
+        layers = (info.get("GraphDriver") or {}).get("Data") or {}
+        if not os.path.samefile(layers.get("UpperDir") or "", upper):
             return False
     except (OSError, engine._import_docker().errors.APIError):
+        return False
+    above = [PurePosixPath(*work.parts[1:n]) for n in range(2, len(work.parts) + 1)]  # shallowest first
+    if any(os.path.islink(Path(lower, folder)) for lower in (layers.get("LowerDir") or "").split(":") if lower
+           for folder in above):
         return False
     for mount in info.get("Mounts") or []:
         dest = PurePosixPath(mount.get("Destination") or "/")

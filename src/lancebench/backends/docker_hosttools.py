@@ -47,7 +47,8 @@ def _export(cid: str, src: str, dest: Path, max_bytes: int) -> None:
     """Unpack folder ``src`` of container ``cid`` into ``dest`` (created; its contents are those
     of ``src``). No member is written outside ``dest`` or through a link (:class:`_Written`; the
     modes tarfile's ``tar`` filter keeps: no setuid, setgid, sticky or group/other write bits);
-    device files and FIFOs are skipped. Raises :class:`CaptureLimit` when the files
+    a hard link to a symbolic link is unpacked as that link (its owner, mode and time are never
+    set through it); device files and FIFOs are skipped. Raises :class:`CaptureLimit` when the files
     exceed ``max_bytes`` or a hard link leaves ``src``, :class:`SandboxError` when the engine fails
     or the disk under ``dest`` is full, :class:`WorkspaceError` when the files cannot be unpacked
     (which a capture blames with a control: :func:`lancebench.backends.capture.controlled`)."""
@@ -71,9 +72,14 @@ def _export(cid: str, src: str, dest: Path, max_bytes: int) -> None:
         # written; a hard link names its target the same way (attack pass round 8)
         if member.islnk() and written.through_link(link):  # link() follows no last link
             raise CaptureLimit(f"{src}: hard link {rel} names {link}, outside the workdir")
+        if member.islnk() and written.links.get(link):  # a hard link to a symbolic link is that link: made
+            # as one, never by link() (tarfile would chown, chmod and utime the path, following the link
+            # to a file of this machine, or fail to find a target the link does not reach: round 12)
+            member = member.replace(linkname=written.links[link], deep=False)
+            member.type = tarfile.SYMTYPE
         if rel != "." and (written.links.get(rel) or written.through_link(rel)):
             raise tarfile.OutsideDestinationError(member, os.path.join(path, rel))
-        written.links[rel] = member.issym()
+        written.links[rel] = member.linkname if member.issym() else ""
         return member.replace(name=rel, linkname=link if member.islnk() else member.linkname, uid=os.getuid(),
                               gid=os.getgid(), uname="", gname="", mode=member.mode & 0o755, deep=False)
 
@@ -101,14 +107,15 @@ def _export(cid: str, src: str, dest: Path, max_bytes: int) -> None:
 
 
 class _Written:
-    """The paths an archive has written so far under a new, empty folder, each with whether it is a
-    symbolic link, so that a member is checked without reading the disk: nothing is written to or
-    through a link the archive made (nothing else there is one). tarfile's own filters resolve each
-    member's path on the disk instead, a cost quadratic in a tree's depth: 147 s against 3.4 s for
-    a workspace 1,500 folders deep (found by the CI trims, 2026-12-02)."""
+    """The paths an archive has written so far under a new, empty folder, each with the target of
+    the symbolic link it is ("" when it is none), so that a member is checked without reading the
+    disk: nothing is written to or through a link the archive made (nothing else there is one).
+    tarfile's own filters resolve each member's path on the disk instead, a cost quadratic in a
+    tree's depth: 147 s against 3.4 s for a workspace 1,500 folders deep (found by the CI trims,
+    2026-12-02)."""
 
     def __init__(self) -> None:
-        self.links: dict[str, bool] = {".": False}  # relative path -> is a symbolic link
+        self.links: dict[str, str] = {".": ""}  # relative path -> its link's target, "" for none
 
     def through_link(self, rel: str) -> bool:
         """Whether a folder above ``rel`` (relative, normalised) is a link the archive made; the
@@ -119,7 +126,7 @@ class _Written:
             parent = posixpath.dirname(parent) or "."
         if self.links[parent]:
             return True
-        self.links.update(dict.fromkeys(new, False))
+        self.links.update(dict.fromkeys(new, ""))
         return False
 
 
