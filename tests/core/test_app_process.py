@@ -21,8 +21,10 @@ from lancebench.sandbox.local import LocalSandbox, app_host_uid, sandbox_host_ui
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="a second uid needs root")
 
 SEEN = "cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\\0' ' '"
+# /tmp/seen is renamed into place: the app is killed with the command, maybe between a truncation
+# and its write (CI saw an empty listing once under load)
 APP = ("cat /hidden/secret 2>&1 | head -c 60; echo; touch /app/by-app 2>&1; "
-       f"(while :; do date +%s%N > /tmp/beat; {SEEN} > /tmp/seen; sleep 0.1; done) & "
+       f"(while :; do date +%s%N > /tmp/beat; {SEEN} > /tmp/seen.new; mv /tmp/seen.new /tmp/seen; sleep 0.1; done) & "
        "exec python3 -m http.server 8765 --bind 127.0.0.1 --directory /app")
 RUNNER = ("(exec -a lb-runner-marker sleep 30) & "
           "for i in $(seq 100); do python3 -c \"import urllib.request as u; "
