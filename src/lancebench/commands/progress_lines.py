@@ -82,16 +82,19 @@ class Display:
     def _plain(self, status: JobStatus, console: Console) -> Iterator[Callable[[TrialResult], None]]:
         """Plain lines: phase changes as they happen, results, and a heartbeat thread. Each line is
         written to the console's file as it is (made :func:`~lancebench.results.text.visible`,
-        markup rendered to its text), not laid out by rich: off a terminal there is nothing to lay
-        out, and rich's rendering of a line cost about a millisecond of the event loop, six lines
-        per cheap trial (issue 29)."""
+        markup rendered to its text; a phase line's task name was made visible when the trial's
+        live status began, :class:`lancebench.runner.progress.TrialState`), not laid out by rich:
+        off a terminal there is nothing to lay out, and rich's rendering of a line cost about a
+        millisecond of the event loop, six lines per cheap trial (issue 29)."""
         lock = threading.Lock()  # the trials' thread and the heartbeat's
 
-        def say(line: str, markup: bool = False) -> None:
-            text = visible(Text.from_markup(line).plain if markup else line)
+        def write(text: str) -> None:
             with lock:
                 console.file.write(text + "\n")
                 console.file.flush()
+
+        def say(line: str, markup: bool = False) -> None:
+            write(visible(Text.from_markup(line).plain if markup else line))
 
         stop = threading.Event()
 
@@ -99,7 +102,8 @@ class Display:
             while not stop.wait(self.heartbeat_sec):
                 say(heartbeat_line(status))
 
-        unlisten = progress.listen(lambda new, old: say(phase_line(new, old)))
+        # a phase line is visible already: its task name is (progress.TrialState), the rest is the harness's
+        unlisten = progress.listen(lambda new, old: write(phase_line(new, old)))
         thread = threading.Thread(target=beat, name="lancebench-heartbeat", daemon=True)
         thread.start()
         def on_result(r: TrialResult) -> None:
