@@ -122,9 +122,10 @@ def build_result(spec: TrialSpec, started_at: str, trace: Trace, failure: Failur
     task, last = spec.task, trace.outcomes[-1] if trace.outcomes else None
     if last is not None and last.exit == "error" and last.message:
         extra = {"agent_message": last.message, **extra}
+    verdict = _verdict_fields(trace, failure)
     return TrialResult(trial_id=spec.trial_id, job=spec.job, task=task.name, task_digest=task.digest,
                        dataset=task.dataset, agent=spec.agent_name, model=spec.model, attempt=spec.attempt,
                        kind=task.kind, split=task.split, price_usd=task.price_usd, taxonomy=task.taxonomy,
                        config=spec.config, agent_exit=last.exit if last is not None else None, usage=usage,
                        extra=extra, timings=clock.timings(), phases=clock.spans(), started_at=started_at,
-                       finished_at=utcnow(), **_verdict_fields(trace, failure))
+                       finished_at=utcnow(), **verdict)

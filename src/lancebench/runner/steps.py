@@ -246,8 +246,8 @@ async def _agent_step(spec: TrialSpec, agent: Agent, backend: Backend, env: Prep
     :class:`TrialInvalid` when a bundled agent reports a failure that is not its own (a model
     outage; see :func:`lancebench.runner.agent_phase.run_agent`)."""
     task = spec.task
-    clock.at("agent", plan.name)
     agent_box = as_user(sandbox, plan.user)  # the step's agent user (docker)
+    clock.at("agent", plan.name)
     if plan.step is not None:
         await check_health(task, agent_box, plan.settings.healthcheck_env, plan.step, point)
     with clock.phase("agent", plan.name, shown=True):
