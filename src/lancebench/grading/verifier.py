@@ -549,17 +549,14 @@ async def _grade_once(g: Grading, patch: str | asyncio.Future[str], scratch: Pat
 async def _grade_in(g: Grading, patch: str | asyncio.Future[str], scratch: Path, out_dir: Path,
                     tests_from: Path | None, after: asyncio.Event | None,
                     stopped: asyncio.Event | None = None) -> tuple[bool | None, RunOutcome]:
-    """The body of :func:`_grade_once`: the run's sandbox opened over its host folders
-    (:func:`_opened`), its whole life in one call (:func:`_sandbox_run`: started, guarded, the
-    patch applied, the tests run in their turn, the verifier's folder copied out, stopped), then
-    what it left judged (:func:`_judged`)."""
-    box = await _opened(g, scratch, out_dir, tests_from)
-    witness = ReportWitness(scratch / "logs")  # junit.xml as written, held outside the sandbox (grading.witness)
-    witness.start()
-    ran = await _sandbox_run(g, box, witness, patch, scratch, out_dir, tests_from, after, stopped)
+    """The body of :func:`_grade_once`: the run's sandbox, its whole life in one call
+    (:func:`_sandbox_run`: opened over its host folders, started, guarded, the patch applied, the
+    tests run in their turn, the verifier's folder copied out, stopped), then what it left judged
+    (:func:`_judged`)."""
+    ran = await _sandbox_run(g, patch, scratch, out_dir, tests_from, after, stopped)
     if ran.result is None:
         return False, RunOutcome(reason="the patch did not apply")
-    return ran.applied, _judged(g, witness, ran, out_dir)
+    return ran.applied, _judged(g, ran, out_dir)
 
 
 async def _opened(g: Grading, scratch: Path, out_dir: Path, tests_from: Path | None) -> Sandbox:
@@ -580,29 +577,36 @@ async def _opened(g: Grading, scratch: Path, out_dir: Path, tests_from: Path | N
 class SandboxRun:
     """What one verifier run's sandbox left once it stopped (:func:`_sandbox_run`): ``applied``
     (None: an empty patch; False: it did not apply, and no test ran), the result of
-    ``tests/test.sh`` (None when no test ran), ``held``: why the report's channel is not trusted
-    when the runner ended (:meth:`ReportWitness.runner_ended`, None: it is), and the report's
-    witnessed ``writes`` (:meth:`ReportWitness.stop`)."""
+    ``tests/test.sh`` (None when no test ran), the ``witness`` of its JUnit report, stopped
+    (:class:`lancebench.grading.witness.ReportWitness`), ``held``: why the report's channel is
+    not trusted when the runner ended (:meth:`ReportWitness.runner_ended`, None: it is), and the
+    report's witnessed ``writes`` (:meth:`ReportWitness.stop`)."""
 
     applied: bool | None
     result: ExecResult | None = None
+    witness: ReportWitness | None = None
     held: str | None = None
     writes: list[bytes] = field(default_factory=list)
 
 
-async def _sandbox_run(g: Grading, box: Sandbox, witness: ReportWitness, patch: str | asyncio.Future[str],
-                       scratch: Path, out_dir: Path, tests_from: Path | None, after: asyncio.Event | None,
+async def _sandbox_run(g: Grading, patch: str | asyncio.Future[str], scratch: Path, out_dir: Path,
+                       tests_from: Path | None, after: asyncio.Event | None,
                        stopped: asyncio.Event | None) -> SandboxRun:
-    """The life of one verifier run's opened sandbox ``box`` (host folders in ``scratch``, the
-    run's files copied to ``out_dir``), in this order: a canary run opened before the patch was
-    known waits for it (an empty one ends unstarted); the sandbox starts; the Python guard
-    (:func:`_guard_python`); the patch applied (:func:`_apply`); the tests wait for ``after``
-    and the run's turn among its task's runs (:class:`lancebench.grading.run_order.Turn`; a run
-    of a non-empty patch only); ``tests/test.sh`` runs and ``/logs/verifier`` is copied out
-    (:func:`_run_tests`); the ``witness`` is told the runner ended; the sandbox stops. Then,
-    however it ended: the turn given back, ``stopped`` set, the witness stopped, the host
-    values of secrets redacted from ``out_dir``. Raises what the backend raises."""
+    """The whole life of one verifier run's sandbox (host folders in ``scratch``, the run's
+    files copied to ``out_dir``), in this order: its host folders made and the sandbox opened
+    (:func:`_opened`); the JUnit report's witness started (:mod:`lancebench.grading.witness`); a
+    canary run opened before the patch was known waits for it (an empty one ends unstarted);
+    the sandbox starts; the Python guard (:func:`_guard_python`); the patch applied
+    (:func:`_apply`); the tests wait for ``after`` and the run's turn among its task's runs
+    (:class:`lancebench.grading.run_order.Turn`; a run of a non-empty patch only);
+    ``tests/test.sh`` runs and ``/logs/verifier`` is copied out (:func:`_run_tests`); the witness
+    is told the runner ended; the sandbox stops. Then, however it ended: the turn given back,
+    ``stopped`` set, the witness stopped, the host values of secrets redacted from ``out_dir``.
+    Raises what the backend raises."""
     task, settings = g.task, g.settings
+    box = await _opened(g, scratch, out_dir, tests_from)
+    witness = ReportWitness(scratch / "logs")  # junit.xml as written, held outside the sandbox (grading.witness)
+    witness.start()
     turn = Turn(task.name)  # among the task's runs in every trial on this host (grading.run_order)
     try:
         if after is not None and not isinstance(patch, str):  # a canary run opened before the patch was known:
@@ -631,16 +635,16 @@ async def _sandbox_run(g: Grading, box: Sandbox, witness: ReportWitness, patch: 
             stopped.set()
         writes = witness.stop()
         redact_files(out_dir, set(settings.secrets))  # host values of ${VAR} never stay in the job
-    return SandboxRun(applied, res, held, writes)
+    return SandboxRun(applied, res, witness, held, writes)
 
 
-def _judged(g: Grading, witness: ReportWitness, ran: SandboxRun, out_dir: Path) -> RunOutcome:
-    """The outcome of a run whose tests ran (``ran``; its files in ``out_dir``): the report as the
-    ``witness`` held it and its channel checked (:func:`lancebench.grading.witness.account`), the
+def _judged(g: Grading, ran: SandboxRun, out_dir: Path) -> RunOutcome:
+    """The outcome of a run whose tests ran (``ran``; its files in ``out_dir``): the report as its
+    witness held it and its channel checked (:func:`lancebench.grading.witness.account`), the
     secrets redacted from the witnessed writes too, then rewards and tests judged
     (:func:`judge_output`); a channel that cannot be trusted makes the run broken."""
-    assert ran.result is not None
-    junit, rewritten, problem = account(witness, ran.writes, ran.held, out_dir)
+    assert ran.result is not None and ran.witness is not None
+    junit, rewritten, problem = account(ran.witness, ran.writes, ran.held, out_dir)
     redact_files(out_dir, set(g.settings.secrets))  # the witnessed writes too
     run = judge_output(g.task, out_dir / "logs", junit=junit, exit_code=ran.result.exit_code,
                        timed_out=ran.result.timed_out)
