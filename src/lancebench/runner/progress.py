@@ -24,15 +24,16 @@ from lancebench.results.text import visible
 
 @dataclass(frozen=True)
 class TrialState:
-    """One running trial: ``task`` (its name made :func:`~lancebench.results.text.visible`: a
-    display prints it as it is), ``attempt``, ``phase``, ``started`` and ``phase_started``
-    (``time.monotonic()`` seconds)."""
+    """One running trial: ``task``, ``attempt``, ``phase``, ``started`` and ``phase_started``
+    (``time.monotonic()`` seconds), and ``label``, how a plain display names it (``task
+    #attempt``, made :func:`~lancebench.results.text.visible` once: printed as it is)."""
 
     task: str
     attempt: int
     phase: str
     started: float
     phase_started: float
+    label: str = ""
 
 
 _lock = threading.Lock()
@@ -53,10 +54,11 @@ def set_phase(trial_id: str, phase: str, *, task: str | None = None, attempt: in
     with _lock:
         old = _states.get(trial_id)
         if old is None:
-            new = _states[trial_id] = TrialState(visible(task or trial_id), attempt or 0, phase, now, now)
+            name, number = task or trial_id, attempt or 0
+            new = _states[trial_id] = TrialState(name, number, phase, now, now, visible(f"{name} #{number}"))
         elif old.phase != phase:
             started = now if old.phase == "queued" else old.started
-            new = _states[trial_id] = TrialState(old.task, old.attempt, phase, started, now)
+            new = _states[trial_id] = TrialState(old.task, old.attempt, phase, started, now, old.label)
         else:
             return
     for callback in list(_listeners):
