@@ -373,8 +373,8 @@ def test_a_validation_sandbox_that_cannot_be_stopped_is_invalid_never_the_agents
     ``validate`` as a bare SandboxError, which the trial's control could blame on the agent (a
     fresh sandbox of the pristine environment works); written as ``async with`` without care it
     would reach the sandbox-failure control, whose rerun of the scripts works, and be blamed on
-    the patched code. Here a plug-in backend (the ``Backend`` protocol is public; lancebench's own
-    local and docker stops never raise: removals are best effort and recorded) whose engine cannot
+    the patched code. Here a plug-in backend (the ``Backend`` protocol is public; lancebench's local
+    stop never raises, its docker stop only when the engine refuses a removal) whose engine cannot
     remove the first sandbox it opens (the real bubblewrap sandbox is stopped, then the stop
     reports the failure), with the reference patch: validation is discarded as the harness's, with
     the stop's error, and no control runs."""
