@@ -86,8 +86,8 @@ class ReportWitness:
                 return
             data, size = bytearray(), 0
             self._open.set()
-            if self._ended.is_set() and not self._stop.is_set():
-                self.late += 1
+            ended, stopping = self._ended.is_set(), self._stop.is_set()
+            self.late += ended and not stopping
             try:
                 while chunk := os.read(fd, 1 << 16):
                     size += len(chunk)
@@ -99,6 +99,9 @@ class ReportWitness:
                 pass
             finally:
                 os.close(fd)
+                # a writer the thread reached only after stop() began is late too when it wrote
+                # (its bytes are kept); stop()'s own wake-up writes nothing
+                self.late += ended and stopping and size > 0
                 self._open.clear()
             if self._stop.is_set() and size == 0:
                 return  # our own wake-up
