@@ -325,7 +325,7 @@ def _beside_canary(g: Grading, kept: str | asyncio.Future[str], out_dir: Path,
         return asyncio.ensure_future(_grade_once(g, kept, unnamed(g.scratch), out_dir))
     test_sh = (probe / "test.sh").read_text(errors="replace") if (probe / "test.sh").is_file() else ""
     canary_dir = g.paths.verifier / "canary"
-    ended = asyncio.Event()  # set once the graded run's sandbox has stopped (or it failed)
+    ended = asyncio.Event()  # set once no process of the graded run is left (Backend.halt), or it failed
 
     def graded() -> asyncio.Future:
         run = asyncio.ensure_future(_grade_once(g, kept, unnamed(g.scratch), out_dir, stopped=ended))
@@ -534,8 +534,9 @@ async def _grade_once(g: Grading, patch: str | asyncio.Future[str], scratch: Pat
                       stopped: asyncio.Event | None = None) -> tuple[bool | None, RunOutcome]:
     """:func:`grade_once` in the context ``g``, its sandbox's host folder ``scratch``, the run's
     files in ``out_dir``; ``after``: the tests run only once it is set (the patch applied
-    before); ``stopped``: set once the run's sandbox has stopped (before its report is read and
-    ``scratch`` removed). ``scratch`` is removed when the run ends (what the run left is in
+    before); ``stopped``: set once no process of the run is left (:meth:`Backend.halt`: on docker
+    its container killed, removed after; else once its sandbox has stopped), before its report
+    is read and ``scratch`` removed. ``scratch`` is removed when the run ends (what the run left is in
     ``out_dir``): its quota's loop device and its mounts are released, so the next run gets the
     same loop device number and mount ids again instead of ones that grow run by run and tell a
     later run (the base's, the canary's) from the graded run."""
@@ -583,6 +584,10 @@ async def _grade_in(g: Grading, patch: str | asyncio.Future[str], scratch: Path,
                 await turn.take("canary" if tests_from is not None else "graded")
             res = await _run_tests(sandbox, g, out_dir, sealed=(tests, logs), waited=turn.waited_sec)
             held = await asyncio.to_thread(witness.runner_ended)
+            if await backend.halt(sandbox):  # no process of the run is left: the next may begin while it is removed
+                turn.give_back()
+                if stopped is not None:
+                    stopped.set()
     finally:  # the sandbox stopped first: nothing writes the report any more, nothing of the patch runs
         turn.give_back()
         if stopped is not None:

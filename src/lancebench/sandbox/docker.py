@@ -326,6 +326,29 @@ class DockerSandbox(Sandbox):
             await client.close()
         await asyncio.to_thread(self._remove_sync)
 
+    async def halt(self) -> bool:
+        """Kill the container and wait until it has stopped: every process ends (its pid
+        namespace with its init), its files stay until :meth:`stop` removes it. True once it is
+        stopped; False when the engine could not say so (then only :meth:`stop` tells). Never
+        raises."""
+        return await asyncio.to_thread(self._halt_sync)
+
+    def _halt_sync(self) -> bool:
+        cid = self.container_id
+        if cid is None:
+            return False
+        api = engine.client().api
+        try:
+            try:
+                api.kill(cid)
+            except engine._import_docker().errors.APIError as exc:
+                if "is not running" not in str(exc):
+                    return False
+            api.wait(cid, timeout=60)
+            return not (api.inspect_container(cid).get("State") or {}).get("Running", True)
+        except Exception:  # noqa: BLE001 - the engine's answer decides nothing here: stop() ends it
+            return False
+
     def _remove_sync(self) -> None:
         cid = self.container_id
         quota, self.quota = self.quota, None
