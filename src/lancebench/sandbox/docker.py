@@ -111,9 +111,12 @@ class DockerSandbox(Sandbox):
 
     Storage (:mod:`lancebench.sandbox.docker_quota`): with ``quota_folder`` (a fresh folder the
     caller removes with :func:`lancebench.sandbox.fstree.remove_tree`), the quota is mounted there
-    at once and covers the spec's writable mounts too, until their folders are removed the same
-    way; without it, the quota is mounted at :meth:`start` and bounds the container's own files
-    only. ``quota`` False: none (containers that run only the harness's own commands, e.g. the
+    and covers the spec's writable mounts too, until their folders are removed the same way: at
+    once when the spec has a writable mount (the caller may write into it before the start), else
+    at :meth:`start`, in its worker thread (the agent's container: no ``mkfs`` and loop mount on
+    the caller's event loop, and none for a sandbox never started); without it, the quota is
+    mounted at :meth:`start` under :func:`~lancebench.sandbox.docker_quota.quota_root` and bounds
+    the container's own files only. ``quota`` False: none (containers that run only the harness's own commands, e.g. the
     capture's). Raises :class:`SandboxError` when no engine answers, the image is missing or the
     engine fails.
     """
@@ -139,7 +142,8 @@ class DockerSandbox(Sandbox):
         # the container's upper overlay folder as this machine sees it (its quota's copy of the
         # layer, which the engine mounted: set by start), for the capture's look at what changed
         self.host_upper: Path | None = None
-        if quota and quota_folder is not None:
+        self._quota_folder = quota_folder if quota else None  # where start() mounts it (None: quota_root)
+        if quota and quota_folder is not None and any(m.writable for m in spec.mounts):
             self.quota = ContainerQuota.open(self.name, spec.limits.storage_mb, quota_folder)
             self._want_quota = False  # opened (or said why not)
             if self.quota is not None:
@@ -273,7 +277,7 @@ class DockerSandbox(Sandbox):
         """Mount the container's storage quota (``self.quota``) unless it is mounted already;
         returns the extra mounts (``/dev/shm`` on the quota), none without a quota."""
         if self._want_quota and self.quota is None:
-            self.quota = ContainerQuota.open(self.name, self.spec.limits.storage_mb)
+            self.quota = ContainerQuota.open(self.name, self.spec.limits.storage_mb, self._quota_folder)
         if self.quota is None:
             return []
         return [docker.types.Mount(target="/dev/shm", source=str(self.quota.shm), type="bind")]
