@@ -9,8 +9,9 @@ The runner records the verdict; nothing here writes a ``TrialResult``. Rules:
 - Each of the task's ``test_runs`` runs in a fresh sandbox: apply the patch, copy in the hidden
   tests, run ``tests/test.sh`` under the verifier timeout, read rewards and JUnit
   (:func:`grade_once`); runs are judged and combined by ``grading.outcome``. A non-empty patch
-  graded once has its canary run started beside it (:func:`_beside_canary`; its tests run once the
-  graded run's sandbox has stopped, and a base run waits for it: no two runs' tests at once); given the patch
+  graded once has its canary run started beside it (:func:`_beside_canary`; its tests run once no
+  process of the graded run is left (:meth:`Backend.halt`), and a base run waits for it: no two
+  runs' tests at once); given the patch
   to come (a future), :func:`verify_patch` starts both runs' sandboxes before the patch is known.
   Across trials and jobs on this host, a run of the patch takes its turn among its task's runs
   before ``tests/test.sh`` (:mod:`lancebench.grading.run_order`: a canary run's tests run alone).
@@ -314,8 +315,9 @@ def _beside_canary(g: Grading, kept: str | asyncio.Future[str], out_dir: Path,
     does the time since the agent's work was captured. Given a future of the patch, the canary
     run's sandbox starts once the patch is known (a patch that turns out empty has no canary run:
     its sandbox never starts). The canary run starts and applies
-    the patch beside the graded run, but runs its tests only once the graded run has ended (its
-    sandbox stopped): code under test never runs in both at once, where it could ask the other
+    the patch beside the graded run, but runs its tests only once the graded run has ended (no
+    process of it left, :meth:`Backend.halt`, else its sandbox stopped): code under test never
+    runs in both at once, where it could ask the other
     run which tests it holds (attack pass round 10: record locks on a file both see)."""
     probe = g.scratch / "canary-tests"
     remove_tree(probe)
