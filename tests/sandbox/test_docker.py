@@ -29,6 +29,7 @@ docker_mod = pytest.importorskip("docker", reason="the Docker SDK is missing: pi
 
 from lancebench.sandbox.docker import DockerSandbox, app_uid, ensure_image, gc  # noqa: E402
 from lancebench.sandbox.docker_engine import client  # noqa: E402
+from lancebench.sandbox.docker_quota import quota_of  # noqa: E402
 
 BASE = "debian:bookworm-slim"
 
@@ -337,9 +338,12 @@ def test_halt_ends_every_process_and_leaves_the_removal_to_stop(tmp_path):
         assert state["Running"] is False and state["Status"] == "exited"
         assert (logs / "kept").read_text() == "kept\n"
         assert await box.halt() is True  # twice is fine: already stopped
-        await box.stop()
+        quota = box.quota
+        await box.stop()  # no second kill: the removal and the quota's release alone
         with pytest.raises(docker_mod.errors.NotFound):
             client().api.inspect_container(cid)
+        if quota is not None:  # a harness that is root: the quota is unmounted and its record gone
+            assert not os.path.ismount(quota.folder) and quota_of(box.name) is None
         return top_before
 
     assert any("sleep" in cmd for cmd in run(body()))  # the keeper ran before the halt

@@ -133,6 +133,7 @@ class DockerSandbox(Sandbox):
         self.image_id: str | None = None  # the id of spec.image when the container was made (start)
         self._uid_gid: tuple[int, int] = (0, 0)
         self._restarts = 0
+        self._halted = False  # seen stopped by halt(): its removal needs no kill
         self._aio_client: Any = None  # aiodocker.Docker of the exec streams, bound to _aio_loop
         self._aio_loop: asyncio.AbstractEventLoop | None = None
         self._filter: ContainerFilter | None = None
@@ -349,7 +350,8 @@ class DockerSandbox(Sandbox):
                 if "is not running" not in str(exc):
                     return False
             api.wait(cid, timeout=60)
-            return not (api.inspect_container(cid).get("State") or {}).get("Running", True)
+            self._halted = not (api.inspect_container(cid).get("State") or {}).get("Running", True)
+            return self._halted
         except Exception:  # noqa: BLE001 - the engine's answer decides nothing here: stop() ends it
             return False
 
@@ -360,7 +362,7 @@ class DockerSandbox(Sandbox):
             if quota is not None:  # mounted by __init__, never started
                 quota.release()
             return
-        release_container(cid, quota)  # the quota is released even when the engine refuses
+        release_container(cid, quota, ended=self._halted)  # the quota is released even when the engine refuses
         self.container_id = None
         with _live_lock:
             _live.pop(cid, None)
@@ -510,6 +512,7 @@ class DockerSandbox(Sandbox):
         docker = engine._import_docker()
         api = engine.client().api
         self._restarts += 1
+        self._halted = False
         try:
             api.kill(self.container_id)
         except docker.errors.APIError:
