@@ -9,8 +9,9 @@ The runner records the verdict; nothing here writes a ``TrialResult``. Rules:
 - Each of the task's ``test_runs`` runs in a fresh sandbox: apply the patch, copy in the hidden
   tests, run ``tests/test.sh`` under the verifier timeout, read rewards and JUnit
   (:func:`grade_once`); runs are judged and combined by ``grading.outcome``. A non-empty patch
-  graded once has its canary run started beside it (:func:`_beside_canary`; its tests run once the
-  graded run's sandbox has stopped, and a base run waits for it: no two runs' tests at once); given the patch
+  graded once has its canary run started beside it (:func:`_beside_canary`; its tests run once no
+  process of the graded run is left (:meth:`Backend.halt`), and a base run waits for it: no two
+  runs' tests at once); given the patch
   to come (a future), :func:`verify_patch` starts both runs' sandboxes before the patch is known.
   Across trials and jobs on this host, a run of the patch takes its turn among its task's runs
   before ``tests/test.sh`` (:mod:`lancebench.grading.run_order`: a canary run's tests run alone).
@@ -314,8 +315,9 @@ def _beside_canary(g: Grading, kept: str | asyncio.Future[str], out_dir: Path,
     does the time since the agent's work was captured. Given a future of the patch, the canary
     run's sandbox starts once the patch is known (a patch that turns out empty has no canary run:
     its sandbox never starts). The canary run starts and applies
-    the patch beside the graded run, but runs its tests only once the graded run has ended (its
-    sandbox stopped): code under test never runs in both at once, where it could ask the other
+    the patch beside the graded run, but runs its tests only once the graded run has ended (no
+    process of it left, :meth:`Backend.halt`, else its sandbox stopped): code under test never
+    runs in both at once, where it could ask the other
     run which tests it holds (attack pass round 10: record locks on a file both see)."""
     probe = g.scratch / "canary-tests"
     if os.path.lexists(probe):
@@ -326,7 +328,7 @@ def _beside_canary(g: Grading, kept: str | asyncio.Future[str], out_dir: Path,
         return asyncio.ensure_future(_grade_once(g, kept, unnamed(g.scratch), out_dir))
     test_sh = (probe / "test.sh").read_text(errors="replace") if (probe / "test.sh").is_file() else ""
     canary_dir = g.paths.verifier / "canary"
-    ended = asyncio.Event()  # set once the graded run's sandbox has stopped (or it failed)
+    ended = asyncio.Event()  # set once no process of the graded run is left (Backend.halt), or it failed
 
     def graded() -> asyncio.Future:
         run = asyncio.ensure_future(_grade_once(g, kept, unnamed(g.scratch), out_dir, stopped=ended))
@@ -535,8 +537,9 @@ async def _grade_once(g: Grading, patch: str | asyncio.Future[str], scratch: Pat
                       stopped: asyncio.Event | None = None) -> tuple[bool | None, RunOutcome]:
     """:func:`grade_once` in the context ``g``, its sandbox's host folder ``scratch``, the run's
     files in ``out_dir``; ``after``: the tests run only once it is set (the patch applied
-    before); ``stopped``: set once the run's sandbox has stopped (before its report is read and
-    ``scratch`` removed). ``scratch`` is removed when the run ends (what the run left is in
+    before); ``stopped``: set once no process of the run is left (:meth:`Backend.halt`: on docker
+    its container killed, removed after; else once its sandbox has stopped), before its report
+    is read and ``scratch`` removed. ``scratch`` is removed when the run ends (what the run left is in
     ``out_dir``): its quota's loop device and its mounts are released, so the next run gets the
     same loop device number and mount ids again instead of ones that grow run by run and tell a
     later run (the base's, the canary's) from the graded run."""
@@ -629,6 +632,10 @@ async def _sandbox_run(g: Grading, patch: str | asyncio.Future[str], scratch: Pa
             res = await _run_tests(sandbox, g, out_dir, sealed=(scratch / "tests", scratch / "logs"),
                                    waited=turn.waited_sec)
             held = await asyncio.to_thread(witness.runner_ended)
+            if await backend.halt(sandbox):  # no process of the run is left: the next may begin while it is removed
+                turn.give_back()
+                if stopped is not None:
+                    stopped.set()
     finally:  # the sandbox stopped first: nothing writes the report any more, nothing of the patch runs
         turn.give_back()
         if stopped is not None:
