@@ -603,7 +603,9 @@ async def _sandbox_run(g: Grading, patch: str | asyncio.Future[str], scratch: Pa
     (:func:`_apply`); the tests wait for ``after`` and the run's turn among its task's runs
     (:class:`lancebench.grading.run_order.Turn`; a run of a non-empty patch only);
     ``tests/test.sh`` runs and ``/logs/verifier`` is copied out (:func:`_run_tests`); the witness
-    is told the runner ended; the sandbox stops. Then, however it ended: the turn given back,
+    is told the runner ended; once no process of the run is left (:meth:`Backend.halt`, docker)
+    the turn is given back and ``stopped`` set, while the sandbox is removed; the sandbox stops.
+    Then, however it ended: the turn given back (when not yet),
     ``stopped`` set, the witness stopped, the host values of secrets redacted from ``out_dir``.
     Raises what the backend raises."""
     task, settings = g.task, g.settings
@@ -632,7 +634,7 @@ async def _sandbox_run(g: Grading, patch: str | asyncio.Future[str], scratch: Pa
             res = await _run_tests(sandbox, g, out_dir, sealed=(scratch / "tests", scratch / "logs"),
                                    waited=turn.waited_sec)
             held = await asyncio.to_thread(witness.runner_ended)
-            if await backend.halt(sandbox):  # no process of the run is left: the next may begin while it is removed
+            if await g.backend.halt(sandbox):  # no process of the run is left: the next may begin while it is removed
                 turn.give_back()
                 if stopped is not None:
                     stopped.set()
