@@ -15,7 +15,8 @@ name), among the runs that run the agent's code:
 - a run without the agent's code (the untouched base, an empty patch) takes no turn.
 
 A run takes its :class:`Turn` just before ``tests/test.sh`` (its sandbox opened, the patch
-applied) and gives it back once its sandbox has stopped (nothing of its code is left). Within one
+applied) and gives it back once no process of the run is left (its sandbox stopped, or on docker
+its container killed and stopped, ``Backend.halt``: nothing of its code runs any more). Within one
 process turns are granted in the order asked (a graded run waits behind a canary run that waits);
 across processes each turn is also an ``flock`` of ``ORDER_DIR/<sha256 of the task's name>``
 (shared for a graded run, exclusive for a canary run; polled every :data:`POLL_SEC`), which ends
