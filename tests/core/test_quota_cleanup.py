@@ -33,3 +33,22 @@ def test_check_leaves_no_quota_mount(tmp_path):
         assert _mounts_below(str(home)) == []
     finally:
         remove_tree(home)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="mounting needs root")
+def test_a_mount_made_after_the_table_was_read_is_unmounted_before_removal(tmp_path):
+    """``remove_tree`` keeps the mount table between removals and reads it again only when the
+    kernel says it changed (``fstree._MountTable``, issue 29): a mount made after an earlier
+    removal read it (and another after that, once the table was read again) is still unmounted
+    before its tree is removed, and nothing of either is left."""
+    import subprocess
+
+    remove_tree(tmp_path / "absent")  # the table is read and kept
+    for n in range(2):
+        target = tmp_path / f"tree{n}" / "deep" / "mnt"
+        target.mkdir(parents=True)
+        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "none", str(target)], check=True)
+        (target / "file").write_text("on the tmpfs")
+        assert _mounts_below(str(tmp_path / f"tree{n}")) == [str(target)]
+        assert remove_tree(tmp_path / f"tree{n}") is None
+        assert _mounts_below(str(tmp_path)) == [] and not (tmp_path / f"tree{n}").exists()
