@@ -2,10 +2,13 @@
 ``pick`` fixture, the ``random`` agent: it puts its answer file), ``-k TRIALS`` at ``-n 1`` and
 ``-n N``, through the real command line, interleaved repetitions, on the local backend.
 
-    .venv/bin/python benchmarks/cheap_trials.py [--trials 200] [-n 4] [--repeat 2] [--src OTHER/src]
+    .venv/bin/python benchmarks/cheap_trials.py [--trials 200] [-n 4] [--repeat 2] [--src OTHER/src] [--few 20]
 
 ``--src`` (repeatable; default this checkout's ``src``) runs each source tree's lancebench in
-turn within every repetition: a before/after comparison in one run.
+turn within every repetition: a before/after comparison in one run. ``--few K`` also runs
+``-k K`` at ``-n 1`` after each source's pair and prints the CPU per trial (the difference of
+the two runs' CPU over the trials between them: start-up cancels out), which the machine's
+other load disturbs far less than the spans.
 
 Prints, per repetition (with the load average after it) and as medians: the whole command's
 seconds and CPU seconds (user and system, start-up included), the trials' span (first
@@ -56,17 +59,29 @@ def run_once(src: str, n: int, trials: int, jobs: Path) -> tuple[float, float, f
     return whole, (max(ends) - min(starts)).total_seconds(), cpu
 
 
+def cpu_per_trial(src: str, trials: int, few: int, cpu: float, jobs: Path) -> float:
+    """Milliseconds of CPU per trial of source tree ``src``: ``cpu`` (seconds, a ``-k trials`` run at
+    ``-n 1``) less a ``-k few`` run's, over ``trials - few`` (the command's start-up cancels out)."""
+    _, _, cpu_few = run_once(src, 1, few, jobs)
+    ms = (cpu - cpu_few) / (trials - few) * 1000
+    print(f"  {src}: -k {few} CPU {cpu_few:.2f} s: {ms:.2f} ms of CPU per trial", flush=True)
+    return ms
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--trials", type=int, default=200)
     parser.add_argument("-n", type=int, default=4)
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--src", action="append", default=None)
+    parser.add_argument("--few", type=int, default=0,
+                        help="also run -k FEW at -n 1 each repetition: CPU per trial = the difference over the trials")
     args = parser.parse_args()
     sources = args.src or [str(ROOT / "src")]
     jobs = Path(tempfile.mkdtemp(prefix="lb-cheap-"))
     print(f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the start", flush=True)
     got: dict[tuple[str, int], list[tuple[float, float, float]]] = {(s, n): [] for s in sources for n in (1, args.n)}
+    per_trial: dict[str, list[float]] = {s: [] for s in sources}
     for rep in range(args.repeat):  # interleaved: each source at -n 1 and -n N, then again
         for src in sources:
             for n in (1, args.n):
@@ -74,6 +89,8 @@ def main() -> None:
                 got[(src, n)].append((whole, span, cpu))
                 print(f"rep {rep} {src} -n {n}: command {whole:.1f} s, trials' span {span:.1f} s, CPU {cpu:.2f} s "
                       f"(load average {os.getloadavg()[0]:.1f})", flush=True)
+            if args.few:
+                per_trial[src].append(cpu_per_trial(src, args.trials, args.few, got[(src, 1)][-1][2], jobs))
     subprocess.run(["rm", "-rf", str(jobs)], check=False)
     failed = False
     for src in sources:
@@ -83,6 +100,9 @@ def main() -> None:
               f"-n {args.n} command {many[0]:.1f} s span {many[1]:.1f} s; speed-up command x{whole_x:.2f}, "
               f"span x{span_x:.2f} (target >= x{TARGET} on the span); the command's CPU {one[2]:.2f} s at -n 1, "
               f"{many[2]:.2f} s at -n {args.n}")
+        if per_trial[src]:
+            print(f"{src}: CPU per trial at -n 1 {statistics.median(per_trial[src]):.2f} ms (median; "
+                  f"{', '.join(f'{x:.2f}' for x in per_trial[src])})")
         if src == sources[0] and span_x < TARGET:
             print(f"FAIL: {src}: speed-up x{span_x:.2f} < x{TARGET}")
             failed = True
