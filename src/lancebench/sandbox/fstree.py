@@ -253,18 +253,38 @@ def _remove_small(path: Path) -> bool:
             return True
     except OSError:
         return not os.path.lexists(path)
-    entries = 0
-    for _entry, est, depth in walk(path, max_depth=64):
-        entries += 1
-        if entries > SMALL_TREE or depth >= 64 or est.st_dev != st.st_dev:
-            return False
-        if stat.S_ISDIR(est.st_mode) and est.st_mode & 0o300 != 0o300 and os.geteuid() != 0:
-            return False
+    if not _small_enough(path, st.st_dev):
+        return False
     try:  # file descriptor based: a folder swapped for a link meanwhile is never followed
         shutil.rmtree(path)
     except (OSError, RecursionError):
         return False
     return not os.path.lexists(path)
+
+
+def _small_enough(path: Path, dev: int) -> bool:
+    """True when the folder tree at ``path`` holds at most :data:`SMALL_TREE` entries, none 64
+    folders deep or more, all on device ``dev``, and (unless we are root) every folder writable
+    and searchable by us; False at the first entry that is not, or that cannot be read. Links
+    are never followed (``scandir`` entries, ``lstat``)."""
+    root = os.geteuid() == 0
+    stack, entries = [(os.fspath(path), 0)], 0
+    while stack:
+        folder, depth = stack.pop()
+        try:
+            with os.scandir(folder) as it:
+                for entry in it:
+                    entries += 1
+                    est = entry.stat(follow_symlinks=False)
+                    if entries > SMALL_TREE or depth + 1 >= 64 or est.st_dev != dev:
+                        return False
+                    if stat.S_ISDIR(est.st_mode):
+                        if est.st_mode & 0o300 != 0o300 and not root:
+                            return False
+                        stack.append((entry.path, depth + 1))
+        except OSError:
+            return False
+    return True
 
 
 def chown_tree(path: Path | list[Path], uid: int | None) -> None:
