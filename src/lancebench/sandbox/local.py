@@ -26,6 +26,7 @@ import re
 import resource
 import shutil
 import signal
+import stat
 import subprocess
 import tempfile
 import threading
@@ -610,23 +611,33 @@ class LocalSandbox(Sandbox):
 
     def _get(self, src: str, dest: Path, max_bytes: int | None) -> None:
         source = self.host_path(src)
-        if not self._populated and (source.is_symlink() or not source.is_file()):
+        st = _lstat(source)  # one lstat: a link is neither a folder nor a regular file
+        if not self._populated and (st is None or not stat.S_ISREG(st.st_mode)):
             self._populate()  # a file put before the copy is the copy's too; anything else needs it
             source = self.host_path(src)
-        if source.is_symlink() or not (source.is_dir() or source.is_file()):
+            st = _lstat(source)
+        if st is None or not (stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode)):
             raise SandboxError(f"{src} is missing, a symlink or not a regular file in the sandbox")
         dest.parent.mkdir(parents=True, exist_ok=True)
         try:
-            if source.is_dir():
+            if stat.S_ISDIR(st.st_mode):
                 bounds = CopyBounds() if max_bytes is None else CopyBounds(max_bytes=max_bytes)
                 notes = copy_tree(source, dest, bounds)
                 write_notes(dest, notes)
             else:
-                if max_bytes is not None and source.lstat().st_size > max_bytes:
+                if max_bytes is not None and st.st_size > max_bytes:
                     raise SandboxError(f"{src} is larger than {max_bytes} bytes")
                 copy_file(source, dest, limit=max_bytes)
         except OSError as exc:
             raise SandboxError(f"could not copy {src} out of the sandbox: {exc}") from exc
+
+
+def _lstat(path: Path) -> os.stat_result | None:
+    """``path``'s own status (a link's, never its target's); None when it is missing or unreadable."""
+    try:
+        return os.lstat(path)
+    except OSError:
+        return None
 
 
 def _safe_join(base: Path, rel: PurePosixPath) -> Path:
