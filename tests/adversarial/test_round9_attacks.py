@@ -175,3 +175,52 @@ def test_a_uid_pair_is_leased_to_one_sandbox_at_a_time(tmp_path: Path, monkeypat
     for h in (again, *held[1:]):
         h.release()
 
+
+
+@NO_BWRAP
+@NOT_ROOT
+def test_a_sandbox_stopped_while_it_leases_keeps_no_uid_pair(tmp_path: Path, monkeypatch):
+    """The lease is taken in a worker thread (issue 29: its user database lookups stay out of the
+    event loop). A start cancelled while its thread leases is stopped (``Sandbox.__aenter__``)
+    before the lease is taken: the pair the thread then takes is given back, so no lease outlives
+    ``stop`` (every pair can be leased again)."""
+    import threading
+
+    from lancebench.sandbox import local, uid_lease
+
+    users = {p.pw_uid for p in __import__("pwd").getpwall()}
+    monkeypatch.setattr(uid_lease, "LEASE_DIR", tmp_path / "leases")
+    monkeypatch.setattr(uid_lease, "PAIRS", 2)
+    free = [u for u in (uid_lease.FIRST_UID, uid_lease.FIRST_UID + 2) if u not in users and u + 1 not in users]
+    go_on, leased = threading.Event(), []
+
+    def slow_lease() -> uid_lease.UidLease:  # the real lease, once the stop has run
+        go_on.wait(10)
+        got = uid_lease.lease()
+        leased.append(got)
+        return got
+
+    monkeypatch.setattr(local, "lease", slow_lease)
+    sb = LocalSandbox(SandboxSpec(workdir="/app", workspace=tmp_path / "ws"), root=tmp_path / "root", lease_uid=True)
+
+    async def go() -> None:
+        async def enter() -> None:
+            async with sb:
+                pass
+        entering = asyncio.ensure_future(enter())
+        await asyncio.sleep(0.2)  # its thread waits in the lease
+        entering.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await entering  # __aenter__ stopped it
+        go_on.set()
+        for _ in range(200):  # the thread takes its pair now, after the stop (and gives it back)
+            if leased and leased[0]._fd is None:
+                break
+            await asyncio.sleep(0.025)
+
+    asyncio.run(go())
+    assert leased and leased[0]._fd is None and sb._lease is None
+    again = [uid_lease.lease() for _ in free]  # raises SandboxError if a pair were still held
+    assert sorted(h.uid for h in again) == free
+    for h in again:
+        h.release()

@@ -26,8 +26,10 @@ import re
 import resource
 import shutil
 import signal
+import stat
 import subprocess
 import tempfile
+import threading
 import time
 import uuid
 from pathlib import Path, PurePosixPath
@@ -126,6 +128,8 @@ class LocalSandbox(Sandbox):
         self.app_uid = app_host_uid()  # the host uid of its app server (exec_with_app)
         self._lease_uid = lease_uid and uid is _UNSET and self.uid is not None
         self._lease: UidLease | None = None
+        self._lease_lock = threading.Lock()  # the lease is taken in a worker thread (_open_files)
+        self._stopping = False
         self.extra: dict[str, Path] = {}  # inside top-level path -> host folder, from put()
         self.cgroups: CgroupSet | None = None
         self.started = False
@@ -142,18 +146,37 @@ class LocalSandbox(Sandbox):
 
     # lifecycle -------------------------------------------------------------------------------
     async def start(self) -> None:
-        """Make the workspace's folder; the rest (the sandbox's other folders, cgroups, quota,
-        owners) waits for the first command (:meth:`provision`). Raises :class:`SandboxError` when
-        bubblewrap is missing."""
+        """Make the workspace's folder and lease the sandbox's uids (:meth:`_open_files`, in a
+        worker thread); the rest (the sandbox's other folders, cgroups, quota, owners) waits for
+        the first command (:meth:`provision`). Raises :class:`SandboxError` when bubblewrap is
+        missing, no uid pair is free, or the sandbox was stopped while it started."""
         if _bwrap_missing():
             raise SandboxError("bubblewrap (bwrap) is not installed: run `apt-get install bubblewrap`")
         if self.spec.network and slirp_missing():
             raise SandboxError(MISSING)
-        await asyncio.to_thread(self.workspace.mkdir, parents=True, exist_ok=True)
-        if self._lease_uid and self._lease is None:
-            self._lease = lease()
+        with self._lease_lock:
+            self._stopping = False
+        await asyncio.to_thread(self._open_files)
+        if self._lease_uid:
+            if self._lease is None:
+                raise SandboxError(f"sandbox {self.name} was stopped while it started")
             self.uid, self.app_uid = self._lease.uid, self._lease.app_uid
         self.started = True
+
+    def _open_files(self) -> None:
+        """(In a worker thread: the lease's user database lookups read files too.) Make the
+        workspace's folder and lease the sandbox's uids (:mod:`lancebench.sandbox.uid_lease`);
+        a pair leased once the sandbox is stopping (its start was cancelled) or while it holds
+        one already is given back at once, so no lease outlives :meth:`stop`."""
+        self.workspace.mkdir(parents=True, exist_ok=True)
+        if not self._lease_uid or self._lease is not None:
+            return
+        taken = lease()
+        with self._lease_lock:
+            if self._stopping or self._lease is not None:
+                taken.release()
+            else:
+                self._lease = taken
 
     async def provision(self) -> None:
         """Make the sandbox ready for commands, once (in a worker thread): the storage quota
@@ -227,9 +250,11 @@ class LocalSandbox(Sandbox):
         if self._owner_record is not None:
             local_owner.forget(self._owner_record)
             self._owner_record = None
-        if self._lease is not None:  # every process of the sandbox is gone: its uids may serve another
-            self._lease.release()
-            self._lease = None
+        with self._lease_lock:  # every process of the sandbox is gone: its uids may serve another
+            self._stopping = True
+            if self._lease is not None:
+                self._lease.release()
+                self._lease = None
         self.started = False
 
     # bubblewrap ------------------------------------------------------------------------------
@@ -586,23 +611,33 @@ class LocalSandbox(Sandbox):
 
     def _get(self, src: str, dest: Path, max_bytes: int | None) -> None:
         source = self.host_path(src)
-        if not self._populated and (source.is_symlink() or not source.is_file()):
+        st = _lstat(source)  # one lstat: a link is neither a folder nor a regular file
+        if not self._populated and (st is None or not stat.S_ISREG(st.st_mode)):
             self._populate()  # a file put before the copy is the copy's too; anything else needs it
             source = self.host_path(src)
-        if source.is_symlink() or not (source.is_dir() or source.is_file()):
+            st = _lstat(source)
+        if st is None or not (stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode)):
             raise SandboxError(f"{src} is missing, a symlink or not a regular file in the sandbox")
         dest.parent.mkdir(parents=True, exist_ok=True)
         try:
-            if source.is_dir():
+            if stat.S_ISDIR(st.st_mode):
                 bounds = CopyBounds() if max_bytes is None else CopyBounds(max_bytes=max_bytes)
                 notes = copy_tree(source, dest, bounds)
                 write_notes(dest, notes)
             else:
-                if max_bytes is not None and source.lstat().st_size > max_bytes:
+                if max_bytes is not None and st.st_size > max_bytes:
                     raise SandboxError(f"{src} is larger than {max_bytes} bytes")
                 copy_file(source, dest, limit=max_bytes)
         except OSError as exc:
             raise SandboxError(f"could not copy {src} out of the sandbox: {exc}") from exc
+
+
+def _lstat(path: Path) -> os.stat_result | None:
+    """``path``'s own status (a link's, never its target's); None when it is missing or unreadable."""
+    try:
+        return os.lstat(path)
+    except OSError:
+        return None
 
 
 def _safe_join(base: Path, rel: PurePosixPath) -> Path:
