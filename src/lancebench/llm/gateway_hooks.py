@@ -29,7 +29,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fcntl
-import hashlib
 import json
 import os
 import secrets
@@ -40,6 +39,8 @@ from typing import Any, TypeGuard
 
 from litellm.integrations.custom_logger import CustomLogger
 from litellm.proxy._types import ProxyErrorTypes, ProxyException, UserAPIKeyAuth
+
+from lancebench.llm.gateway_limits import key_hash
 
 CALL_KEY = "lancebench_gateway_call"  # where a call's in-flight name rides: the logging object's details
 MAX_TEXT_CHARS = 4_000_000  # of a request's text counted (far above any model's window in tokens)
@@ -53,11 +54,6 @@ MODEL_ROUTES = frozenset(f"{prefix}/{route}" for prefix in ("", "/v1") for route
 
 def _root() -> Path:
     return Path(os.environ["LANCEBENCH_GATEWAY_DIR"])
-
-
-def key_hash(key: str) -> str:
-    """The hex sha256 of a trial key: its file name under ``keys/`` and ``usage/``."""
-    return hashlib.sha256(key.encode()).hexdigest()
 
 
 def _is_name(text: object, length: int) -> TypeGuard[str]:

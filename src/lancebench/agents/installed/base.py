@@ -6,7 +6,9 @@ copied out, and a trajectory built from them with usage and cost from the gatewa
 
 A subclass sets ``name``, ``package`` and ``version_note`` and implements :meth:`command` (the
 shell command and its environment) and :meth:`trajectory` (its logs to ATIF). Agent options
-(``--ao key=value``) are kept in ``self.options``; ``version=X`` installs another version.
+(``--ao key=value``) are kept in ``self.options``; ``version=X`` installs another version;
+``gateway_max_request_mb`` and ``gateway_max_in_flight`` set the trial key's bounds at the model
+gateway (:func:`gateway_bounds`).
 """
 
 from __future__ import annotations
@@ -71,6 +73,7 @@ class InstalledAgent(abc.ABC):
             self.package = dataclasses.replace(self.package, version=str(version))
         self._installed: Path | None = None
         self._gateway: Gateway | None = None
+        self._bounds = gateway_bounds(self.name, options)
 
     # -- what the runner calls -----------------------------------------------------------------
     async def sandbox_mounts(self) -> tuple[Mount, ...]:
@@ -91,7 +94,7 @@ class InstalledAgent(abc.ABC):
             raise AgentError(f"{self.name}: the runner did not prepare the sandbox (sandbox_mounts)")
         gw = self._gateway
         await self._probe(ctx)
-        key = gw.issue_key(f"{ctx.task_name}#{ctx.attempt}")
+        key = gw.issue_key(f"{ctx.task_name}#{ctx.attempt}", **self._bounds)
         run = Run(base_url="", key=key, instruction=f"{WORK}/instruction.md", logs_inside=LOGS_INSIDE,
                   logs=ctx.logs_dir / "native", timeout_sec=max(ctx.deadline - time.monotonic() - 5, 1.0))
         reason = "the agent's run was cancelled"  # kept when the run is cancelled (its deadline, a stop)
@@ -103,11 +106,13 @@ class InstalledAgent(abc.ABC):
             raise
         finally:  # before any await: a cancelled run's spend is counted too
             usage, calls = gw.end(key, reason)
-            cut = [c for c in calls if c.get("cut")]
-            record_usage(usage, cut)  # the trial's meter: usage.json, the job's budgets
+            cut, refused = [c for c in calls if c.get("cut")], gw.refused(key)
+            record_usage(usage, cut, refused)  # the trial's meter: usage.json, the job's budgets
             await self._fetch_logs(ctx, run)
-        traj = self.trajectory(ctx, run, [c for c in calls if not c.get("cut")])
-        write_trajectory(with_cut_calls(traj, cut), ctx.logs_dir)
+        traj = with_cut_calls(self.trajectory(ctx, run, [c for c in calls if not c.get("cut")]), cut)
+        if refused["count"]:
+            traj.extra = {**(traj.extra or {}), "gateway_refused": refused["count"]}
+        write_trajectory(traj, ctx.logs_dir)
         if res.timed_out:
             return AgentOutcome(exit="timeout", message=f"{self.name} timed out", usage=usage)
         return AgentOutcome(exit="completed" if res.exit_code == 0 else "error", usage=usage,
@@ -155,6 +160,28 @@ class InstalledAgent(abc.ABC):
             await ctx.sandbox.get(LOGS_INSIDE, run.logs, max_bytes=LOG_BYTES)
         except Exception as exc:  # noqa: BLE001  (the agent's logs are a bonus, never the verdict)
             (ctx.logs_dir / "native-logs-error.txt").write_text(f"{type(exc).__name__}: {exc}")
+
+
+def gateway_bounds(agent: str, options: dict[str, Any]) -> dict[str, int]:
+    """The trial key's bounds at the model gateway from agent options ``gateway_max_request_mb``
+    (MiB of one request's body, a number) and ``gateway_max_in_flight`` (requests at once, a whole
+    number); 0 is no bound; an option not given keeps the gateway's default
+    (:meth:`Gateway.issue_key`). Raises :class:`ConfigError` naming the option for a value that is
+    not a number at least 0."""
+    bounds: dict[str, int] = {}
+    for option, field, kind in (("gateway_max_request_mb", "max_request_bytes", float),
+                                ("gateway_max_in_flight", "max_in_flight", int)):
+        if option not in options:
+            continue
+        try:
+            value = kind(options[option])
+        except (TypeError, ValueError):
+            value = -1
+        if not 0 <= value < 1e6:
+            raise ConfigError(f"agent '{agent}': --ao {option}={options[option]!r} is not "
+                              f"{'a number of MiB' if kind is float else 'a whole number'} from 0 (no bound) up")
+        bounds[field] = int(value * 1024 * 1024) if kind is float else int(value)
+    return bounds
 
 
 def with_cut_calls(traj: Trajectory, cut: list[dict]) -> Trajectory:
