@@ -44,6 +44,7 @@ from lancebench.llm.gateway_limits import key_hash
 
 CALL_KEY = "lancebench_gateway_call"  # where a call's in-flight name rides: the logging object's details
 MAX_TEXT_CHARS = 4_000_000  # of a request's text counted (far above any model's window in tokens)
+CHARS_PER_WINDOW_TOKEN = 8  # text counted per token of the model's window (prose and code: 3-4 a token)
 HEX = frozenset("0123456789abcdef")
 # The routes a trial key may use: model calls (OpenAI chat, completions, embeddings and Responses,
 # Anthropic messages) and the model list. Every other route of the proxy is refused: GET /health
@@ -157,8 +158,10 @@ def _plain_messages(messages: Any) -> list[dict] | None:
 def prompt_tokens(model: str, data: dict) -> int:
     """LiteLLM's token count of the request ``data`` for ``model``: its chat messages (text only)
     as LiteLLM counts messages, plus the text of its system prompt, input, instructions and tools;
-    the text is cut at :data:`MAX_TEXT_CHARS`, the count bounded by the model's input window
-    (LiteLLM's model table) when known."""
+    the text is cut at :data:`MAX_TEXT_CHARS`, and at :data:`CHARS_PER_WINDOW_TOKEN` characters
+    per token of the model's input window (LiteLLM's model table) when known, and the count is
+    bounded by that window: text past what the window can hold is not counted (attack pass round
+    11: counting is most of the gateway's work for a large request)."""
     import litellm
 
     plain = _plain_messages(data.get("messages"))
@@ -167,7 +170,8 @@ def prompt_tokens(model: str, data: dict) -> int:
     if plain is None:
         _texts(data.get("messages"), rest)
     n = 0
-    budget = MAX_TEXT_CHARS
+    window = _window(model, "max_input_tokens")
+    budget = min(MAX_TEXT_CHARS, window * CHARS_PER_WINDOW_TOKEN) if window else MAX_TEXT_CHARS
     if plain:
         plain = [{"role": m["role"], "content": m["content"][:budget]} for m in plain]
         n += litellm.token_counter(model=model, messages=plain)
@@ -175,7 +179,7 @@ def prompt_tokens(model: str, data: dict) -> int:
     text = "\n".join(rest)[:max(budget, 0)]
     if text:
         n += litellm.token_counter(model=model, text=text)
-    return min(n, _window(model, "max_input_tokens") or n)
+    return min(n, window or n)
 
 
 def _window(model: str, field: str) -> int | None:
