@@ -11,6 +11,7 @@ its own script. CPU per refused MB is measured in ``benchmarks/gateway_limits.py
 
 from __future__ import annotations
 
+import asyncio
 import http.client
 import json
 import threading
@@ -20,14 +21,18 @@ from collections.abc import Iterator
 
 import pytest
 from scripted_server import Reply, ScriptedServer
+from test_gateway_cut_calls import OneCallAgent, _in_sandbox
 
-from lancebench.agents.installed.base import gateway_bounds
+from lancebench.agents.installed.base import InstalledAgent, gateway_bounds
+from lancebench.agents.trajectory import read_trajectory
 from lancebench.errors import ConfigError
 from lancebench.llm.client import resolve_model
 from lancebench.llm.gateway import BYTES_PER_TOKEN, IMAGE_ROOM_BYTES, Gateway
 from lancebench.llm.gateway_limits import WAITING_PER_PLACE
 from lancebench.llm.meter import UsageMeter
+from lancebench.results.paths import TrialPaths
 from lancebench.runner import spend
+from lancebench.runner.agent_phase import run_agent
 
 MODEL = "openai/gpt-4o-mini"  # 128,000 input tokens in LiteLLM's table
 MB = 1024 * 1024
@@ -214,3 +219,32 @@ def test_round11_twenty_4mb_requests_at_once_are_refused_unread(served):
     assert statuses == [413] * 20 and srv.requests == []
     assert gw.refused(key)["count"] == 20
     gw.end(key, "done")
+
+
+class BoundedCallAgent(OneCallAgent):
+    """:class:`OneCallAgent` (one chat request from the sandbox, through the relay) built with
+    agent options, as ``--ao`` gives them."""
+
+    def __init__(self, gateway: Gateway, messages: list[dict], **options: str):
+        InstalledAgent.__init__(self, model=MODEL, **options)
+        self._gateway, self.messages = gateway, messages
+
+
+def test_an_installed_agents_refused_request_is_its_own_doing_and_in_its_result(served, sandbox_dir):
+    """``--ao gateway_max_request_mb=0.05`` and a 100 KB request from the sandbox: refused 413,
+    nothing reaches the model; the agent's run ends in its own error (its client raised), not the
+    harness's: ``run_agent`` returns an outcome (no TrialInvalid), and the trial's result extra and
+    trajectory count the refusal with the bound."""
+    srv, gw = served
+    _script(srv, [])
+    agent = BoundedCallAgent(gw, [{"role": "user", "content": "z" * 100_000}], gateway_max_request_mb="0.05")
+    meter = spend.start(TrialPaths(sandbox_dir / "trial"))
+    outcome = asyncio.run(_in_sandbox(sandbox_dir, gw, 60.0, lambda ctx: run_agent(agent, ctx, 60.0)))
+    usage, extra = spend.settle(outcome.usage, meter)
+    log = (sandbox_dir / "agent" / "one-call.log").read_text()
+    assert outcome.exit == "error" and "413" in log, log
+    assert srv.requests == [] and usage.calls == 0
+    assert extra["gateway_refused"] == 1
+    (record,) = extra["gateway_refused_records"]
+    assert (record["status"], record["limit"]) == (413, int(0.05 * MB)) and record["bytes"] > 100_000
+    assert read_trajectory(sandbox_dir / "agent" / "trajectory.json").extra == {"gateway_refused": 1}
