@@ -6,7 +6,9 @@ lancebench's: the per-trial key check and the usage log.
   :meth:`Gateway.issue_key`, deleted when the trial ends) and its path is a model call
   (:data:`MODEL_ROUTES`: the proxy's other routes, such as ``/health``, which calls the model
   outside any trial's usage, are refused). This stands in for LiteLLM's virtual keys, which need a
-  database; the request is then tagged with the key's hash as ``user_id``.
+  database; the request is then tagged with the key's hash as ``user_id``. Before it, the key's
+  bounds (the key file's JSON: a request's size, requests in flight) were applied by
+  :mod:`.gateway_limits`, before LiteLLM read the request.
 - :data:`usage_log` (a ``litellm_settings.callbacks`` entry) appends one JSON line per answered
   call to ``$LANCEBENCH_GATEWAY_DIR/usage/<key hash>.jsonl``: ``prompt_tokens``,
   ``completion_tokens``, ``cached_tokens`` (counts), ``cost_usd`` (USD from LiteLLM's price
