@@ -142,6 +142,7 @@ class Gateway:
         self.proc: subprocess.Popen | None = None
         self._relay: _UnixRelay | None = None
         self._stopped = threading.Event()
+        self._window: int | None = None  # the model's input window, looked up once
 
     @property
     def base_url(self) -> str:
@@ -173,6 +174,7 @@ class Gateway:
                                      stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True,
                                      preexec_fn=_die_with_parent)
         self._wait_ready()
+        self.window_tokens()  # here (a thread of its own), not on a trial's event loop: imports litellm
         os.chmod(self.socket_dir, 0o755)
         self._relay = _UnixRelay(self.socket_dir / SOCKET_NAME, self.port)
         return self
@@ -195,12 +197,14 @@ class Gateway:
     def window_tokens(self) -> int:
         """The model's input window in tokens (``max_input_tokens`` in LiteLLM's model table;
         :data:`DEFAULT_WINDOW_TOKENS` for a model the table does not know, a local one included)."""
-        from lancebench.llm.client import _litellm
-        try:
-            value = _litellm().get_model_info(self.model.litellm_model).get("max_input_tokens")
-        except Exception:  # noqa: BLE001  (not in LiteLLM's table)
-            value = None
-        return value if isinstance(value, int) and value > 0 else DEFAULT_WINDOW_TOKENS
+        if self._window is None:
+            from lancebench.llm.client import _litellm
+            try:
+                value = _litellm().get_model_info(self.model.litellm_model).get("max_input_tokens")
+            except Exception:  # noqa: BLE001  (not in LiteLLM's table)
+                value = None
+            self._window = value if isinstance(value, int) and value > 0 else DEFAULT_WINDOW_TOKENS
+        return self._window
 
     def default_max_request_bytes(self) -> int:
         """The default bound on one request's body, in bytes: twice what the model's input window
