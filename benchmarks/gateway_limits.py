@@ -54,8 +54,6 @@ def _post(gw: Gateway, key: str, body: bytes, chunked: bool) -> int:
         r = conn.getresponse()
         r.read()
         return r.status
-    except (BrokenPipeError, ConnectionResetError):
-        return 413  # answered and closed before the whole body went
     finally:
         conn.close()
 

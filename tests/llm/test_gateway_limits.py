@@ -71,8 +71,6 @@ def _send(gw: Gateway, key: str, body: bytes, chunked: bool = False) -> tuple[in
             conn.request("POST", "/v1/chat/completions", body, headers)
         r = conn.getresponse()
         return r.status, json.loads(r.read() or b"{}"), {k.lower(): v for k, v in r.getheaders()}
-    except (BrokenPipeError, ConnectionResetError):  # the gateway answered and closed before the whole body went
-        return 413, {}, {}
     finally:
         conn.close()
 
@@ -151,11 +149,11 @@ def _at_once(gw: Gateway, key: str, n: int) -> list[int]:
 
 
 def test_a_keys_requests_in_flight_are_bounded_and_the_rest_wait(served):
-    """Bound 2, six requests at once, each answered after 2 s: the model sees them two at a time
+    """Bound 2, six requests at once, each answered after 1.2 s: the model sees them two at a time
     (no third starts before the first two are answered), all six are answered; another key's
     request is not held up behind them."""
     srv, gw = served
-    _script(srv, [Reply("ok", prompt_tokens=3, completion_tokens=1, delay_sec=2.0)] * 6
+    _script(srv, [Reply("ok", prompt_tokens=3, completion_tokens=1, delay_sec=1.2)] * 6
              + [Reply("other", prompt_tokens=3, completion_tokens=1)])
     key, other = gw.issue_key("parallel", max_in_flight=2), gw.issue_key("other", max_in_flight=2)
     result: list[list[int]] = []
@@ -171,7 +169,7 @@ def test_a_keys_requests_in_flight_are_bounded_and_the_rest_wait(served):
                    if r["body"]["messages"][0]["content"].startswith("request"))
     assert len(times) == 6
     for i in range(2, 6):  # the (i)th started once the (i-2)th was answered
-        assert times[i] - times[i - 2] >= 1.9, times
+        assert times[i] - times[i - 2] >= 1.15, times
     assert gw.refused(key) == {"count": 0, "records": []}
     gw.end(key, "done"), gw.end(other, "done")
 
@@ -180,7 +178,7 @@ def test_requests_past_the_waiting_room_get_429_and_are_counted(served):
     """Bound 1: one in flight and WAITING_PER_PLACE (4) waiting; of seven at once, two get 429
     (with Retry-After), five are answered."""
     srv, gw = served
-    _script(srv, [Reply("ok", prompt_tokens=3, completion_tokens=1, delay_sec=3.0)] * 7)
+    _script(srv, [Reply("ok", prompt_tokens=3, completion_tokens=1, delay_sec=1.5)] * 7)
     key = gw.issue_key("flood", max_in_flight=1)
     statuses = _at_once(gw, key, 7)
     assert statuses == [200] * (1 + WAITING_PER_PLACE) + [429] * 2, statuses

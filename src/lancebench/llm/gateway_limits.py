@@ -6,9 +6,11 @@ request over a bound is answered before LiteLLM reads, parses or counts anything
 Each trial key's bounds are in its key file (``keys/<key hash>``, JSON written by
 :meth:`lancebench.llm.gateway.Gateway.issue_key`, :class:`KeyLimits`):
 
-- ``max_request_bytes``: a request whose ``Content-Length`` is larger is answered 413 without
-  reading its body; a body without one (chunked) is read up to the bound, then answered 413. The
-  body is read by this middleware (at most the bound, bytes only) and handed on whole.
+- ``max_request_bytes``: a request whose ``Content-Length`` is larger is answered 413, its body
+  never parsed; a body without one (chunked) is read up to the bound, then answered 413. The
+  body is read by this middleware (at most the bound, bytes only) and handed on whole. Before a
+  refusal (401, 413, 429) the rest of the body is read and dropped, up to :data:`DRAIN_BYTES`, so
+  that a client still sending reads the answer rather than a reset connection.
 - ``max_in_flight``: requests of the key served at once. One more waits (its body unread) for a
   free place, in arrival order; past :data:`WAITING_PER_PLACE` waiting requests per place, it is
   answered 429 with ``Retry-After: 1`` (agents' clients retry on 429).
@@ -37,6 +39,7 @@ KEY_HEADERS = (b"authorization", b"x-api-key", b"api-key", b"x-goog-api-key", b"
 OPEN_PATHS = frozenset({"/health/liveliness", "/health/readiness"})  # the harness's readiness probe
 WAITING_PER_PLACE = 4  # requests of a key that may wait, per place in flight
 MAX_REFUSAL_RECORDS = 20  # refusals of a key recorded one by one (all are counted)
+DRAIN_BYTES = 64 * 1024 * 1024  # of a refused request's body read and dropped before the answer
 RAISE_HINT = {413: "raise it with --ao gateway_max_request_mb=MB (0: no limit)",
               429: "raise it with --ao gateway_max_in_flight=N (0: no limit)"}
 
@@ -91,17 +94,20 @@ class RequestLimits:
             await self.app(scope, receive, send)
             return
         found = self._key(scope)
+        length = _content_length(scope)
         if found is None:
+            await _drain(receive, length)
             await _answer(send, 401, "lancebench gateway: this key is not valid (unknown, or its trial ended)",
                           "authentication_error")
             return
         digest, limits = found
-        length = _content_length(scope)
         cap = limits.max_request_bytes
         if cap and length is not None and length > cap:
+            await _drain(receive, length)
             await self._refuse(send, digest, 413, length, cap)
             return
         if not await self._enter(digest, limits.max_in_flight):
+            await _drain(receive, length)
             await self._refuse(send, digest, 429, length, limits.max_in_flight)
             return
         try:
@@ -109,6 +115,7 @@ class RequestLimits:
             if body is None:
                 return  # the client went away
             if isinstance(body, int):
+                await _drain(receive, None)
                 await self._refuse(send, digest, 413, body, cap)
                 return
             await self.app(scope, _replay(body, receive), send)
@@ -233,6 +240,22 @@ async def _read_body(receive: Any, cap: int) -> bytes | int | None:
         chunks.append(chunk)
         if not message.get("more_body"):
             return b"".join(chunks)
+
+
+async def _drain(receive: Any, length: int | None) -> None:
+    """Read and drop what is left of a refused request's body, up to :data:`DRAIN_BYTES` (bytes
+    only: nothing is kept or parsed), so that its client, still sending, gets to read the answer
+    instead of a reset connection; a body declared larger is not read (its client may see a reset)."""
+    if length is not None and length > DRAIN_BYTES:
+        return
+    size = 0
+    while size <= DRAIN_BYTES:
+        message = await receive()
+        if message.get("type") != "http.request":
+            return
+        size += len(message.get("body") or b"")
+        if not message.get("more_body"):
+            return
 
 
 def _replay(body: bytes, receive: Any) -> Any:
