@@ -193,13 +193,13 @@ def _cpu_sec(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / 100  # utime + stime, in clock ticks of 1/100 s
 
 
-def test_round11_twenty_4mb_requests_at_once_are_refused_unread(served):
+def test_round11_twenty_large_requests_at_once_are_refused_unparsed(served):
     """Attack pass round 11 (docs/security.md): twenty requests of 4 MB of text at once from one
     trial key (the model refusing each: over its window) cost the gateway 35.2 s of CPU in 22 s,
     against 0.26 s for the client, and each was sent to the model. With the default bound (twice
     gpt-4o-mini's 128,000-token window at 4 bytes a token, plus 8 MiB for images: 9.4 MB) a 4 MB
     request of text would still pass, so the attack now needs a request over 9.4 MB: twenty of
-    12 MB are refused 413 without being read, none reaches the model. The gateway's CPU for them
+    12 MB are answered 413, their bodies never parsed (read and dropped), none reaches the model. The gateway's CPU for them
     is printed (a figure, not asserted: ``benchmarks/gateway_limits.py``)."""
     srv, gw = served
     _script(srv, [])
