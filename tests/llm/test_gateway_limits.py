@@ -199,8 +199,8 @@ def test_round11_twenty_large_requests_at_once_are_refused_unparsed(served):
     against 0.26 s for the client, and each was sent to the model. With the default bound (twice
     gpt-4o-mini's 128,000-token window at 4 bytes a token, plus 8 MiB for images: 9.4 MB) a 4 MB
     request of text would still pass, so the attack now needs a request over 9.4 MB: twenty of
-    12 MB are answered 413, their bodies never parsed (read and dropped), none reaches the model. The gateway's CPU for them
-    is printed (a figure, not asserted: ``benchmarks/gateway_limits.py``)."""
+    12 MB are answered 413, their bodies never parsed (read and dropped), none reaches the model.
+    The gateway's CPU for them is printed (a figure, not asserted: ``benchmarks/gateway_limits.py``)."""
     srv, gw = served
     _script(srv, [])
     key = gw.issue_key("round11")
