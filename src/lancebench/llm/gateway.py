@@ -12,6 +12,10 @@ Aider, ...) reach their model without ever holding a real key.
   serves it on the sandbox's own loopback. The sandbox needs no network for it, so on both backends
   the gateway is the only host an agent without network can reach.
 - Each trial's usage and cost come from the proxy's own accounting (:meth:`Gateway.usage`).
+- Each trial key bounds the gateway's work for it (:mod:`.gateway_limits`, checked before LiteLLM
+  reads a request): a request's size (by default twice the model's input window at 4 bytes a
+  token, plus 8 MiB for images) and requests in flight (8); a request over them is refused (413,
+  429) and counted for its trial (:meth:`Gateway.refused`).
 
 One gateway serves a whole process (:func:`shared_gateway`), started on first use and stopped at
 exit. Raises :class:`ModelError` when the proxy does not start.
@@ -36,9 +40,15 @@ from pathlib import Path
 
 from lancebench.errors import ConfigError, ModelError
 from lancebench.llm.client import ResolvedModel
+from lancebench.llm.gateway_limits import KeyLimits, key_hash, read_refusals
 from lancebench.results.models import MAX_USAGE_COST_USD, MAX_USAGE_COUNT, Usage
 
 START_TIMEOUT_SEC = 300.0  # importing the proxy takes ~20 s of CPU
+# A trial key's default bounds (attack pass round 11; docs/security.md has the figures):
+DEFAULT_WINDOW_TOKENS = 200_000  # a model LiteLLM's table does not know
+BYTES_PER_TOKEN = 4  # of a request's JSON per token of its text, about
+IMAGE_ROOM_BYTES = 8 * 1024 * 1024  # images as base64, beyond the text's room
+DEFAULT_MAX_IN_FLIGHT = 8  # requests of one trial key at once; more wait (and past 4 per place, 429)
 SOCKET_NAME = "gateway.sock"
 
 
@@ -132,6 +142,7 @@ class Gateway:
         self.proc: subprocess.Popen | None = None
         self._relay: _UnixRelay | None = None
         self._stopped = threading.Event()
+        self._window: int | None = None  # the model's input window, looked up once
 
     @property
     def base_url(self) -> str:
@@ -157,11 +168,13 @@ class Gateway:
                "LITELLM_USE_CHAT_COMPLETIONS_URL_FOR_ANTHROPIC_MESSAGES": "True",
                "LITELLM_MASTER_KEY": "sk-" + secrets.token_hex(32)}  # the proxy refuses to start without one
         log = open(self.root / "gateway.log", "wb")  # noqa: SIM115  (kept open by the child)
-        self.proc = subprocess.Popen([str(litellm_bin), "--config", str(self.root / "config.json"), "--host",
-                                      "127.0.0.1", "--port", str(self.port), "--num_workers", "1"],
+        self.proc = subprocess.Popen([sys.executable, "-m", "lancebench.llm._gateway_proxy", "--config",
+                                      str(self.root / "config.json"), "--host", "127.0.0.1", "--port",
+                                      str(self.port), "--num_workers", "1"],
                                      stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True,
                                      preexec_fn=_die_with_parent)
         self._wait_ready()
+        self.window_tokens()  # here (a thread of its own), not on a trial's event loop: imports litellm
         os.chmod(self.socket_dir, 0o755)
         self._relay = _UnixRelay(self.socket_dir / SOCKET_NAME, self.port)
         return self
@@ -181,29 +194,62 @@ class Gateway:
         self.stop()
         raise ModelError(f"the model gateway (LiteLLM proxy) did not start: {tail}")
 
-    def issue_key(self, trial_id: str, *, max_calls: int = 0, max_cost_usd: float = 0.0) -> str:
-        """A new key valid through this gateway until :meth:`revoke` (one per trial). Limits the
-        gateway enforces whatever the agent does (0: none): ``max_calls`` model calls (answered,
-        cut or in flight), ``max_cost_usd`` USD of answered and cut calls (a call is refused once
-        the key's cost reached it; calls in flight then may pass it by their own cost, as
-        mini-swe-agent's ``cost_limit``). A refused call is answered 400 (``budget_exceeded``) and
-        recorded (:meth:`refused`)."""
-        from lancebench.llm.gateway_hooks import key_hash
+    def window_tokens(self) -> int:
+        """The model's input window in tokens (``max_input_tokens`` in LiteLLM's model table;
+        :data:`DEFAULT_WINDOW_TOKENS` for a model the table does not know, a local one included)."""
+        if self._window is None:
+            from lancebench.llm.client import _litellm
+            try:
+                value = _litellm().get_model_info(self.model.litellm_model).get("max_input_tokens")
+            except Exception:  # noqa: BLE001  (not in LiteLLM's table)
+                value = None
+            self._window = value if isinstance(value, int) and value > 0 else DEFAULT_WINDOW_TOKENS
+        return self._window
+
+    def default_max_request_bytes(self) -> int:
+        """The default bound on one request's body, in bytes: twice what the model's input window
+        holds at :data:`BYTES_PER_TOKEN` bytes a token (:meth:`window_tokens`), plus
+        :data:`IMAGE_ROOM_BYTES` for images sent as base64 (``docs/security.md``, round 11's
+        finding, has the figures of what agents send)."""
+        return 2 * self.window_tokens() * BYTES_PER_TOKEN + IMAGE_ROOM_BYTES
+
+    def issue_key(self, trial_id: str, *, max_request_bytes: int | None = None,
+                  max_in_flight: int | None = None, max_calls: int = 0, max_cost_usd: float = 0.0) -> str:
+        """A new key valid through this gateway until :meth:`revoke` (one per trial), with its
+        bounds (:mod:`.gateway_limits`): ``max_request_bytes`` a request's body (None:
+        :meth:`default_max_request_bytes`), ``max_in_flight`` requests at once (None:
+        :data:`DEFAULT_MAX_IN_FLIGHT`); 0 is no bound. Raises :class:`ConfigError` for a negative one.
+        And the trial's limits, enforced whatever the agent does (0: none): ``max_calls`` model
+        calls (answered, cut or in flight), ``max_cost_usd`` USD of answered and cut calls (a call
+        is refused once the key's cost reached it; calls in flight then may pass it by their own
+        cost, as mini-swe-agent's ``cost_limit``); a call past either is answered 400
+        (``budget_exceeded``) and recorded (:meth:`limit_reached`)."""
+        if (max_request_bytes or 0) < 0 or (max_in_flight or 0) < 0:
+            raise ConfigError(f"the gateway's bounds cannot be negative (a request's bytes {max_request_bytes}, "
+                              f"requests in flight {max_in_flight}); 0 is no bound")
+        limits = KeyLimits(trial=trial_id,
+                           max_request_bytes=(self.default_max_request_bytes() if max_request_bytes is None
+                                              else int(max_request_bytes)),
+                           max_in_flight=DEFAULT_MAX_IN_FLIGHT if max_in_flight is None else int(max_in_flight),
+                           max_calls=int(max_calls), max_cost_usd=float(max_cost_usd))
         key = "sk-lancebench-" + secrets.token_hex(20)
-        limits = {"trial": trial_id, "max_calls": int(max_calls), "max_cost_usd": float(max_cost_usd)}
-        (self.root / "keys" / key_hash(key)).write_text(json.dumps(limits))
+        (self.root / "keys" / key_hash(key)).write_text(limits.dumps())
         return key
 
-    def refused(self, key: str) -> str | None:
-        """Why the gateway refused a call of ``key`` for its limits (the first refusal's reason, as
-        ``max_steps 3 reached (3 model calls)``), or None when it refused none."""
-        from lancebench.llm.gateway_hooks import key_hash
-        path = self.root / "usage" / f"{key_hash(key)}.refused"
+    def refused(self, key: str) -> dict:
+        """The requests of ``key`` the gateway refused for its bounds (413 too large, 429 too many
+        in flight): ``{"count": n, "records": [...]}``, each record ``status``, ``message``,
+        ``bytes``, ``limit``, ``time`` (:func:`.gateway_limits.read_refusals`)."""
+        return read_refusals(self.root / "usage", key_hash(key))
+
+    def limit_reached(self, key: str) -> str | None:
+        """Why the gateway refused a call of ``key`` for the trial's limits (the first refusal's
+        reason, as ``max_steps 3 reached (3 model calls)``), or None when it refused none."""
+        path = self.root / "usage" / f"{key_hash(key)}.limit"
         return path.read_text() if path.exists() else None
 
     def revoke(self, key: str) -> None:
         """End ``key``: later requests with it are refused (401)."""
-        from lancebench.llm.gateway_hooks import key_hash
         (self.root / "keys" / key_hash(key)).unlink(missing_ok=True)
 
     def end(self, key: str, reason: str) -> tuple[Usage, list[dict]]:
@@ -214,7 +260,7 @@ class Gateway:
         request that arrives later is refused, an answer that arrives later is not counted again.
         Returns :meth:`usage`. Call it once the agent's processes ended (deadline, cancellation,
         exit)."""
-        from lancebench.llm.gateway_hooks import claim_cut, key_hash
+        from lancebench.llm.gateway_hooks import claim_cut
         self.revoke(key)
         claim_cut(self.root / "usage", key_hash(key), reason, self.price)
         return self.usage(key)
@@ -240,7 +286,6 @@ class Gateway:
         ``cut``, its reason, and ``estimate``). Every count is bounded to [0, ``MAX_USAGE_COUNT``]
         and every cost to [0, ``MAX_USAGE_COST_USD``] (:mod:`lancebench.results.models`), whatever
         a provider reported."""
-        from lancebench.llm.gateway_hooks import key_hash
         path = self.root / "usage" / f"{key_hash(key)}.jsonl"
         calls = [_bounded(json.loads(line)) for line in path.read_text().splitlines()
                  if line.strip()] if path.exists() else []

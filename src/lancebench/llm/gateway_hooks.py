@@ -6,7 +6,9 @@ lancebench's: the per-trial key check and the usage log.
   :meth:`Gateway.issue_key`, deleted when the trial ends) and its path is a model call
   (:data:`MODEL_ROUTES`: the proxy's other routes, such as ``/health``, which calls the model
   outside any trial's usage, are refused). This stands in for LiteLLM's virtual keys, which need a
-  database; the request is then tagged with the key's hash as ``user_id``.
+  database; the request is then tagged with the key's hash as ``user_id``. Before it, the key's
+  bounds (the key file's JSON: a request's size, requests in flight) were applied by
+  :mod:`.gateway_limits`, before LiteLLM read the request.
 - :data:`usage_log` (a ``litellm_settings.callbacks`` entry) appends one JSON line per answered
   call to ``$LANCEBENCH_GATEWAY_DIR/usage/<key hash>.jsonl``: ``prompt_tokens``,
   ``completion_tokens``, ``cached_tokens`` (counts), ``cost_usd`` (USD from LiteLLM's price
@@ -29,7 +31,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fcntl
-import hashlib
 import json
 import os
 import secrets
@@ -41,8 +42,11 @@ from typing import Any, TypeGuard
 from litellm.integrations.custom_logger import CustomLogger
 from litellm.proxy._types import ProxyErrorTypes, ProxyException, UserAPIKeyAuth
 
+from lancebench.llm.gateway_limits import KeyLimits, key_hash
+
 CALL_KEY = "lancebench_gateway_call"  # where a call's in-flight name rides: the logging object's details
 MAX_TEXT_CHARS = 4_000_000  # of a request's text counted (far above any model's window in tokens)
+CHARS_PER_WINDOW_TOKEN = 8  # text counted per token of the model's window (prose and code: 3-4 a token)
 HEX = frozenset("0123456789abcdef")
 # The routes a trial key may use: model calls (OpenAI chat, completions, embeddings and Responses,
 # Anthropic messages) and the model list. Every other route of the proxy is refused: GET /health
@@ -53,11 +57,6 @@ MODEL_ROUTES = frozenset(f"{prefix}/{route}" for prefix in ("", "/v1") for route
 
 def _root() -> Path:
     return Path(os.environ["LANCEBENCH_GATEWAY_DIR"])
-
-
-def key_hash(key: str) -> str:
-    """The hex sha256 of a trial key: its file name under ``keys/`` and ``usage/``."""
-    return hashlib.sha256(key.encode()).hexdigest()
 
 
 def _is_name(text: object, length: int) -> TypeGuard[str]:
@@ -161,8 +160,10 @@ def _plain_messages(messages: Any) -> list[dict] | None:
 def prompt_tokens(model: str, data: dict) -> int:
     """LiteLLM's token count of the request ``data`` for ``model``: its chat messages (text only)
     as LiteLLM counts messages, plus the text of its system prompt, input, instructions and tools;
-    the text is cut at :data:`MAX_TEXT_CHARS`, the count bounded by the model's input window
-    (LiteLLM's model table) when known."""
+    the text is cut at :data:`MAX_TEXT_CHARS`, and at :data:`CHARS_PER_WINDOW_TOKEN` characters
+    per token of the model's input window (LiteLLM's model table) when known, and the count is
+    bounded by that window: text past what the window can hold is not counted (attack pass round
+    11: counting is most of the gateway's work for a large request)."""
     import litellm
 
     plain = _plain_messages(data.get("messages"))
@@ -171,7 +172,8 @@ def prompt_tokens(model: str, data: dict) -> int:
     if plain is None:
         _texts(data.get("messages"), rest)
     n = 0
-    budget = MAX_TEXT_CHARS
+    window = _window(model, "max_input_tokens")
+    budget = min(MAX_TEXT_CHARS, window * CHARS_PER_WINDOW_TOKEN) if window else MAX_TEXT_CHARS
     if plain:
         plain = [{"role": m["role"], "content": m["content"][:budget]} for m in plain]
         n += litellm.token_counter(model=model, messages=plain)
@@ -179,7 +181,7 @@ def prompt_tokens(model: str, data: dict) -> int:
     text = "\n".join(rest)[:max(budget, 0)]
     if text:
         n += litellm.token_counter(model=model, text=text)
-    return min(n, _window(model, "max_input_tokens") or n)
+    return min(n, window or n)
 
 
 def _window(model: str, field: str) -> int | None:
@@ -278,7 +280,7 @@ class UsageLog(CustomLogger):
                 raise ProxyException(message="lancebench gateway: this key's trial ended",
                                      type=ProxyErrorTypes.auth_error, param="api_key", code=401)
             (usage / f"{digest}.inflight").mkdir(exist_ok=True)
-            _within_limits(usage, digest)
+            within_limits(usage, digest)
             _write_json(usage / f"{digest}.inflight" / f"{call}.json",
                         {"call": call, "model": _model(), "call_type": str(call_type), "started": time.time(),
                          "prompt_tokens": tokens, "completion_tokens": 0})
@@ -332,17 +334,17 @@ class UsageLog(CustomLogger):
         await asyncio.to_thread(_log_answer, usage, digest, call, line)
 
 
-def _within_limits(usage: Path, digest: str) -> None:
+def within_limits(usage: Path, digest: str) -> None:
     """Refuse the next call of key ``digest`` (raise :class:`ProxyException`, 400
     ``budget_exceeded``) when its key file's limits (:meth:`Gateway.issue_key`) are reached: calls
     answered, cut or in flight against ``max_calls``; the cost of its answered and cut calls
-    against ``max_cost_usd``. The first refusal's reason goes to ``usage/<digest>.refused``. Call it
+    against ``max_cost_usd``. The first refusal's reason goes to ``usage/<digest>.limit``. Call it
     under the key's lock."""
     try:
-        limits = json.loads((_root() / "keys" / digest).read_text())
-    except (OSError, ValueError):
+        limits = KeyLimits.loads((_root() / "keys" / digest).read_text())
+    except OSError:
         return
-    max_calls, max_cost = int(limits.get("max_calls") or 0), float(limits.get("max_cost_usd") or 0.0)
+    max_calls, max_cost = limits.max_calls, limits.max_cost_usd
     if not (max_calls or max_cost):
         return
     log = usage / f"{digest}.jsonl"
@@ -353,9 +355,9 @@ def _within_limits(usage: Path, digest: str) -> None:
               f"max_cost {max_cost:g} USD reached ({cost:.6f} USD spent)" if max_cost and cost >= max_cost else None)
     if reason is None:
         return
-    refused = usage / f"{digest}.refused"
-    if not refused.exists():
-        refused.write_text(reason)
+    reached = usage / f"{digest}.limit"
+    if not reached.exists():
+        reached.write_text(reason)
     raise ProxyException(message=f"lancebench gateway: the trial's limit is reached: {reason}",
                          type=ProxyErrorTypes.budget_exceeded, param="api_key", code=400)
 

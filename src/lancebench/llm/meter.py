@@ -37,15 +37,22 @@ class UsageMeter:
         self.earlier = earlier or Usage()
         self.usage = Usage()
         self.cut: list[dict] = []  # the records of calls the trial's end cut (model gateway), in order
+        self.refused = 0  # requests the model gateway refused for the trial key's bounds (413, 429)
+        self.refused_records: list[dict] = []  # the first of them (status, message, bytes, limit, time)
         self._lock = threading.Lock()
 
-    def add(self, usage: Usage, cut: list[dict] | tuple[dict, ...] = ()) -> None:
+    def add(self, usage: Usage, cut: list[dict] | tuple[dict, ...] = (), refused: dict | None = None) -> None:
         """Count one call's (or one failed call's, or one agent run's) usage, and write the total;
         ``cut``: the records of the calls among them that the agent phase's end cut (each with
-        ``cut``, its reason, tokens, ``cost_usd`` and ``estimate``), kept in :attr:`cut`."""
+        ``cut``, its reason, tokens, ``cost_usd`` and ``estimate``), kept in :attr:`cut`;
+        ``refused``: ``{"count": n, "records": [...]}``, requests the model gateway refused for the
+        trial key's bounds (never sent to the model, no usage), added to :attr:`refused`."""
         with self._lock:
             self.usage = self.usage + usage
             self.cut.extend(dict(c) for c in cut)
+            if refused:
+                self.refused += int(refused.get("count") or 0)
+                self.refused_records.extend(dict(r) for r in refused.get("records") or [])
             total = self.earlier + self.usage
         if self.path is not None:
             self.write(total)
@@ -69,13 +76,13 @@ def read_usage(path: Path) -> Usage | None:
         return None
 
 
-def record(usage: Usage, cut: list[dict] | tuple[dict, ...] = ()) -> None:
+def record(usage: Usage, cut: list[dict] | tuple[dict, ...] = (), refused: dict | None = None) -> None:
     """Add ``usage`` to the active meter, if any (called by the model client after each call, and
-    by an installed agent with its gateway's usage when its run ends; ``cut``: see
+    by an installed agent with its gateway's usage when its run ends; ``cut``, ``refused``: see
     :meth:`UsageMeter.add`)."""
     meter = _ACTIVE.get()
     if meter is not None:
-        meter.add(usage, cut)
+        meter.add(usage, cut, refused)
 
 
 @contextlib.contextmanager

@@ -15,7 +15,10 @@ Calls the agent phase's end cut (a call of an installed agent in flight through 
 when its deadline came, it was cancelled or it exited: :meth:`lancebench.llm.gateway.Gateway.end`)
 are counted in the usage like any other, their tokens estimated; ``extra.cut_calls`` says how many
 there were and ``extra.cut_call_records`` lists the first :data:`MAX_CUT_RECORDS` (reason, tokens,
-cost, ``estimate``).
+cost, ``estimate``). Requests the gateway refused for the trial key's bounds (a request too large,
+413, or too many in flight, 429: :mod:`lancebench.llm.gateway_limits`) are the agent's doing: never
+sent to the model, no usage, the trial graded as any other; ``extra.gateway_refused`` says how many
+and ``extra.gateway_refused_records`` lists the first (status, message, bytes, limit).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from lancebench.results.models import Usage
 from lancebench.results.paths import TrialPaths
 
 CUT_FIELDS = ("cut", "prompt_tokens", "completion_tokens", "cost_usd", "estimate")
+REFUSED_FIELDS = ("status", "message", "bytes", "limit")
 MAX_CUT_RECORDS = 20  # cut calls listed in a result's extra (all are counted)
 
 _TRIAL: contextvars.ContextVar[UsageMeter | None] = contextvars.ContextVar("lancebench_trial_meter", default=None)
@@ -64,7 +68,8 @@ def settle(reported: Usage, meter: UsageMeter) -> tuple[Usage, dict]:
     more calls (an agent with its own client), each field the larger of the two (:func:`_at_least`:
     the meter's count is a floor the agent cannot lower), plus the earlier runs' spend; ``extra`` is
     ``{"earlier_runs_usage": ...}`` when there was earlier spend (else empty), for the result's
-    ``extra`` (with ``cut_calls`` and ``cut_call_records`` when the meter counted cut calls).
+    ``extra`` (with ``cut_calls`` and ``cut_call_records`` when the meter counted cut calls, and
+    ``gateway_refused`` and ``gateway_refused_records`` when the gateway refused requests).
     Written to ``usage.json`` when there is any (a trial without model calls leaves no
     such file)."""
     seen = (meter.usage if meter.usage.calls + meter.usage.retries >= reported.calls + reported.retries
@@ -78,6 +83,10 @@ def settle(reported: Usage, meter: UsageMeter) -> tuple[Usage, dict]:
     if meter.cut:
         extra["cut_calls"] = len(meter.cut)
         extra["cut_call_records"] = [{k: c.get(k) for k in CUT_FIELDS} for c in meter.cut[:MAX_CUT_RECORDS]]
+    if meter.refused:
+        extra["gateway_refused"] = meter.refused
+        extra["gateway_refused_records"] = [{k: r.get(k) for k in REFUSED_FIELDS}
+                                            for r in meter.refused_records[:MAX_CUT_RECORDS]]
     return total, extra
 
 

@@ -6,10 +6,11 @@ copied out, and a trajectory built from them with usage and cost from the gatewa
 
 A subclass sets ``name``, ``package`` and ``version_note`` and implements :meth:`command` (the
 shell command and its environment) and :meth:`trajectory` (its logs to ATIF). Agent options
-(``--ao key=value``) are kept in ``self.options``; ``version=X`` installs another version.
-The job's ``max_steps`` (model calls) and ``max_cost`` (USD) are enforced by the gateway on the
-trial's key (:meth:`Gateway.issue_key`), whatever the agent does with them: a call past either is
-refused, and the trial's agent exit is ``limit``.
+(``--ao key=value``) are kept in ``self.options``; ``version=X`` installs another version;
+``gateway_max_request_mb`` and ``gateway_max_in_flight`` set the trial key's bounds at the model
+gateway (:func:`gateway_bounds`). The job's ``max_steps`` (model calls) and ``max_cost`` (USD)
+are enforced by the gateway on the trial's key (:meth:`Gateway.issue_key`), whatever the agent
+does with them: a call past either is refused, and the trial's agent exit is ``limit``.
 """
 
 from __future__ import annotations
@@ -74,6 +75,7 @@ class InstalledAgent(abc.ABC):
             self.package = dataclasses.replace(self.package, version=str(version))
         self._installed: Path | None = None
         self._gateway: Gateway | None = None
+        self._bounds = gateway_bounds(self.name, options)
 
     # -- what the runner calls -----------------------------------------------------------------
     async def sandbox_mounts(self) -> tuple[Mount, ...]:
@@ -94,7 +96,8 @@ class InstalledAgent(abc.ABC):
             raise AgentError(f"{self.name}: the runner did not prepare the sandbox (sandbox_mounts)")
         gw = self._gateway
         await self._probe(ctx)
-        key = gw.issue_key(f"{ctx.task_name}#{ctx.attempt}", max_calls=int(self.options.get("max_steps") or 0),
+        key = gw.issue_key(f"{ctx.task_name}#{ctx.attempt}", **self._bounds,
+                           max_calls=int(self.options.get("max_steps") or 0),
                            max_cost_usd=float(self.options.get("max_cost") or 0.0))
         run = Run(base_url="", key=key, instruction=f"{WORK}/instruction.md", logs_inside=LOGS_INSIDE,
                   logs=ctx.logs_dir / "native", timeout_sec=max(ctx.deadline - time.monotonic() - 5, 1.0))
@@ -107,14 +110,16 @@ class InstalledAgent(abc.ABC):
             raise
         finally:  # before any await: a cancelled run's spend is counted too
             usage, calls = gw.end(key, reason)
-            cut = [c for c in calls if c.get("cut")]
-            record_usage(usage, cut)  # the trial's meter: usage.json, the job's budgets
+            cut, refused = [c for c in calls if c.get("cut")], gw.refused(key)
+            record_usage(usage, cut, refused)  # the trial's meter: usage.json, the job's budgets
             await self._fetch_logs(ctx, run)
-        traj = self.trajectory(ctx, run, [c for c in calls if not c.get("cut")])
-        write_trajectory(with_cut_calls(traj, cut), ctx.logs_dir)
+        traj = with_cut_calls(self.trajectory(ctx, run, [c for c in calls if not c.get("cut")]), cut)
+        if refused["count"]:
+            traj.extra = {**(traj.extra or {}), "gateway_refused": refused["count"]}
+        write_trajectory(traj, ctx.logs_dir)
         if res.timed_out:
             return AgentOutcome(exit="timeout", message=f"{self.name} timed out", usage=usage)
-        if (limit := gw.refused(key)) is not None:  # the gateway refused a call: the run ended on its limit
+        if (limit := gw.limit_reached(key)) is not None:  # the gateway refused a call: the run ended on its limit
             return AgentOutcome(exit="limit", usage=usage,
                                 message=f"limit reached ({limit}; {self.name} exit code {res.exit_code})")
         return AgentOutcome(exit="completed" if res.exit_code == 0 else "error", usage=usage,
@@ -162,6 +167,28 @@ class InstalledAgent(abc.ABC):
             await ctx.sandbox.get(LOGS_INSIDE, run.logs, max_bytes=LOG_BYTES)
         except Exception as exc:  # noqa: BLE001  (the agent's logs are a bonus, never the verdict)
             (ctx.logs_dir / "native-logs-error.txt").write_text(f"{type(exc).__name__}: {exc}")
+
+
+def gateway_bounds(agent: str, options: dict[str, Any]) -> dict[str, int]:
+    """The trial key's bounds at the model gateway from agent options ``gateway_max_request_mb``
+    (MiB of one request's body, a number) and ``gateway_max_in_flight`` (requests at once, a whole
+    number); 0 is no bound; an option not given keeps the gateway's default
+    (:meth:`Gateway.issue_key`). Raises :class:`ConfigError` naming the option for a value that is
+    not a number at least 0."""
+    bounds: dict[str, int] = {}
+    for option, field, kind in (("gateway_max_request_mb", "max_request_bytes", float),
+                                ("gateway_max_in_flight", "max_in_flight", int)):
+        if option not in options:
+            continue
+        try:
+            value = kind(options[option])
+        except (TypeError, ValueError):
+            value = -1
+        if not 0 <= value < 1e6:
+            raise ConfigError(f"agent '{agent}': --ao {option}={options[option]!r} is not "
+                              f"{'a number of MiB' if kind is float else 'a whole number'} from 0 (no bound) up")
+        bounds[field] = int(value * 1024 * 1024) if kind is float else int(value)
+    return bounds
 
 
 def with_cut_calls(traj: Trajectory, cut: list[dict]) -> Trajectory:
