@@ -357,20 +357,20 @@ def _chat(gw: Gateway, key: str) -> tuple[int, str]:
 def test_the_trials_step_and_cost_limits_hold_at_the_gateway_whatever_the_agent_does(served):
     """``max_steps`` and ``max_cost`` of a trial key (agents such as Claude Code never read the
     job's limits): the call past either is refused (400) before it reaches the model, with the
-    reason, which :meth:`Gateway.refused` reports; the calls before it are answered and counted."""
+    reason, which :meth:`Gateway.limit_reached` reports; the calls before it are answered and counted."""
     srv, gw = served
     _script(srv, [Reply("a", prompt_tokens=1000, completion_tokens=500) for _ in range(4)])
     steps = gw.issue_key("steps", max_calls=2)
-    assert [_chat(gw, steps)[0] for _ in range(2)] == [200, 200] and gw.refused(steps) is None
+    assert [_chat(gw, steps)[0] for _ in range(2)] == [200, 200] and gw.limit_reached(steps) is None
     status, body = _chat(gw, steps)
     assert status == 400 and "the trial's limit is reached: max_steps 2 reached (2 model calls)" in body, body
-    assert len(srv.requests) == 2 and gw.refused(steps) == "max_steps 2 reached (2 model calls)"
+    assert len(srv.requests) == 2 and gw.limit_reached(steps) == "max_steps 2 reached (2 model calls)"
     assert gw.end(steps, "done")[0].calls == 2
 
     one = _price(1000, 500)
     cost = gw.issue_key("cost", max_cost_usd=1.5 * one)
     assert [_chat(gw, cost)[0] for _ in range(3)] == [200, 200, 400]  # 2 x one spent >= 1.5 x one
-    assert gw.refused(cost) == f"max_cost {1.5 * one:g} USD reached ({2 * one:.6f} USD spent)"
+    assert gw.limit_reached(cost) == f"max_cost {1.5 * one:g} USD reached ({2 * one:.6f} USD spent)"
     assert len(srv.requests) == 4
     usage, _ = gw.end(cost, "done")
     assert usage.calls == 2 and usage.cost_usd == pytest.approx(2 * one)
