@@ -589,9 +589,19 @@ async def _grade_in(g: Grading, patch: str | asyncio.Future[str], scratch: Path,
             stopped.set()
         writes = witness.stop()
         redact_files(out_dir, set(settings.secrets))  # host values of ${VAR} never stay in the job
+    # the writes are the code under test's: parsed in a worker thread, never in the event loop (round 13)
+    return applied, await asyncio.to_thread(_judge_witnessed, g, witness, writes, held, res, out_dir)
+
+
+def _judge_witnessed(g: Grading, witness: ReportWitness, writes: list[bytes], held: str | None, res: ExecResult,
+                     out_dir: Path) -> RunOutcome:
+    """A run's outcome from its witnessed report ``writes`` and the logs it left in ``out_dir``
+    (blocking). The code under test may write up to ``witness.MAX_WRITES`` reports of
+    ``junit.MAX_BYTES`` each: about a minute of parsing in all (8 of 20 MB: 57 s), during which
+    no other trial of the process moved while it ran in the event loop (attack pass round 13)."""
     junit, rewritten = _witnessed_junit(writes, out_dir)
-    redact_files(out_dir, set(settings.secrets))  # the witnessed writes too
-    run = judge_output(task, out_dir / "logs", junit=junit, exit_code=res.exit_code, timed_out=res.timed_out)
+    redact_files(out_dir, set(g.settings.secrets))  # the witnessed writes too
+    run = judge_output(g.task, out_dir / "logs", junit=junit, exit_code=res.exit_code, timed_out=res.timed_out)
     run.report = junit
     if rewritten:
         run.reason = f"{run.reason}; {rewritten}" if run.reason else rewritten
@@ -599,7 +609,7 @@ async def _grade_in(g: Grading, patch: str | asyncio.Future[str], scratch: Path,
     if problem:  # the runner's report or reward may be lost or forged: nothing there is trusted
         run = RunOutcome(broken=True, reason=f"{problem}; {run.reason}" if run.reason else problem,
                          rewards=run.rewards, tests=run.tests, report=run.report)
-    return applied, run
+    return run
 
 
 def _open_run(g: Grading, scratch: Path, out_dir: Path, tests_from: Path | None) -> Sandbox:

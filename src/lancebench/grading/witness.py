@@ -32,7 +32,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from lancebench.errors import LancebenchError
-from lancebench.grading.junit import MAX_BYTES, JUnitReport, display_id, parse_junit
+from lancebench.grading.junit import MAX_BYTES, JUnitReport, display_id, fromstring, parse_junit
 
 RANK = {"passed": 0, "skipped": 1, "failed": 2, "error": 3}
 MAX_WRITES = 8  # writes kept; more are counted, not stored
@@ -171,7 +171,7 @@ def documents(data: bytes, limit: int = MAX_WRITES) -> list[bytes]:
     out: list[bytes] = []
     while data.strip() and len(out) < limit:
         try:
-            ET.fromstring(data)
+            fromstring(data)
             out.append(data)
             return out
         except ET.ParseError as exc:
@@ -195,7 +195,7 @@ def unreadable(writes: list[bytes]) -> list[int]:
     for i, data in enumerate(writes):
         for doc in documents(data):
             try:
-                ET.fromstring(doc)
+                fromstring(doc)
             except ET.ParseError:
                 bad.append(i + 1)
                 break

@@ -1,0 +1,66 @@
+"""Attack pass round 13 (docs/security.md, "Attack pass round 13"): the report witness's settle
+(``grading/witness.py:ReportWitness.runner_ended``), the order of runs across trials
+(``grading/run_order.py``), the docker capture's member check (``backends/docker_hosttools.py``),
+results written in worker threads (``runner/trial.py:_record``, ``results/index.py:_Writers``).
+
+1. ``round13_report_bombs.py`` (code under test, written as ``calc.py``): what it writes into the
+   report's FIFO is kept by the witness (up to 8 writes of 20 MB) and parsed in the harness. A
+   report whose document type declares an entity was expanded by expat up to 100 times its size
+   (a 20 MB write: 1.9 GB of text, 4.2 GB of the harness's memory, 6 s holding the interpreter);
+   fixed: a report with a document type is not read (``junit.refuse_dtd``), the write is not
+   well-formed and the run broken. Eight plain writes of 20 MB cost 57 s of parsing in the event
+   loop, where every other trial of the process stood still; fixed: the witnessed writes are
+   judged in a worker thread (``verifier._judge_witnessed``).
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+from verify_calc import calc_on, patch_of, verify
+
+from lancebench.errors import LancebenchError
+from lancebench.grading import verifier
+from lancebench.grading.junit import parse_junit
+from lancebench.grading.witness import unreadable
+
+AGENTS = Path(__file__).resolve().parent / "agents"
+BOMBS = AGENTS / "round13_report_bombs.py"
+
+
+def _bomb(uses: int) -> bytes:
+    return ('<?xml version="1.0"?><!DOCTYPE t [<!ENTITY a "' + "A" * 290 + '">]><testsuites><testsuite>'
+            '<testcase classname="test_calc" name="test_add"><system-out>' + "&a;" * uses
+            + '</system-out></testcase></testsuite></testsuites>').encode()
+
+
+def test_a_report_that_declares_entities_is_not_expanded(tmp_path: Path):
+    data = _bomb(30_000)  # 90 KB that expat would expand to 8.7 MB of text (20 MB: 1.9 GB)
+    (tmp_path / "junit.xml").write_bytes(data)
+    with pytest.raises(LancebenchError, match="document type"):
+        parse_junit(tmp_path / "junit.xml")
+    plain = b'<?xml version="1.0"?><testsuites><testsuite><testcase classname="c" name="t"/></testsuite></testsuites>'
+    # the witness's writes: alone, after a plain report in one session, in UTF-16
+    assert unreadable([data, plain, plain + data, data.decode().encode("utf-16")]) == [1, 3, 4]
+
+
+def test_the_code_under_tests_reports_are_neither_expanded_nor_parsed_in_the_event_loop(
+        shared: Path, backend: str, monkeypatch):
+    task, box = calc_on(backend, shared, monkeypatch)
+    attack = BOMBS.read_text().replace("@BOMB@", "30000").replace("@PLAIN@", "2").replace("@PLAIN_MB@", "1")
+    patch = patch_of(task.paths.root / "environment" / "repo", {"calc.py": attack}, shared)
+    assert "return a - b" in patch  # calc.add stays broken
+    in_loop: list[bool] = []
+    merge = verifier.merge_writes
+
+    def watched(*args, **kwargs):  # the real merge, and the thread it ran in
+        in_loop.append(threading.current_thread() is threading.main_thread())
+        return merge(*args, **kwargs)
+
+    monkeypatch.setattr(verifier, "merge_writes", watched)
+    verdict = verify(task, box, backend, patch, shared)
+    assert verdict.status == "unresolved", (verdict.status, verdict.reason)
+    assert "is not well-formed XML" in (verdict.reason or ""), verdict.reason  # the bomb: not read
+    assert in_loop and not any(in_loop), in_loop  # asyncio.run's loop is this (the main) thread's
