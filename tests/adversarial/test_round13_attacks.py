@@ -64,3 +64,21 @@ def test_the_code_under_tests_reports_are_neither_expanded_nor_parsed_in_the_eve
     assert verdict.status == "unresolved", (verdict.status, verdict.reason)
     assert "is not well-formed XML" in (verdict.reason or ""), verdict.reason  # the bomb: not read
     assert in_loop and not any(in_loop), in_loop  # asyncio.run's loop is this (the main) thread's
+
+
+def test_the_code_under_test_cannot_read_the_runners_report_from_the_fifo(shared: Path, backend: str, monkeypatch,
+                                                                         request):
+    if backend == "docker":  # calc's image runs tests/test.sh as root, which reads any file of the container
+        request.applymarker(pytest.mark.xfail(strict=True, reason="open (docs/security.md, round 13): root in a "
+                                              "container reads the report's FIFO"))
+    task, box = calc_on(backend, shared, monkeypatch)
+    attack = (AGENTS / "round13_steal_report.py").read_text()
+    patch = patch_of(task.paths.root / "environment" / "repo", {"calc.py": attack}, shared)
+    assert "return a - b" in patch  # calc.add stays broken
+    verdict = verify(task, box, backend, patch, shared)
+    assert verdict.status == "unresolved", (verdict.status, verdict.reason)
+    graded = verdict.runs[0].report
+    assert graded is not None, verdict
+    probes = sorted(str(t) for t in graded.cases if str(t).startswith("probe::"))
+    assert probes == ["probe::fifo_refused"], (probes, verdict.reason)
+    assert graded.cases.get("test_calc::test_add") == "failed", (graded.cases, verdict.reason)

@@ -581,6 +581,7 @@ async def _grade_in(g: Grading, patch: str | asyncio.Future[str], scratch: Path,
                 await after.wait()
             if patch.strip():  # the agent's code runs: not beside a run of the task it could ask
                 await turn.take("canary" if tests_from is not None else "graded")
+            witness.seal()  # the logs are the sandbox uid's now; the FIFO is not (round 13)
             res = await _run_tests(sandbox, g, out_dir, sealed=(tests, logs), waited=turn.waited_sec)
             held = await asyncio.to_thread(witness.runner_ended)
     finally:  # the sandbox stopped first: nothing writes the report any more, nothing of the patch runs

@@ -63,13 +63,26 @@ class ReportWitness:
     def start(self) -> None:
         if os.path.lexists(self.path):
             os.unlink(self.path)
-        os.mkfifo(self.path, 0o666)
-        os.chmod(self.path, 0o666)  # the sandbox user writes it (umask aside)
+        os.mkfifo(self.path, 0o622)
+        os.chmod(self.path, 0o622)  # the sandbox user writes it (umask aside); see seal()
         self._fifo_fd = os.open(self.path, os.O_PATH)
         st = os.fstat(self._fifo_fd)
         self._inode = (st.st_dev, st.st_ino)
         self._thread = threading.Thread(target=self._run, name="lancebench-report-witness", daemon=True)
         self._thread.start()
+
+    def seal(self) -> None:
+        """Give the FIFO back to the harness's uid, writable by every other user and readable by
+        none (``0622``): call just before ``tests/test.sh`` runs, once the sandbox's folders were
+        given to its uid (the local backend's first command owns the logs folder's tree). A
+        second reader in the sandbox took the runner's report away from the witness, whose
+        session was then empty, and wrote a forgery in its place (attack pass round 13). Root in
+        a container still reads it (docs/security.md). Raises ``OSError`` when the FIFO is gone."""
+        if self._fifo_fd is None:
+            raise OSError(f"{self.path}: the witness was not started")
+        path = f"/proc/self/fd/{self._fifo_fd}"  # the FIFO made by start(), wherever it is now
+        os.chown(path, os.getuid(), os.getgid())
+        os.chmod(path, 0o622)
 
     def _run(self) -> None:
         while not self._stop.is_set():
