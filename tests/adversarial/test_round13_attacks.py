@@ -11,6 +11,13 @@ results written in worker threads (``runner/trial.py:_record``, ``results/index.
    well-formed and the run broken. Eight plain writes of 20 MB cost 57 s of parsing in the event
    loop, where every other trial of the process stood still; fixed: the witnessed writes are
    judged in a worker thread (``verifier._judge_witnessed``).
+2. ``round13_steal_report.py`` (code under test): a daemon it leaves opens the FIFO for reading
+   too and races the witness for the runner's report, then writes it back without its failures
+   (the graded run passed; only the canary run caught it). Fixed on the local backend (the FIFO is
+   the harness's, 0622, when ``tests/test.sh`` starts: ``ReportWitness.seal``); open on docker,
+   where the test runs as root in the container (a strict xfail).
+3. Held: the agent's sandbox finds neither the run order's lock folder nor the harness's lock in
+   ``/proc/locks`` while the harness holds a canary turn of its task.
 """
 
 from __future__ import annotations
@@ -82,3 +89,43 @@ def test_the_code_under_test_cannot_read_the_runners_report_from_the_fifo(shared
     probes = sorted(str(t) for t in graded.cases if str(t).startswith("probe::"))
     assert probes == ["probe::fifo_refused"], (probes, verdict.reason)
     assert graded.cases.get("test_calc::test_add") == "failed", (graded.cases, verdict.reason)
+
+
+LOOK_FOR_THE_ORDER = r"""
+found=""
+for p in /run/lancebench-run-order /tmp/lancebench-run-order-* /var/tmp/lancebench-run-order-*; do
+  [ -e "$p" ] && found="$found $p"
+done
+command -v grep >/dev/null && [ -r /proc/locks ] || found="$found (no grep or /proc/locks)"
+grep -q ":$INODE " /proc/locks && found="$found /proc/locks:$INODE"
+echo "found:$found"
+"""
+
+
+def test_the_agent_finds_no_lock_file_of_the_run_order(shared: Path, backend: str, monkeypatch):
+    """Held: while the harness holds a canary run's turn of the agent's task (an exclusive flock),
+    the agent's sandbox sees neither the lock folder nor the lock in ``/proc/locks``."""
+    import asyncio
+    import hashlib
+    import os
+
+    from lancebench.grading.run_order import Turn, order_dir
+
+    task, box = calc_on(backend, shared, monkeypatch)
+
+    async def body():
+        env = await box.prepare(task)
+        turn = Turn(task.name)
+        await turn.take("canary")
+        try:
+            inode = os.stat(order_dir() / hashlib.sha256(task.name.encode()).hexdigest()[:32]).st_ino
+            held = [line for line in Path("/proc/locks").read_text().splitlines() if f":{inode} " in line]
+            assert held, inode  # the harness's flock, seen from here
+            async with box.open(task, env, shared / "agent") as agent:
+                res = await agent.exec(["sh", "-c", LOOK_FOR_THE_ORDER], env={"INODE": str(inode)})
+        finally:
+            turn.give_back()
+        return res
+
+    res = asyncio.run(body())
+    assert res.stdout.strip() == "found:", (res.stdout, res.stderr)
