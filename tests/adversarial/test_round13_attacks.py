@@ -129,3 +129,16 @@ def test_the_agent_finds_no_lock_file_of_the_run_order(shared: Path, backend: st
 
     res = asyncio.run(body())
     assert res.stdout.strip() == "found:", (res.stdout, res.stderr)
+
+
+def test_the_witness_keeps_each_write_once(tmp_path: Path):
+    """Every witnessed write is kept in the job folder (``verifier/.../witness``); a write of one
+    document was kept twice (the write and its one part), so the code under test's 8 writes of
+    20 MB cost 320 MB of the job folder per run, beside the 256 MB of the logs' copy."""
+    from lancebench.grading.witness import merge_writes
+
+    one = b'<?xml version="1.0"?><testsuites><testsuite><testcase classname="c" name="t"/></testsuite></testsuites>'
+    report, _ = merge_writes([one, one + one], None, tmp_path)
+    assert report is not None and report.cases == {"c::t": "passed"}
+    kept = sorted(p.name for p in tmp_path.iterdir())
+    assert kept == ["junit.write-1.xml", "junit.write-2.1.xml", "junit.write-2.2.xml", "junit.write-2.xml"], kept
