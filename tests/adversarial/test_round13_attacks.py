@@ -142,3 +142,18 @@ def test_the_witness_keeps_each_write_once(tmp_path: Path):
     assert report is not None and report.cases == {"c::t": "passed"}
     kept = sorted(p.name for p in tmp_path.iterdir())
     assert kept == ["junit.write-1.xml", "junit.write-2.1.xml", "junit.write-2.2.xml", "junit.write-2.xml"], kept
+
+
+@pytest.mark.parametrize("mode", ["writes", "overflow"])
+def test_the_runners_report_is_never_dropped_for_the_code_under_tests_own(shared: Path, backend: str, monkeypatch,
+                                                                          mode: str):
+    task, box = calc_on(backend, shared, monkeypatch)
+    attack = (AGENTS / "round13_drop_the_runners_report.py").read_text().replace("@MODE@", mode)
+    patch = patch_of(task.paths.root / "environment" / "repo", {"calc.py": attack}, shared)
+    assert "return a - b" in patch  # calc.add stays broken
+    verdict = verify(task, box, backend, patch, shared)
+    assert verdict.status == "unresolved", (verdict.status, verdict.reason)
+    graded = verdict.runs[0]
+    assert graded.report is not None, verdict
+    seen = graded.report.cases.get("test_calc::test_add")
+    assert graded.broken or seen == "failed", (seen, graded.reason)  # the runner's failure, or not trusted

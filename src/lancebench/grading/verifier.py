@@ -40,7 +40,7 @@ from typing import Any, Literal
 from lancebench.grading.app_server import STARTED_VAR, run_verifier
 from lancebench.grading.canary import MARK as CANARY_MARK, Canary, divergence, judge_canary, make_canary, test_files
 from lancebench.grading.choice import grade_choice
-from lancebench.grading.junit import JUnitReport, _as_case, outcome_of, outcome_over_params
+from lancebench.grading.junit import MAX_BYTES, JUnitReport, _as_case, outcome_of, outcome_over_params
 from lancebench.grading.outcome import RunOutcome, combine_runs, judge_run
 from lancebench.grading.patch import filter_patch
 from lancebench.grading.pyguard import PYBOOT_INSIDE, write_pyboot
@@ -48,7 +48,7 @@ from lancebench.grading.redact import redact_files
 from lancebench.grading.rewards import RewardError, RewardExcluded, read_rewards
 from lancebench.grading.run_order import Turn
 from lancebench.grading.scan import deciding, scan_patch, scan_reason
-from lancebench.grading.witness import ReportWitness, merge_writes, unreadable
+from lancebench.grading.witness import MAX_WRITES, ReportWitness, merge_writes, unreadable
 from lancebench.results.paths import TrialPaths
 from lancebench.results.store import atomic_write
 from lancebench.sandbox.backend import Backend, PreparedEnvironment
@@ -638,13 +638,18 @@ def _open_run(g: Grading, scratch: Path, out_dir: Path, tests_from: Path | None)
 
 def _channel_problem(witness: ReportWitness, writes: list[bytes], held: str | None, logs: Path) -> str | None:
     """Why the run's report or reward channel cannot be trusted (the run is broken), or None: the
-    FIFO replaced, a write that is not well-formed XML, a writer that held the FIFO or wrote to it
-    after the runner ended, a reward path that is not a regular file."""
+    FIFO replaced, a write that is not well-formed XML, more writes or bytes than the witness keeps
+    (the runner's report may be among those dropped: attack pass round 13), a writer that held the
+    FIFO or wrote to it after the runner ended, a reward path that is not a regular file."""
     problems = [REPLACED_FIFO] if witness.replaced else []
     bad = unreadable(writes)
     if bad:
         problems.append(f"the JUnit report's write {', '.join(map(str, bad))} is not well-formed XML (a writer "
                         f"shared the runner's session, or the report was cut short) {WITNESS_MARK}: not trusted")
+    if witness.count > len(writes) or witness.overflow:  # what the witness did not keep may be the runner's
+        problems.append(f"the JUnit report was written {witness.count} time(s)"
+                        f"{', one write over ' + str(MAX_BYTES) + ' bytes' if witness.overflow else ''} "
+                        f"(the witness keeps {MAX_WRITES} of at most {MAX_BYTES} bytes) {WITNESS_MARK}: not trusted")
     if held:
         problems.append(f"{held} {WITNESS_MARK}: the report is not trusted")
     if witness.late:
