@@ -45,8 +45,8 @@ class ReportWitness:
     before ``tests/test.sh`` starts, ``writes = w.stop()`` after it ended (its processes gone).
     Each write is at most ``junit.MAX_BYTES`` bytes (the rest is read and dropped; ``overflow``
     is set), and at most :data:`MAX_WRITES` are kept (``count`` counts them all): a run with more
-    is not to be trusted, the runner's report may be among those dropped (attack pass round 13). Raises ``OSError`` from :meth:`start` when the FIFO
-    cannot be made."""
+    is not to be trusted, the runner's report may be among those dropped (attack pass round 13).
+    Raises ``OSError`` from :meth:`start` when the FIFO cannot be made."""
 
     def __init__(self, folder: Path, name: str = "junit.xml"):
         self.path = folder / name
