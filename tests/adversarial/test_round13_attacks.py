@@ -56,6 +56,8 @@ def test_a_report_that_declares_entities_is_not_expanded(tmp_path: Path):
     plain = b'<?xml version="1.0"?><testsuites><testsuite><testcase classname="c" name="t"/></testsuite></testsuites>'
     # the witness's writes: alone, after a plain report in one session, in UTF-16
     assert unreadable([data, plain, plain + data, data.decode().encode("utf-16")]) == [1, 3, 4]
+    # a session of 8 documents and then more: the rest was left unread (the runner's report)
+    assert unreadable([plain * 8, plain * 9, plain * 10]) == [3]
 
 
 def test_the_code_under_tests_reports_are_neither_expanded_nor_parsed_in_the_event_loop(
@@ -149,7 +151,7 @@ def test_the_witness_keeps_each_write_once(tmp_path: Path):
     assert kept == ["junit.write-1.xml", "junit.write-2.1.xml", "junit.write-2.2.xml", "junit.write-2.xml"], kept
 
 
-@pytest.mark.parametrize("mode", ["writes", "overflow"])
+@pytest.mark.parametrize("mode", ["writes", "overflow", "session"])
 def test_the_runners_report_is_never_dropped_for_the_code_under_tests_own(shared: Path, backend: str, monkeypatch,
                                                                           mode: str):
     task, box = calc_on(backend, shared, monkeypatch)

@@ -182,7 +182,10 @@ class ReportWitness:
 def documents(data: bytes, limit: int = MAX_WRITES) -> list[bytes]:
     """Split ``data`` into the XML documents written one after the other (a writer that opens
     the FIFO before the previous one closed it joins the same read): at each ``junk after
-    document element`` the rest is another document. Returns at least ``[data]``."""
+    document element`` the rest is another document. Returns at least ``[data]``; past ``limit``
+    documents the rest is one more item as it is (several documents: not well-formed, so the run
+    is not trusted; it was left out, and a session of 8 documents of the code under test's own
+    hid the runner's report after them: attack pass round 13)."""
     out: list[bytes] = []
     while data.strip() and len(out) < limit:
         try:
@@ -200,6 +203,8 @@ def documents(data: bytes, limit: int = MAX_WRITES) -> list[bytes]:
             head, data = text[:cut].encode("utf-8", errors="surrogateescape"), text[cut:].encode(
                 "utf-8", errors="surrogateescape")
             out.append(head)
+    if out and data.strip():  # the limit reached
+        out.append(data)
     return out or [data]
 
 

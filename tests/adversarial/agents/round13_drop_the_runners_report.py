@@ -8,7 +8,9 @@
 # - MODE=overflow: at import, a process holds the FIFO open after writing a forged report of
 #   exactly 20,000,000 bytes (a comment pads it), until test.sh has written its reward: pytest's
 #   report joins that read session past the 20 MB kept, and is dropped (the session's kept bytes
-#   are the forged report alone, well-formed).
+#   are the forged report alone, well-formed);
+# - MODE=session: the same with 8 small forged reports in the held session: the witness split a
+#   session into at most 8 documents and left the rest, pytest's report, unread.
 #
 # The forged report names the hidden tests the test module being collected holds (read from the
 # importing frame's file). Names assembled at run time (the static scan reads literals).
@@ -49,8 +51,8 @@ if _mode == "writes":
         except OSError:
             pass
         _time.sleep(0.05)  # the witness's reader has closed this session: the next write is one of its own
-elif _mode == "overflow":
-    _doc = _forged(20_000_000)
+elif _mode in ("overflow", "session"):
+    _doc = _forged(20_000_000) if _mode == "overflow" else _forged() * 8
     _r, _w = _os.pipe()
     if _os.fork() == 0:
         try:
