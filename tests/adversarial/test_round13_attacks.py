@@ -17,9 +17,10 @@ results written in worker threads (``runner/trial.py:_record``, ``results/index.
    the harness's, 0622, when ``tests/test.sh`` starts: ``ReportWitness.seal``); open on docker,
    where the test runs as root in the container (a strict xfail).
 3. ``round13_drop_the_runners_report.py`` (code under test): 8 forged reports written before the
-   runner's, or a forged one of exactly 20 MB holding the read session the runner's then joins:
-   the witness kept the forgeries and counted the runner's report away. Fixed: more writes or
-   bytes than the witness keeps break the run.
+   runner's, a forged one of exactly 20 MB holding the read session the runner's then joins, or 8
+   small ones in a held session: the witness kept the forgeries and counted or split the runner's
+   report away. Fixed: more writes or bytes than the witness keeps break the run; a session's
+   documents past the 8th are read too.
 4. ``test_the_witness_keeps_each_write_once``: a one-document write was kept twice in the job folder.
 5. Held: the agent's sandbox finds neither the run order's lock folder nor the harness's lock in
    ``/proc/locks`` while the harness holds a canary turn of its task.
