@@ -22,7 +22,10 @@ results written in worker threads (``runner/trial.py:_record``, ``results/index.
    report away. Fixed: more writes or bytes than the witness keeps break the run; a session's
    documents past the 8th are read too.
 4. ``test_the_witness_keeps_each_write_once``: a one-document write was kept twice in the job folder.
-5. Held: the agent's sandbox finds neither the run order's lock folder nor the harness's lock in
+5. ``round13_rewrite_reward.py`` (code under test, on ``calc`` graded by a shell check's reward
+   alone): a daemon it leaves writes 1 over test.sh's 0 before the logs are copied: ``resolved``
+   with ``calc.add`` broken on both backends. Open (a strict xfail): nothing witnesses the reward.
+6. Held: the agent's sandbox finds neither the run order's lock folder nor the harness's lock in
    ``/proc/locks`` while the harness holds a canary turn of its task.
 """
 
@@ -165,3 +168,34 @@ def test_the_runners_report_is_never_dropped_for_the_code_under_tests_own(shared
     assert graded.report is not None, verdict
     seen = graded.report.cases.get("test_calc::test_add")
     assert graded.broken or seen == "failed", (seen, graded.reason)  # the runner's failure, or not trusted
+
+
+SHELL_CHECK = """#!/bin/bash
+cd /app
+if python -c 'import calc; assert calc.add(2, 3) == 5 and calc.mul(4, 5) == 20'; then
+  echo 1 > /logs/verifier/reward.txt
+else
+  echo 0 > /logs/verifier/reward.txt
+fi
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="open (docs/security.md, round 13): a process the code under test leaves "
+                   "behind rewrites reward.txt after tests/test.sh wrote it, on a task graded by its reward alone")
+def test_a_process_left_behind_cannot_rewrite_the_reward(shared: Path, backend: str, monkeypatch):
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
+    from lbtest import derive_task
+
+    from lancebench.task.load import load_task
+
+    calc, box = calc_on(backend, shared, monkeypatch)
+    derived = derive_task(calc.paths.root, shared / "calc-shell-check", toml={r"^(f2p|p2p) = .*$": ""},
+                          files={"tests/test.sh": SHELL_CHECK, "tests/test_calc.py": None})
+    task = load_task(derived)
+    attack = (AGENTS / "round13_rewrite_reward.py").read_text()
+    patch = patch_of(task.paths.root / "environment" / "repo", {"calc.py": attack}, shared)
+    assert "return a - b" in patch  # calc.add stays broken
+    verdict = verify(task, box, backend, patch, shared)
+    assert verdict.status == "unresolved", (verdict.status, verdict.reason)
