@@ -5,7 +5,7 @@
 # - BOMB: a report whose document type declares an entity of 290 characters, used 3 bytes at a
 #   time: expat expands up to 100 times a document's size, so a 20 MB write became 1.9 GB of text,
 #   4.2 GB of the harness's memory and 6 s during which no other thread of the harness ran (every
-#   parse of it; the witness parsed each write three times);
+#   parse of it; the witness parsed each write four times);
 # - PLAIN: PLAIN writes of a plain report of many test cases, each about PLAIN_MB MB: 8 writes of
 #   20 MB cost 57 s of parsing in the harness's event loop, where no other trial moved.
 #
