@@ -21,8 +21,12 @@ per environment, not per trial).
 --backend docker -k 1`` (the trial's ``total_sec`` from its result) against one ``docker run
 --rm --network none`` of the same image doing the trial's work, the agent's command (``true`` for
 nop, ``solution/solve.sh`` for oracle) then ``tests/test.sh`` with the tests and the verifier's
-log folder mounted (wall time of the ``docker`` command). Prints both medians, the ratio, the load
-average before and after, and PASS or FAIL against the target (exit 1 on FAIL)::
+log folder mounted (wall time of the ``docker`` command); and against a second floor of the same
+isolation, the containers a trial must have each done by a bare ``docker run`` in the trial's order
+(the agent's, the graded run applying the trial's patch then ``tests/test.sh``, and for a patch
+that passes the canary run, the same again: :func:`_isolated_sec`). Prints the medians, both
+ratios, the load average before and after, and PASS or FAIL against the target (one ``docker run``;
+exit 1 on FAIL)::
 
     .venv/bin/python benchmarks/docker_overhead.py --floor [--reps 9] [--agents nop,oracle]
 
@@ -185,10 +189,37 @@ def _floor_sec(image: str, task: Path, agent: str, logs: Path) -> float:
     return time.perf_counter() - t
 
 
+def _isolated_sec(image: str, task: Path, agent: str, logs: Path, patch: Path | None) -> float:
+    """Wall seconds of the containers a trial must have, each one bare ``docker run --rm
+    --network none`` of the image, in the trial's order: the agent's (``true``, or the oracle's
+    ``solve.sh``), the graded run (``git apply`` of ``patch`` when it is not empty, then
+    ``tests/test.sh``), and for a patch that passes the canary run (the same again: a second
+    fresh container and a second ``test.sh``). No quota, capture, report witness or guard: the
+    floor of the same isolation (issue 29, item 3)."""
+    shutil.rmtree(logs, ignore_errors=True)
+    logs.mkdir(parents=True)
+    base = ["docker", "run", "--rm", "--network", "none", "-v", f"{logs}:/logs/verifier"]
+    runs = [[*base, *(["-v", f"{task / 'solution'}:/solution:ro"] if agent == "oracle" else []), image, "bash", "-c",
+             "bash /solution/solve.sh" if agent == "oracle" else "true"]]
+    graded = [*base, "-v", f"{task / 'tests'}:/tests:ro"]
+    apply = ""
+    if patch is not None and patch.read_text().strip():
+        graded += ["-v", f"{patch}:/lancebench-patch.diff:ro"]
+        apply = "git apply --binary /lancebench-patch.diff && "
+    graded += [image, "bash", "-c", f"{apply}bash /tests/test.sh"]
+    runs.append(graded)
+    if apply:  # a patch that passes is graded again with a canary, in a fresh container
+        runs.append(graded)
+    t = time.perf_counter()
+    for argv in runs:
+        subprocess.run(argv, check=True, capture_output=True, timeout=900)
+    return time.perf_counter() - t
+
+
 def bench_floor(task: Path, agents: list[str], reps: int, tmp: Path, baseline: Path | None = None) -> bool:
-    """Interleave trials and their floor ``reps`` times per agent (and, with ``baseline``, a trial
-    of the lancebench in that ``src`` folder, e.g. an older commit's); print medians, ratios and
-    the target's verdict. Returns whether every agent met the target."""
+    """Interleave trials and their two floors ``reps`` times per agent (and, with ``baseline``, a
+    trial of the lancebench in that ``src`` folder, e.g. an older commit's); print medians, ratios
+    and the target's verdict. Returns whether every agent met the target (against one ``docker run``)."""
     import sys
 
     from lancebench.backends.docker import DockerBackend
@@ -198,38 +229,55 @@ def bench_floor(task: Path, agents: list[str], reps: int, tmp: Path, baseline: P
     env = asyncio.run(DockerBackend().prepare(load_task(task)))
     image = env.handle.image
     ok = True
-    print(f"a docker trial against its floor (one `docker run`), {task.name}, image {image}, {reps} reps interleaved")
+    print(f"a docker trial against its floors, {task.name}, image {image}, {reps} reps interleaved: one `docker run` "
+          "(floor), and the trial's containers each a bare `docker run` in sequence (isolated)")
     for agent in agents:
         load0 = os.getloadavg()
-        _trial_sec(exe, task, agent, tmp / f"floor-warm-{agent}")  # the job's own first-run costs
+        warm = tmp / f"floor-warm-{agent}"
+        _trial_sec(exe, task, agent, warm)  # the job's own first-run costs; its patch is the isolated floor's
+        patch = next(warm.glob("*/trials/*/patch.diff"), None)
         _floor_sec(image, task, agent, tmp / "floor-logs")
+        _isolated_sec(image, task, agent, tmp / "floor-logs", patch)
         if baseline:
             _trial_sec(exe, task, agent, tmp / f"floor-warm-base-{agent}", baseline)
-        trials, floors, phases, based = [], [], [], []
-        arms = ["trial", "floor", *(["baseline"] if baseline else [])]
+        times: dict[str, list[float]] = {"trial": [], "floor": [], "isolated": [], "baseline": []}
+        phases = []
+        arms = ["trial", "floor", "isolated", *(["baseline"] if baseline else [])]
         for rep in range(reps):
             for what in arms[rep % len(arms):] + arms[:rep % len(arms)]:  # each arm first in turn
                 if what == "trial":
                     total, timings = _trial_sec(exe, task, agent, tmp / f"floor-{agent}-{rep}")
-                    trials.append(total)
+                    times["trial"].append(total)
                     phases.append(timings)
                 elif what == "baseline":
-                    based.append(_trial_sec(exe, task, agent, tmp / f"floor-base-{agent}-{rep}", baseline)[0])
+                    times["baseline"].append(_trial_sec(exe, task, agent, tmp / f"floor-base-{agent}-{rep}",
+                                                        baseline)[0])
+                elif what == "floor":
+                    times["floor"].append(_floor_sec(image, task, agent, tmp / "floor-logs"))
                 else:
-                    floors.append(_floor_sec(image, task, agent, tmp / "floor-logs"))
-        load1 = os.getloadavg()
-        trial, floor = ms(trials), ms(floors)
-        ratio = trial / floor
-        met = ratio <= FLOOR_TARGET
-        ok &= met
-        split = ", ".join(f"{k.removesuffix('_sec')} {ms([p[k] for p in phases]):.0f}"
-                          for k in phases[0] if k != "total_sec" and ms([p[k] for p in phases]) >= 1)
-        print(f"  {agent:8s} trial {trial:7.0f} ms   floor {floor:7.0f} ms   x{ratio:5.2f}   "
-              f"{'PASS' if met else 'FAIL'} (target x{FLOOR_TARGET})   load {load0[0]:.1f} -> {load1[0]:.1f}")
-        print(f"           trial phases (medians, ms): {split}")
-        if based:
-            print(f"           baseline ({baseline}) trial {ms(based):7.0f} ms   x{ms(based) / floor:5.2f} floor")
+                    times["isolated"].append(_isolated_sec(image, task, agent, tmp / "floor-logs", patch))
+        ok &= _print_floor(agent, times, phases, load0, os.getloadavg(), baseline)
     return ok
+
+
+def _print_floor(agent: str, times: dict[str, list[float]], phases: list[dict[str, float]],
+                 load0: tuple[float, ...], load1: tuple[float, ...], baseline: Path | None) -> bool:
+    """Print one agent's medians (ms) and ratios to both floors; whether the target is met."""
+    floor, isolated = ms(times["floor"]), ms(times["isolated"])
+    met = ms(times["trial"]) / floor <= FLOOR_TARGET
+    print(f"  {agent:8s} floor {floor:7.0f} ms   isolated floor {isolated:7.0f} ms   load {load0[0]:.1f} -> "
+          f"{load1[0]:.1f}")
+    for name in ("trial", "baseline"):
+        if times[name]:
+            value = ms(times[name])
+            label = "trial" if name == "trial" else f"baseline ({baseline})"
+            print(f"           {label} {value:7.0f} ms   x{value / floor:5.2f} floor   "
+                  f"x{value / isolated:5.2f} isolated")
+    print(f"           {'PASS' if met else 'FAIL'} (target x{FLOOR_TARGET} one `docker run`)")
+    split = ", ".join(f"{k.removesuffix('_sec')} {ms([p[k] for p in phases]):.0f}"
+                      for k in phases[0] if k != "total_sec" and ms([p[k] for p in phases]) >= 1)
+    print(f"           trial phases (medians, ms): {split}")
+    return met
 
 
 def main() -> None:

@@ -10,7 +10,7 @@ results written in worker threads (``runner/trial.py:_record``, ``results/index.
    fixed: a report with a document type is not read (``junit.refuse_dtd``), the write is not
    well-formed and the run broken. Eight plain writes of 20 MB cost 57 s of parsing in the event
    loop, where every other trial of the process stood still; fixed: the witnessed writes are
-   judged in a worker thread (``verifier._judge_witnessed``).
+   judged in a worker thread (``verifier._judged``).
 2. ``round13_steal_report.py`` (code under test): a daemon it leaves opens the FIFO for reading
    too and races the witness for the runner's report, then writes it back without its failures
    (the graded run passed; only the canary run caught it). Fixed on the local backend (the FIFO is
@@ -24,7 +24,7 @@ results written in worker threads (``runner/trial.py:_record``, ``results/index.
 4. ``test_the_witness_keeps_each_write_once``: a one-document write was kept twice in the job folder.
 5. ``round13_rewrite_reward.py`` (code under test, on ``calc`` graded by a shell check's reward
    alone): a daemon it leaves writes 1 over test.sh's 0 before the logs are copied: ``resolved``
-   with ``calc.add`` broken on both backends. Open (a strict xfail): nothing witnesses the reward.
+   with ``calc.add`` broken on both backends. Open (an xfail, not strict: a race): nothing witnesses the reward.
 6. Held: the agent's sandbox finds neither the run order's lock folder nor the harness's lock in
    ``/proc/locks`` while the harness holds a canary turn of its task.
 """
@@ -38,7 +38,7 @@ import pytest
 from verify_calc import calc_on, patch_of, verify
 
 from lancebench.errors import LancebenchError
-from lancebench.grading import verifier
+from lancebench.grading import witness as witness_module
 from lancebench.grading.junit import parse_junit
 from lancebench.grading.witness import unreadable
 
@@ -71,13 +71,13 @@ def test_the_code_under_tests_reports_are_neither_expanded_nor_parsed_in_the_eve
     patch = patch_of(task.paths.root / "environment" / "repo", {"calc.py": attack}, shared)
     assert "return a - b" in patch  # calc.add stays broken
     in_loop: list[bool] = []
-    merge = verifier.merge_writes
+    merge = witness_module.merge_writes
 
     def watched(*args, **kwargs):  # the real merge, and the thread it ran in
         in_loop.append(threading.current_thread() is threading.main_thread())
         return merge(*args, **kwargs)
 
-    monkeypatch.setattr(verifier, "merge_writes", watched)
+    monkeypatch.setattr(witness_module, "merge_writes", watched)
     verdict = verify(task, box, backend, patch, shared)
     assert verdict.status == "unresolved", (verdict.status, verdict.reason)
     assert "is not well-formed XML" in (verdict.reason or ""), verdict.reason  # the bomb: not read
@@ -180,7 +180,8 @@ fi
 """
 
 
-@pytest.mark.xfail(strict=True, reason="open (docs/security.md, round 13): a process the code under test leaves "
+# not strict: the daemon races the harness's copy of the logs, and lost it once in 10 runs under load
+@pytest.mark.xfail(strict=False, reason="open (docs/security.md, round 13): a process the code under test leaves "
                    "behind rewrites reward.txt after tests/test.sh wrote it, on a task graded by its reward alone")
 def test_a_process_left_behind_cannot_rewrite_the_reward(shared: Path, backend: str, monkeypatch):
     import sys

@@ -59,7 +59,9 @@ def test_kill_9_mid_job_then_resume_records_every_trial_once(jobs, shared):
         while time.monotonic() < deadline and not list(job.glob("trials/*/result.json")):
             assert proc.poll() is None, "the job ended before it could be killed"
             time.sleep(0.05)
-        time.sleep(0.5)  # the second trial is in its agent phase
+        while time.monotonic() < deadline and not procs_with(f"lbslow-{token}"):  # the second trial's agent runs
+            assert proc.poll() is None, "the job ended before it could be killed"
+            time.sleep(0.05)
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(10)
     finally:

@@ -6,6 +6,7 @@ grading sandbox whose wait for its turn is longer than its verifier's timeout.""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import os
 import shutil
 import subprocess
@@ -17,8 +18,12 @@ from pathlib import Path
 
 import pytest
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))  # lbtest: the CLI helpers
+
+from lbtest import lb, results  # noqa: E402
+
 from lancebench.backends.local import LocalBackend
-from lancebench.grading.run_order import RunKind, Turn
+from lancebench.grading.run_order import RunKind, Turn, order_dir
 from lancebench.grading.verifier import grade_once
 from lancebench.sandbox.fstree import remove_tree
 from lancebench.task.load import load_task
@@ -30,7 +35,7 @@ FIX = ("diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1,5 +1
 
 HOLDER = """
 import asyncio, sys
-from lancebench.grading.run_order import RunKind, Turn
+from lancebench.grading.run_order import RunKind, Turn, order_dir
 
 async def main():
     turn = Turn(sys.argv[1])
@@ -196,3 +201,27 @@ def test_a_wait_for_the_turn_is_not_the_runs_time():
         assert 5 < waited < took, (waited, took)  # recorded beside the run's own time
     finally:
         remove_tree(work)
+
+
+def test_a_lock_file_the_harness_cannot_open_makes_the_trial_invalid_with_its_control(tmp_path):
+    """The order's lock file of a task cannot be opened (a folder stands at its name, made by the
+    test on the host: no sandbox sees the order's folder): the oracle's trial is ``invalid`` with
+    the control that showed it, never the agent's failure. Before the fix the pristine control of
+    ``runner/control.py`` (a base run takes no turn) worked, and the oracle was ``unresolved``."""
+    if shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap is not installed")
+    task_dir = tmp_path / _task()
+    shutil.copytree(CALC, task_dir)
+    blocker = order_dir() / hashlib.sha256(task_dir.name.encode()).hexdigest()[:32]
+    blocker.mkdir()
+    try:
+        lb("run", "-p", task_dir, "-a", "oracle", "-o", tmp_path / "jobs", "--job-name", "j", timeout=300)
+    finally:
+        blocker.rmdir()
+    [r] = results(tmp_path / "jobs" / "j")
+    assert (r["status"], r["error"]["kind"], r["error"]["where"]) == ("invalid", "TrialInvalid", "grading"), r
+    assert r["error"]["message"] == f"SandboxError: cannot open {blocker} (the order of a task's verifier runs): " \
+                                    f"[Errno 21] Is a directory: '{blocker}'"
+    assert r["control"] == ("the run order's lock folder is on the host, in no sandbox (no agent code reaches it); "
+                            "a lock file of a name no task has, made there by the control, worked: this task's file "
+                            "is broken")

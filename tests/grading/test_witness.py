@@ -135,32 +135,51 @@ def test_a_clean_run_has_no_channel_problem(tmp_path):
     assert w.late == 0 and not w.replaced and unreadable(writes) == []
 
 
-def test_a_write_made_before_the_runner_ended_is_not_late_when_the_reader_lagged(tmp_path):
-    """CI, 2026-12-02: a reference patch was ``unresolved`` because its one report write was
-    counted late: the runner had written and ended before the witness's thread ran again (a busy
-    harness). Here the thread cannot run until the writer has ended: this thread keeps the GIL (a
-    switch interval of 30 s, a loop that makes no system call) while a child writes the report."""
+def _written_while_holding_the_gil(w: ReportWitness, path, text: str, then):
+    """A child writes ``text`` to ``path`` while this thread keeps the GIL (a switch interval of
+    30 s, a loop that makes no system call), so the witness's reader thread cannot run until the
+    child has ended; then ``then()`` runs, still before the reader thread. Returns its value."""
     import mmap
     import time
-    flag = tmp_path / "written"
+    flag = path.parent / "written"
     flag.write_bytes(b"0")
-    w = ReportWitness(tmp_path)
-    w.start()
     while open(f"/proc/self/task/{w._thread.native_id}/wchan").read() != "wait_for_partner":
         time.sleep(0.01)  # the reader waits for a writer
-    code = ("import sys\nopen(sys.argv[1], 'w').write(sys.argv[2])\nopen(sys.argv[3], 'r+').write('1')\n")
+    code = "import sys\nopen(sys.argv[1], 'w').write(sys.argv[2])\nopen(sys.argv[3], 'r+').write('1')\n"
     old = sys.getswitchinterval()
     with open(flag, "r+b") as fh, mmap.mmap(fh.fileno(), 1) as seen:
-        child = subprocess.Popen([sys.executable, "-c", code, str(tmp_path / "junit.xml"), report(a="passed"),
-                                  str(flag)])
+        child = subprocess.Popen([sys.executable, "-c", code, str(path), text, str(flag)])
         sys.setswitchinterval(30)
         try:
             deadline = time.monotonic() + 30
             while seen[0] != ord("1") and time.monotonic() < deadline:
                 pass
-            problem = w.runner_ended(grace=2.0)  # the runner (the child's write) has ended
+            value = then()
         finally:
             sys.setswitchinterval(old)
     child.wait(timeout=30)
+    return value
+
+
+def test_a_write_made_before_the_runner_ended_is_not_late_when_the_reader_lagged(tmp_path):
+    """CI, 2026-12-02: a reference patch was ``unresolved`` because its one report write was
+    counted late: the runner had written and ended before the witness's thread ran again (a busy
+    harness). Here the thread cannot run until the writer (the runner) has ended."""
+    w = ReportWitness(tmp_path)
+    w.start()
+    problem = _written_while_holding_the_gil(w, tmp_path / "junit.xml", report(a="passed"),
+                                             lambda: w.runner_ended(grace=2.0))
     writes = w.stop()
     assert problem is None and len(writes) == 1 and w.late == 0
+
+
+def test_a_late_write_the_reader_reaches_only_after_stop_began_is_late(tmp_path):
+    """A process left behind writes the report after the runner ended, and the reader thread runs
+    only once ``stop`` has begun (a busy harness; 2 in 400 runs of the test above under load): its
+    bytes are kept, so it is late. Before, a write reached after ``stop`` began was taken for
+    stop's own wake-up and not counted (``late`` 0, the forged report among the writes)."""
+    w = ReportWitness(tmp_path)
+    w.start()
+    assert w.runner_ended(grace=0.5) is None  # the runner wrote no report
+    writes = _written_while_holding_the_gil(w, tmp_path / "junit.xml", report(a="passed"), w.stop)
+    assert w.late == 1 and len(writes) == 1

@@ -365,3 +365,57 @@ def test_code_under_test_breaking_the_validation_sandbox_fails_validation_as_the
                                  "code broke the sandbox")
     assert "repository fingerprint failed" in str(err.value) and "locked" in str(err.value)
     assert len(srv.requests) == 3  # the control asked no model
+
+
+# --- issue 27: a validation sandbox that cannot be stopped is the harness's fault ---------------
+def test_a_validation_sandbox_that_cannot_be_stopped_is_invalid_never_the_agents(scripted, calc_task: Path) -> None:
+    """Stopping a sandbox is the harness's (the backend's) work. Before: a failed stop left
+    ``validate`` as a bare SandboxError, which the trial's control could blame on the agent (a
+    fresh sandbox of the pristine environment works); written as ``async with`` without care it
+    would reach the sandbox-failure control, whose rerun of the scripts works, and be blamed on
+    the patched code. Here a plug-in backend (the ``Backend`` protocol is public; lancebench's local
+    stop never raises, its docker stop only when the engine refuses a removal) whose engine cannot
+    remove the first sandbox it opens (the real bubblewrap sandbox is stopped, then the stop
+    reports the failure), with the reference patch: validation is discarded as the harness's, with
+    the stop's error, and no control runs."""
+    from lancebench.backends.local import LocalBackend
+    from lancebench.errors import SandboxError
+    from lancebench.judging.validation import STOP_FAILED
+
+    class StopFailsOnce(LocalBackend):
+        opened = 0
+
+        def open(self, *args, **kwargs):
+            box = super().open(*args, **kwargs)
+            self.opened += 1
+            if self.opened == 1:
+                real = box.stop
+
+                async def stop() -> None:
+                    await real()
+                    raise SandboxError("the engine could not remove the sandbox")
+                box.stop = stop  # type: ignore[method-assign]
+            return box
+
+    srv = scripted(validation_replies(GOOD_SCRIPT))
+
+    async def go():
+        task = load_task(calc_task)
+        backend = make_backend("local")
+        env = await backend.prepare(task)
+        scratch = calc_task.parent / "scratch"
+        patch = await reference_patch(task, backend, env, scratch / "ref")
+        snap = await snapshot(task, backend, env, patch, scratch / "snap")
+        client = LLMClient("openai/scripted", srv.api_base, max_retries=0)
+        failing = StopFailsOnce()
+        try:
+            return await validate(client, task, failing, env, patch,
+                                  load_spec(task.paths.tests / "validation_spec.toml"), snap, scratch / "validation")
+        finally:
+            assert failing.opened == 1  # no control sandbox was opened
+    with pytest.raises(ValidationInvalid) as err:
+        asyncio.run(go())
+    assert err.value.control == STOP_FAILED
+    assert err.value.record.status == "failed:infrastructure"
+    assert "the engine could not remove the sandbox" in str(err.value)
+    assert err.value.record.details["stories"][0]["outcome"] == "pass"  # the stories ran before the stop

@@ -340,3 +340,62 @@ def test_a_trial_key_reaches_only_the_model_routes(served):
     time.sleep(1.0)
     usage, _ = gw.end(key, "the agent ended")
     assert (usage.calls, usage.input_tokens, usage.output_tokens) == (1, 5, 2)
+
+
+def _chat(gw: Gateway, key: str) -> tuple[int, str]:
+    """One chat call with ``key``: (status, body)."""
+    req = urllib.request.Request(gw.base_url + "/v1/chat/completions",
+                                 json.dumps({"model": "any", "messages": _messages("hi")}).encode(),
+                                 {"Content-Type": "application/json", "Authorization": f"Bearer {key}"})
+    try:
+        with urllib.request.urlopen(req, timeout=60) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+
+
+def test_the_trials_step_and_cost_limits_hold_at_the_gateway_whatever_the_agent_does(served):
+    """``max_steps`` and ``max_cost`` of a trial key (agents such as Claude Code never read the
+    job's limits): the call past either is refused (400) before it reaches the model, with the
+    reason, which :meth:`Gateway.refused` reports; the calls before it are answered and counted."""
+    srv, gw = served
+    _script(srv, [Reply("a", prompt_tokens=1000, completion_tokens=500) for _ in range(4)])
+    steps = gw.issue_key("steps", max_calls=2)
+    assert [_chat(gw, steps)[0] for _ in range(2)] == [200, 200] and gw.refused(steps) is None
+    status, body = _chat(gw, steps)
+    assert status == 400 and "the trial's limit is reached: max_steps 2 reached (2 model calls)" in body, body
+    assert len(srv.requests) == 2 and gw.refused(steps) == "max_steps 2 reached (2 model calls)"
+    assert gw.end(steps, "done")[0].calls == 2
+
+    one = _price(1000, 500)
+    cost = gw.issue_key("cost", max_cost_usd=1.5 * one)
+    assert [_chat(gw, cost)[0] for _ in range(3)] == [200, 200, 400]  # 2 x one spent >= 1.5 x one
+    assert gw.refused(cost) == f"max_cost {1.5 * one:g} USD reached ({2 * one:.6f} USD spent)"
+    assert len(srv.requests) == 4
+    usage, _ = gw.end(cost, "done")
+    assert usage.calls == 2 and usage.cost_usd == pytest.approx(2 * one)
+
+
+TWO_CALLS = CLIENT.replace("print(urllib", "for _ in range(2):\n    print(urllib")
+
+
+class TwoCallAgent(OneCallAgent):
+    """Two chat requests, one after the other; ends with an error when one is refused."""
+
+    def command(self, ctx, run: Run) -> tuple[str, dict[str, str]]:
+        return quoted("python3", "-c", TWO_CALLS), super().command(ctx, run)[1]
+
+
+def test_an_installed_agent_past_its_step_limit_ends_with_the_limit(served, sandbox_dir):
+    """``--max-steps 1`` on an installed agent that makes two calls: its second call is refused at
+    the gateway, and the agent's exit is ``limit`` with the gateway's reason (before: the limit was
+    recorded in the job's configuration and ignored, and both calls reached the model)."""
+    srv, gw = served
+    _script(srv, [Reply("a"), Reply("b")])
+    agent = TwoCallAgent(gw, _messages("hi"))
+    agent.options["max_steps"] = 1
+    outcome = asyncio.run(_in_sandbox(sandbox_dir, gw, 60.0, lambda ctx: run_agent(agent, ctx, 60.0)))
+    assert len(srv.requests) == 1, (sandbox_dir / "agent" / "one-call.log").read_text()
+    assert (outcome.exit, outcome.message) == ("limit", "limit reached (max_steps 1 reached (1 model calls); "
+                                                        "one-call exit code 1)")
+    assert outcome.usage.calls == 1

@@ -29,6 +29,7 @@ docker_mod = pytest.importorskip("docker", reason="the Docker SDK is missing: pi
 
 from lancebench.sandbox.docker import DockerSandbox, app_uid, ensure_image, gc  # noqa: E402
 from lancebench.sandbox.docker_engine import client  # noqa: E402
+from lancebench.sandbox.docker_quota import quota_of  # noqa: E402
 
 BASE = "debian:bookworm-slim"
 
@@ -316,6 +317,37 @@ def test_labels_and_removal_at_stop():
         with pytest.raises(SandboxError):
             await box.exec("true")
     run(body())
+
+
+def test_halt_ends_every_process_and_leaves_the_removal_to_stop(tmp_path):
+    """``halt`` (what grading calls before the next run's tests may start) leaves no process of the
+    container (it is stopped: its keeper, which ran, and docker-init gone with their pid namespace),
+    while the container and the files of its writable mounts stay until ``stop`` removes it."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    box = DockerSandbox(spec(trial="halt", mounts=(Mount(logs, "/logs", True),)))
+
+    async def body():
+        await box.start()
+        res = await box.exec("echo kept > /logs/kept")
+        assert res.ok, res
+        cid = box.container_id
+        top_before = [p[-1] for p in client().api.top(cid)["Processes"]]
+        assert await box.halt() is True
+        state = client().api.inspect_container(cid)["State"]
+        assert state["Running"] is False and state["Status"] == "exited"
+        assert (logs / "kept").read_text() == "kept\n"
+        assert await box.halt() is True  # twice is fine: already stopped
+        quota = box.quota
+        await box.stop()  # no second kill: the removal and the quota's release alone
+        with pytest.raises(docker_mod.errors.NotFound):
+            client().api.inspect_container(cid)
+        if quota is not None:  # a harness that is root: the quota is unmounted and its record gone
+            assert not os.path.ismount(quota.folder) and quota_of(box.name) is None
+        return top_before
+
+    assert any("sleep" in cmd for cmd in run(body()))  # the keeper ran before the halt
+    assert run(DockerSandbox(spec(trial="halt-unstarted")).halt()) is False  # nothing started: only stop tells
 
 
 def test_missing_image_is_a_sandbox_error():

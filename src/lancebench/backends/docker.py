@@ -277,6 +277,12 @@ class DockerBackend(Backend):
             raise SandboxError(f"could not start the agent container again for the next step: {exc}") from exc
         await asyncio.to_thread(sandbox.apply_network)  # a fresh network namespace: its allowlist again
 
+    async def halt(self, sandbox) -> bool:
+        """Kill the started grading container ``sandbox`` and wait until it has stopped
+        (:meth:`DockerSandbox.halt`): no code of it runs from then on, while its removal (layer
+        unmount, ``docker rm``, storage quota) is left to ``stop``. Never raises."""
+        return isinstance(sandbox, DockerSandbox) and await sandbox.halt()
+
     async def set_network(self, sandbox, policy: NetworkPolicy) -> None:
         """Give the running agent container ``policy``'s network (a step's): its allowlist
         (:mod:`lancebench.sandbox.docker_network`), or the whole network for ``public``."""

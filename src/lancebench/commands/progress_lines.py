@@ -39,10 +39,10 @@ def result_line(r: TrialResult) -> str:
 
 
 def phase_line(new: progress.TrialState, old: progress.TrialState | None) -> str:
-    """The plain line of a phase change: ``task #attempt: phase``, with the seconds the trial spent
-    in the phase it left."""
+    """The plain line of a phase change: ``task #attempt: phase`` (the trial's label, visible
+    already), with the seconds the trial spent in the phase it left."""
     after = f" (after {new.phase_started - old.phase_started:.0f}s in {old.phase})" if old is not None else ""
-    return f"  {new.task} #{new.attempt}: {new.phase}{after}"
+    return f"  {new.label}: {new.phase}{after}"
 
 
 def heartbeat_line(status: JobStatus) -> str:
@@ -82,16 +82,19 @@ class Display:
     def _plain(self, status: JobStatus, console: Console) -> Iterator[Callable[[TrialResult], None]]:
         """Plain lines: phase changes as they happen, results, and a heartbeat thread. Each line is
         written to the console's file as it is (made :func:`~lancebench.results.text.visible`,
-        markup rendered to its text), not laid out by rich: off a terminal there is nothing to lay
-        out, and rich's rendering of a line cost about a millisecond of the event loop, six lines
-        per cheap trial (issue 29)."""
+        markup rendered to its text; a phase line's label was made visible when the trial's live
+        status began, :class:`lancebench.runner.progress.TrialState`), not laid out by rich:
+        off a terminal there is nothing to lay out, and rich's rendering of a line cost about a
+        millisecond of the event loop, six lines per cheap trial (issue 29)."""
         lock = threading.Lock()  # the trials' thread and the heartbeat's
 
-        def say(line: str, markup: bool = False) -> None:
-            text = visible(Text.from_markup(line).plain if markup else line)
+        def write(text: str) -> None:
             with lock:
                 console.file.write(text + "\n")
                 console.file.flush()
+
+        def say(line: str, markup: bool = False) -> None:
+            write(visible(Text.from_markup(line).plain if markup else line))
 
         stop = threading.Event()
 
@@ -99,7 +102,8 @@ class Display:
             while not stop.wait(self.heartbeat_sec):
                 say(heartbeat_line(status))
 
-        unlisten = progress.listen(lambda new, old: say(phase_line(new, old)))
+        # a phase line is visible already: its label is (progress.TrialState), the rest is the harness's
+        unlisten = progress.listen(lambda new, old: write(phase_line(new, old)))
         thread = threading.Thread(target=beat, name="lancebench-heartbeat", daemon=True)
         thread.start()
         def on_result(r: TrialResult) -> None:

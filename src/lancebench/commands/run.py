@@ -156,8 +156,10 @@ HELP = {  # the run command's option help, by parameter
     "lenient": "Ignore task.toml keys unknown to Harbor's task model instead of refusing the task "
                "(tasks written for another Harbor version; `tasks validate --lenient` lists them).",
     "agent_timeout": "Agent wall-time budget in seconds, > 0 (default: task.toml).",
-    "max_steps": "LLM agents: step limit, > 0 or 'unlimited' (default 50; 5 with -m local).",
-    "max_cost": "LLM agents: cost limit per trial (USD), > 0 or 'unlimited' (default 3).",
+    "max_steps": "LLM agents: step limit, > 0 or 'unlimited' (default 50; 5 with -m local; installed agents: "
+                 "model calls, held by the gateway, no default).",
+    "max_cost": "LLM agents: cost limit per trial (USD), > 0 or 'unlimited' (default 3; installed agents: "
+                "held by the gateway, no default).",
     "seed": "Seed for the random agent (default 0); attempt i draws with the seed and i.",
     "source": "Adapter input (e.g. the SWE-Lancer CSV).",
     "repo_path": ("SWE-Lancer manager tasks: a clone of Expensify/App; the agent browses it at the parent of each "

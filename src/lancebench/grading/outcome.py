@@ -104,13 +104,13 @@ def judge_run(*, exit_code: int | None, timed_out: bool, rewards: dict[str, floa
 def _judge_tests(junit: JUnitReport, f2p: list[str], p2p: list[str], rewards: dict[str, float] | None,
                  reward_key: str = "reward") -> RunOutcome:
     """The F2P/P2P verdict of a run whose JUnit report was produced (see the module docstring)."""
-    tests = select(junit, f2p + p2p)
+    reward_ok = rewards is None or main_reward(rewards, reward_key) >= 1.0
+    tests, ids = select(junit, f2p + p2p), junit.ids()
     ok = {t: tests[t] == "passed" for t in f2p}
     ok.update({t: tests[t] in KEPT for t in p2p})
     out = dict(rewards or {})
     out["f2p"] = sum(ok[t] for t in f2p) / len(f2p) if f2p else 1.0
     out["p2p"] = sum(ok[t] for t in p2p) / len(p2p) if p2p else 1.0
-    reward_ok = rewards is None or main_reward(rewards, reward_key) >= 1.0
     failed = [f"{t} ({tests[t]})" for t in tests if not ok[t]]
     reason: str | None
     if failed:
@@ -119,8 +119,7 @@ def _judge_tests(junit: JUnitReport, f2p: list[str], p2p: list[str], rewards: di
             reason += f"; collection failed in {', '.join(junit.collection_errors[:3])}"
     else:
         reason = None if reward_ok else shortfall(rewards or {}, reward_key)
-    return RunOutcome(passed=not failed and reward_ok, reason=reason, rewards=out, tests=tests,
-                      report_ids=junit.ids())
+    return RunOutcome(passed=not failed and reward_ok, reason=reason, rewards=out, tests=tests, report_ids=ids)
 
 
 def combine_runs(runs: list[RunOutcome], pass_if: str = "all") -> RunOutcome:

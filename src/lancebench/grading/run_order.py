@@ -15,7 +15,8 @@ name), among the runs that run the agent's code:
 - a run without the agent's code (the untouched base, an empty patch) takes no turn.
 
 A run takes its :class:`Turn` just before ``tests/test.sh`` (its sandbox opened, the patch
-applied) and gives it back once its sandbox has stopped (nothing of its code is left). Within one
+applied) and gives it back once no process of the run is left (its sandbox stopped, or on docker
+its container killed and stopped, ``Backend.halt``: nothing of its code runs any more). Within one
 process turns are granted in the order asked (a graded run waits behind a canary run that waits);
 across processes each turn is also an ``flock`` of ``ORDER_DIR/<sha256 of the task's name>``
 (shared for a graded run, exclusive for a canary run; polled every :data:`POLL_SEC`), which ends
@@ -91,7 +92,8 @@ class Turn:
 
     async def take(self, kind: RunKind) -> None:
         """Wait until a run of ``kind`` may run the agent's code. Raises :class:`SandboxError`
-        when the order's lock file cannot be made (the harness's fault)."""
+        when the order's lock file cannot be made, with its ``control`` set (:func:`_controlled_lock_file`:
+        the harness's fault, so the trial is ``invalid``)."""
         start = time.monotonic()
         self._kind, self._key = kind, (asyncio.get_running_loop(), self.task)
         queue = self._queue = _queues.setdefault(self._key, _Queue())
@@ -100,7 +102,7 @@ class Turn:
         queue.grant()
         try:
             await fut  # cancelled: the wait is withdrawn by give_back
-            self._fd = _lock_file(self.task)
+            self._fd = _controlled_lock_file(self.task)
             mode = fcntl.LOCK_SH if kind == "graded" else fcntl.LOCK_EX
             while not _try_lock(self._fd, mode):
                 await asyncio.sleep(POLL_SEC)
@@ -153,6 +155,27 @@ def order_dir() -> Path:
     if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid():
         raise SandboxError(f"{own} (the order of a task's verifier runs) is not a folder of this user's: remove it")
     return own
+
+
+def _controlled_lock_file(task: str) -> int:
+    """:func:`_lock_file`; when it raises :class:`SandboxError`, the error carries its control
+    (``control``, :mod:`lancebench.runner.control`: the trial is ``invalid`` with it). The order's
+    folder is on the host and in no sandbox (the local backend's ``/run`` and temp folder are each
+    sandbox's own; no container binds them), so no agent's code can cause the failure; the control
+    also makes a lock file of a name no task has in the same folder, to say whether the folder or
+    this task's file is at fault."""
+    try:
+        return _lock_file(task)
+    except SandboxError as exc:
+        probe = f"probe-{os.getpid()}-{os.urandom(8).hex()}"
+        try:
+            os.close(_lock_file(probe))
+            (order_dir() / hashlib.sha256(probe.encode()).hexdigest()[:32]).unlink(missing_ok=True)
+            seen = "a lock file of a name no task has, made there by the control, worked: this task's file is broken"
+        except (SandboxError, OSError) as again:
+            seen = f"a lock file of a name no task has, made there by the control, fails too: {again}"[:1000]
+        exc.control = f"the run order's lock folder is on the host, in no sandbox (no agent code reaches it); {seen}"
+        raise
 
 
 def _lock_file(task: str) -> int:

@@ -9,8 +9,9 @@ The runner records the verdict; nothing here writes a ``TrialResult``. Rules:
 - Each of the task's ``test_runs`` runs in a fresh sandbox: apply the patch, copy in the hidden
   tests, run ``tests/test.sh`` under the verifier timeout, read rewards and JUnit
   (:func:`grade_once`); runs are judged and combined by ``grading.outcome``. A non-empty patch
-  graded once has its canary run started beside it (:func:`_beside_canary`; its tests run once the
-  graded run's sandbox has stopped, and a base run waits for it: no two runs' tests at once); given the patch
+  graded once has its canary run started beside it (:func:`_beside_canary`; its tests run once no
+  process of the graded run is left (:meth:`Backend.halt`), and a base run waits for it: no two
+  runs' tests at once); given the patch
   to come (a future), :func:`verify_patch` starts both runs' sandboxes before the patch is known.
   Across trials and jobs on this host, a run of the patch takes its turn among its task's runs
   before ``tests/test.sh`` (:mod:`lancebench.grading.run_order`: a canary run's tests run alone).
@@ -40,7 +41,7 @@ from typing import Any, Literal
 from lancebench.grading.app_server import STARTED_VAR, run_verifier
 from lancebench.grading.canary import MARK as CANARY_MARK, Canary, divergence, judge_canary, make_canary, test_files
 from lancebench.grading.choice import grade_choice
-from lancebench.grading.junit import MAX_BYTES, JUnitReport, _as_case, outcome_of, outcome_over_params
+from lancebench.grading.junit import JUnitReport, _as_case, outcome_of, outcome_over_params
 from lancebench.grading.outcome import RunOutcome, combine_runs, judge_run
 from lancebench.grading.patch import filter_patch
 from lancebench.grading.pyguard import PYBOOT_INSIDE, write_pyboot
@@ -48,12 +49,12 @@ from lancebench.grading.redact import redact_files
 from lancebench.grading.rewards import RewardError, RewardExcluded, read_rewards
 from lancebench.grading.run_order import Turn
 from lancebench.grading.scan import deciding, scan_patch, scan_reason
-from lancebench.grading.witness import MAX_WRITES, ReportWitness, merge_writes, unreadable
+from lancebench.grading.witness import ReportWitness, account
 from lancebench.results.paths import TrialPaths
 from lancebench.results.store import atomic_write
 from lancebench.sandbox.backend import Backend, PreparedEnvironment
 from lancebench.sandbox.base import ExecResult, Mount, Sandbox
-from lancebench.sandbox.fstree import notes_path, remove_tree
+from lancebench.sandbox.fstree import remove_tree
 from lancebench.sandbox.names import unnamed
 from lancebench.task.model import Task
 from lancebench.task.settings import NetworkPolicy, phase_env, phase_settings
@@ -314,18 +315,20 @@ def _beside_canary(g: Grading, kept: str | asyncio.Future[str], out_dir: Path,
     does the time since the agent's work was captured. Given a future of the patch, the canary
     run's sandbox starts once the patch is known (a patch that turns out empty has no canary run:
     its sandbox never starts). The canary run starts and applies
-    the patch beside the graded run, but runs its tests only once the graded run has ended (its
-    sandbox stopped): code under test never runs in both at once, where it could ask the other
+    the patch beside the graded run, but runs its tests only once the graded run has ended (no
+    process of it left, :meth:`Backend.halt`, else its sandbox stopped): code under test never
+    runs in both at once, where it could ask the other
     run which tests it holds (attack pass round 10: record locks on a file both see)."""
     probe = g.scratch / "canary-tests"
-    remove_tree(probe)
+    if os.path.lexists(probe):
+        remove_tree(probe)
     copy_tests(g.task, g.step, probe)
     canary = make_canary(probe, g.task.lb.f2p, g.task.lb.p2p, None)
     if canary is None:
         return asyncio.ensure_future(_grade_once(g, kept, unnamed(g.scratch), out_dir))
     test_sh = (probe / "test.sh").read_text(errors="replace") if (probe / "test.sh").is_file() else ""
     canary_dir = g.paths.verifier / "canary"
-    ended = asyncio.Event()  # set once the graded run's sandbox has stopped (or it failed)
+    ended = asyncio.Event()  # set once no process of the graded run is left (Backend.halt), or it failed
 
     def graded() -> asyncio.Future:
         run = asyncio.ensure_future(_grade_once(g, kept, unnamed(g.scratch), out_dir, stopped=ended))
@@ -534,8 +537,9 @@ async def _grade_once(g: Grading, patch: str | asyncio.Future[str], scratch: Pat
                       stopped: asyncio.Event | None = None) -> tuple[bool | None, RunOutcome]:
     """:func:`grade_once` in the context ``g``, its sandbox's host folder ``scratch``, the run's
     files in ``out_dir``; ``after``: the tests run only once it is set (the patch applied
-    before); ``stopped``: set once the run's sandbox has stopped (before its report is read and
-    ``scratch`` removed). ``scratch`` is removed when the run ends (what the run left is in
+    before); ``stopped``: set once no process of the run is left (:meth:`Backend.halt`: on docker
+    its container killed, removed after; else once its sandbox has stopped), before its report
+    is read and ``scratch`` removed. ``scratch`` is removed when the run ends (what the run left is in
     ``out_dir``): its quota's loop device and its mounts are released, so the next run gets the
     same loop device number and mount ids again instead of ones that grow run by run and tell a
     later run (the base's, the canary's) from the graded run."""
@@ -548,19 +552,68 @@ async def _grade_once(g: Grading, patch: str | asyncio.Future[str], scratch: Pat
 async def _grade_in(g: Grading, patch: str | asyncio.Future[str], scratch: Path, out_dir: Path,
                     tests_from: Path | None, after: asyncio.Event | None,
                     stopped: asyncio.Event | None = None) -> tuple[bool | None, RunOutcome]:
-    """The body of :func:`_grade_once`."""
-    task, backend, env, settings = g.task, g.backend, g.env, g.settings
-    tests, logs = scratch / "tests", scratch / "logs"
-    # off the event loop (a storage quota is made and mounted): the capture runs beside it
+    """The body of :func:`_grade_once`: the run's sandbox, its whole life in one call
+    (:func:`_sandbox_run`: opened over its host folders, started, guarded, the patch applied, the
+    tests run in their turn, the verifier's folder copied out, stopped), then what it left judged
+    (:func:`_judged`)."""
+    ran = await _sandbox_run(g, patch, scratch, out_dir, tests_from, after, stopped)
+    if ran.result is None:
+        return False, RunOutcome(reason="the patch did not apply")
+    # the writes are the code under test's: judged in a worker thread, never in the event loop (round 13:
+    # 8 writes of 20 MB, 57 s of parsing, during which no other trial of the process moved)
+    return ran.applied, await asyncio.to_thread(_judged, g, ran, out_dir)
+
+
+async def _opened(g: Grading, scratch: Path, out_dir: Path, tests_from: Path | None) -> Sandbox:
+    """The run's host folders made and its sandbox opened, not started (:func:`_open_run`), off
+    the event loop (a storage quota is made and mounted: the capture runs beside it). A cancel
+    while it opens ends the sandbox opened meanwhile, never leaves it behind."""
     opening = asyncio.ensure_future(asyncio.to_thread(_open_run, g, scratch, out_dir, tests_from))
     try:
-        box = await asyncio.shield(opening)
-    except asyncio.CancelledError:  # the sandbox opened meanwhile is ended, never left behind
+        return await asyncio.shield(opening)
+    except asyncio.CancelledError:
         opened = (await asyncio.gather(opening, return_exceptions=True))[0]
         if isinstance(opened, Sandbox):
             await opened.stop()
         raise
-    witness = ReportWitness(logs)  # junit.xml as written, held outside the sandbox (grading.witness)
+
+
+@dataclass(frozen=True)
+class SandboxRun:
+    """What one verifier run's sandbox left once it stopped (:func:`_sandbox_run`): ``applied``
+    (None: an empty patch; False: it did not apply, and no test ran), the result of
+    ``tests/test.sh`` (None when no test ran), the ``witness`` of its JUnit report, stopped
+    (:class:`lancebench.grading.witness.ReportWitness`), ``held``: why the report's channel is
+    not trusted when the runner ended (:meth:`ReportWitness.runner_ended`, None: it is), and the
+    report's witnessed ``writes`` (:meth:`ReportWitness.stop`)."""
+
+    applied: bool | None
+    result: ExecResult | None = None
+    witness: ReportWitness | None = None
+    held: str | None = None
+    writes: list[bytes] = field(default_factory=list)
+
+
+async def _sandbox_run(g: Grading, patch: str | asyncio.Future[str], scratch: Path, out_dir: Path,
+                       tests_from: Path | None, after: asyncio.Event | None,
+                       stopped: asyncio.Event | None) -> SandboxRun:
+    """The whole life of one verifier run's sandbox (host folders in ``scratch``, the run's
+    files copied to ``out_dir``), in this order: its host folders made and the sandbox opened
+    (:func:`_opened`); the JUnit report's witness started (:mod:`lancebench.grading.witness`); a
+    canary run opened before the patch was known waits for it (an empty one ends unstarted);
+    the sandbox starts; the Python guard (:func:`_guard_python`); the patch applied
+    (:func:`_apply`); the tests wait for ``after`` and the run's turn among its task's runs
+    (:class:`lancebench.grading.run_order.Turn`; a run of a non-empty patch only); the report's
+    FIFO is sealed (:meth:`ReportWitness.seal`: readable by no sandbox uid);
+    ``tests/test.sh`` runs and ``/logs/verifier`` is copied out (:func:`_run_tests`); the witness
+    is told the runner ended; once no process of the run is left (:meth:`Backend.halt`, docker)
+    the turn is given back and ``stopped`` set, while the sandbox is removed; the sandbox stops.
+    Then, however it ended: the turn given back (when not yet),
+    ``stopped`` set, the witness stopped, the host values of secrets redacted from ``out_dir``.
+    Raises what the backend raises."""
+    task, settings = g.task, g.settings
+    box = await _opened(g, scratch, out_dir, tests_from)
+    witness = ReportWitness(scratch / "logs")  # junit.xml as written, held outside the sandbox (grading.witness)
     witness.start()
     turn = Turn(task.name)  # among the task's runs in every trial on this host (grading.run_order)
     try:
@@ -571,42 +624,46 @@ async def _grade_in(g: Grading, patch: str | asyncio.Future[str], scratch: Path,
                 await box.stop()  # opened, never started: its storage quota is released
                 raise
         async with box as sandbox:
-            await _guard_python(backend, task, env, sandbox, out_dir, settings.user)
+            await _guard_python(g.backend, task, g.env, sandbox, out_dir, settings.user)
             if not isinstance(patch, str):  # the capture's, filtered (verify_patch); shared by two runs
                 patch = await asyncio.shield(patch)
-            applied = await _apply(backend, task, env, sandbox, patch, scratch, out_dir) if patch.strip() else None
+            applied = await _apply(g.backend, task, g.env, sandbox, patch, scratch, out_dir) if patch.strip() else None
             if applied is False:
-                return False, RunOutcome(reason="the patch did not apply")
+                return SandboxRun(applied=False)
             if after is not None:  # the graded run beside this one has ended (_beside_canary)
                 await after.wait()
             if patch.strip():  # the agent's code runs: not beside a run of the task it could ask
                 await turn.take("canary" if tests_from is not None else "graded")
             witness.seal()  # the logs are the sandbox uid's now; the FIFO is not (round 13)
-            res = await _run_tests(sandbox, g, out_dir, sealed=(tests, logs), waited=turn.waited_sec)
+            res = await _run_tests(sandbox, g, out_dir, sealed=(scratch / "tests", scratch / "logs"),
+                                   waited=turn.waited_sec)
             held = await asyncio.to_thread(witness.runner_ended)
+            if await g.backend.halt(sandbox):  # no process of the run is left: the next may begin while it is removed
+                turn.give_back()
+                if stopped is not None:
+                    stopped.set()
     finally:  # the sandbox stopped first: nothing writes the report any more, nothing of the patch runs
         turn.give_back()
         if stopped is not None:
             stopped.set()
         writes = witness.stop()
         redact_files(out_dir, set(settings.secrets))  # host values of ${VAR} never stay in the job
-    # the writes are the code under test's: parsed in a worker thread, never in the event loop (round 13)
-    return applied, await asyncio.to_thread(_judge_witnessed, g, witness, writes, held, res, out_dir)
+    return SandboxRun(applied, res, witness, held, writes)
 
 
-def _judge_witnessed(g: Grading, witness: ReportWitness, writes: list[bytes], held: str | None, res: ExecResult,
-                     out_dir: Path) -> RunOutcome:
-    """A run's outcome from its witnessed report ``writes`` and the logs it left in ``out_dir``
-    (blocking). The code under test may write up to ``witness.MAX_WRITES`` reports of
-    ``junit.MAX_BYTES`` each: about a minute of parsing in all (8 of 20 MB: 57 s), during which
-    no other trial of the process moved while it ran in the event loop (attack pass round 13)."""
-    junit, rewritten = _witnessed_junit(writes, out_dir)
+def _judged(g: Grading, ran: SandboxRun, out_dir: Path) -> RunOutcome:
+    """The outcome of a run whose tests ran (``ran``; its files in ``out_dir``): the report as its
+    witness held it and its channel checked (:func:`lancebench.grading.witness.account`), the
+    secrets redacted from the witnessed writes too, then rewards and tests judged
+    (:func:`judge_output`); a channel that cannot be trusted makes the run broken."""
+    assert ran.result is not None and ran.witness is not None
+    junit, rewritten, problem = account(ran.witness, ran.writes, ran.held, out_dir)
     redact_files(out_dir, set(g.settings.secrets))  # the witnessed writes too
-    run = judge_output(g.task, out_dir / "logs", junit=junit, exit_code=res.exit_code, timed_out=res.timed_out)
+    run = judge_output(g.task, out_dir / "logs", junit=junit, exit_code=ran.result.exit_code,
+                       timed_out=ran.result.timed_out)
     run.report = junit
     if rewritten:
         run.reason = f"{run.reason}; {rewritten}" if run.reason else rewritten
-    problem = _channel_problem(witness, writes, held, out_dir / "logs")
     if problem:  # the runner's report or reward may be lost or forged: nothing there is trusted
         run = RunOutcome(broken=True, reason=f"{problem}; {run.reason}" if run.reason else problem,
                          rewards=run.rewards, tests=run.tests, report=run.report)
@@ -617,7 +674,8 @@ def _open_run(g: Grading, scratch: Path, out_dir: Path, tests_from: Path | None)
     """A run's host folders made afresh in ``scratch`` (``logs``, ``tests``: the hidden tests or
     ``tests_from``'s, ``pyboot``) and its sandbox opened over them, not started (blocking)."""
     task, settings = g.task, g.settings
-    remove_tree(scratch)
+    if os.path.lexists(scratch):  # a fresh run's is not there yet (sandbox.names)
+        remove_tree(scratch)
     logs = scratch / "logs"
     logs.mkdir(parents=True)
     if settings.user is not None:
@@ -634,40 +692,6 @@ def _open_run(g: Grading, scratch: Path, out_dir: Path, tests_from: Path | None)
     return g.backend.open(task, g.env, scratch / "sandbox", network=settings.network, labels=g.labels,
                           mounts=(Mount(tests, "/tests", False), Mount(logs, "/logs/verifier", True),
                                   Mount(pyboot, PYBOOT_INSIDE, False), *g.guard))  # opened first: it may move logs
-
-
-def _channel_problem(witness: ReportWitness, writes: list[bytes], held: str | None, logs: Path) -> str | None:
-    """Why the run's report or reward channel cannot be trusted (the run is broken), or None: the
-    FIFO replaced, a write that is not well-formed XML, more writes or bytes than the witness keeps
-    (the runner's report may be among those dropped: attack pass round 13), a writer that held the
-    FIFO or wrote to it after the runner ended, a reward path that is not a regular file."""
-    problems = [REPLACED_FIFO] if witness.replaced else []
-    bad = unreadable(writes)
-    if bad:
-        problems.append(f"the JUnit report's write {', '.join(map(str, bad))} is not well-formed XML (a writer "
-                        f"shared the runner's session, or the report was cut short) {WITNESS_MARK}: not trusted")
-    if witness.count > len(writes) or witness.overflow:  # what the witness did not keep may be the runner's
-        problems.append(f"the JUnit report was written {witness.count} time(s)"
-                        f"{', one write over ' + str(MAX_BYTES) + ' bytes' if witness.overflow else ''} "
-                        f"(the witness keeps {MAX_WRITES} of at most {MAX_BYTES} bytes) {WITNESS_MARK}: not trusted")
-    if held:
-        problems.append(f"{held} {WITNESS_MARK}: the report is not trusted")
-    if witness.late:
-        problems.append(f"{witness.late} write(s) to the JUnit report came after the runner ended {WITNESS_MARK}: "
-                        "not trusted")
-    problems += [f"{name} is not a regular file (the verifier's write to it failed) {WITNESS_MARK}: the rewards "
-                 "are not trusted" for name in ("reward.txt", "reward.json") if _not_regular(logs, name)]
-    return "; ".join(problems) or None
-
-
-def _not_regular(logs: Path, name: str) -> bool:
-    """Is ``logs/name`` something other than a regular file: a folder, a link, or a special file
-    the copy out of the sandbox left out (named in its notes)?"""
-    path = logs / name
-    if os.path.lexists(path):
-        return path.is_symlink() or not path.is_file()
-    notes = notes_path(logs)
-    return notes.is_file() and f"{name}: special file left out" in notes.read_text(errors="replace").splitlines()
 
 
 def _fresh_times(tests: Path) -> None:
@@ -687,11 +711,6 @@ def copy_tests(task: Task, step: str | None, dest: Path) -> None:
     for source in (task.paths.tests, task.paths.root / "steps" / step / "tests" if step else None):
         if source is not None and source.is_dir():
             shutil.copytree(source, dest, dirs_exist_ok=True)
-
-
-WITNESS_MARK = "(grading.witness)"  # in every reason about the report channel (analysis.forgery reads it)
-REPLACED_FIFO = ("the JUnit report's FIFO (grading.witness) was removed or replaced during the run: "
-                 "the report is not trusted")
 
 
 async def apply_in_sandbox(backend: Backend, task: Task, env: PreparedEnvironment, sandbox: Sandbox, patch: str,
@@ -792,23 +811,6 @@ def _test_env(task: Task, phase: dict[str, str], plugins: list[str]) -> dict[str
     if plugins:
         env["PYTEST_PLUGINS"] = ",".join(plugins)
     return env
-
-
-def _witnessed_junit(writes: list[bytes], out_dir: Path) -> tuple[JUnitReport | None, str | None]:
-    """The run's JUnit outcomes from the witnessed writes and the file left in the copied logs
-    (see :func:`lancebench.grading.witness.merge_writes`). The logs keep ``junit.xml`` as the
-    runner wrote it when nothing replaced the FIFO; every write is kept in ``out_dir/witness``."""
-    logs = out_dir / "logs"
-    junit_path = logs / "junit.xml"
-    final = junit_path if junit_path.is_file() and not junit_path.is_symlink() else None
-    merged = merge_writes(writes, final, out_dir / "witness")
-    if final is None and writes and logs.is_dir():
-        junit_path.write_bytes(writes[0])
-    notes = notes_path(logs)
-    if notes.is_file():  # the FIFO itself is not a file the verifier wrote
-        kept = [line for line in notes.read_text().splitlines() if line != "junit.xml: special file left out"]
-        notes.write_text("\n".join(kept) + "\n") if kept else notes.unlink()
-    return merged
 
 
 def judge_output(task: Task, logs: Path, *, junit: JUnitReport | None, exit_code: int | None,

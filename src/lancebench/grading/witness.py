@@ -33,9 +33,13 @@ from pathlib import Path
 
 from lancebench.errors import LancebenchError
 from lancebench.grading.junit import MAX_BYTES, JUnitReport, display_id, fromstring, parse_junit
+from lancebench.sandbox.fstree import notes_path
 
 RANK = {"passed": 0, "skipped": 1, "failed": 2, "error": 3}
 MAX_WRITES = 8  # writes kept; more are counted, not stored
+WITNESS_MARK = "(grading.witness)"  # in every reason about the report channel (analysis.forgery reads it)
+REPLACED_FIFO = ("the JUnit report's FIFO (grading.witness) was removed or replaced during the run: "
+                 "the report is not trusted")
 
 
 class ReportWitness:
@@ -97,8 +101,8 @@ class ReportWitness:
                 return
             data, size = bytearray(), 0
             self._open.set()
-            if self._ended.is_set() and not self._stop.is_set():
-                self.late += 1
+            ended, stopping = self._ended.is_set(), self._stop.is_set()
+            self.late += ended and not stopping
             try:
                 while chunk := os.read(fd, 1 << 16):
                     size += len(chunk)
@@ -110,6 +114,9 @@ class ReportWitness:
                 pass
             finally:
                 os.close(fd)
+                # a writer the thread reached only after stop() began is late too when it wrote
+                # (its bytes are kept); stop()'s own wake-up writes nothing
+                self.late += ended and stopping and size > 0
                 self._open.clear()
             if self._stop.is_set() and size == 0:
                 return  # our own wake-up
@@ -262,3 +269,62 @@ def merge_writes(writes: list[bytes], final: Path | None, scratch: Path) -> tupl
         note = (f"the JUnit report was rewritten after the runner wrote it (grading.witness; {len(versions)} versions; "
                 f"{', '.join(changed[:3])}{' ...' if len(changed) > 3 else ''} differ): the worst outcome counts")
     return merged, note
+
+
+def account(witness: ReportWitness, writes: list[bytes], held: str | None,
+            out_dir: Path) -> tuple[JUnitReport | None, str | None, str | None]:
+    """What a stopped ``witness`` tells of one verifier run whose files were copied to ``out_dir``
+    (``out_dir/logs``: the verifier's folder), given its ``writes`` (:meth:`ReportWitness.stop`)
+    and ``held`` (:meth:`ReportWitness.runner_ended`). Returns (the run's JUnit outcomes from the
+    witnessed writes and the file left in the logs, :func:`merge_writes`; a note when they
+    disagree; why the report or reward channel cannot be trusted, :func:`_channel_problem`, or
+    None). The logs keep ``junit.xml`` as the runner wrote it when nothing replaced the FIFO;
+    every write is kept in ``out_dir/witness``; the logs' notes lose the FIFO's line (the FIFO
+    itself is not a file the verifier wrote)."""
+    logs = out_dir / "logs"
+    notes = notes_path(logs)
+    junit_path = logs / "junit.xml"
+    final = junit_path if junit_path.is_file() and not junit_path.is_symlink() else None
+    merged, note = merge_writes(writes, final, out_dir / "witness")
+    if final is None and writes and logs.is_dir():
+        junit_path.write_bytes(writes[0])
+    if notes.is_file():
+        kept = [line for line in notes.read_text().splitlines() if line != "junit.xml: special file left out"]
+        notes.write_text("\n".join(kept) + "\n") if kept else notes.unlink()
+    return merged, note, _channel_problem(witness, writes, held, logs, notes)
+
+
+def _channel_problem(witness: ReportWitness, writes: list[bytes], held: str | None, logs: Path,
+                     notes: Path) -> str | None:
+    """Why the run's report or reward channel cannot be trusted (the run is broken), or None: the
+    FIFO replaced, a write that is not well-formed XML, more writes or bytes than the witness keeps
+    (the runner's report may be among those dropped: attack pass round 13), a writer that held the
+    FIFO or wrote to it after the runner ended, a reward path in ``logs`` that is not a regular file (``notes``: the
+    notes of what the copy out of the sandbox left out)."""
+    problems = [REPLACED_FIFO] if witness.replaced else []
+    bad = unreadable(writes)
+    if bad:
+        problems.append(f"the JUnit report's write {', '.join(map(str, bad))} is not well-formed XML (a writer "
+                        f"shared the runner's session, or the report was cut short) {WITNESS_MARK}: not trusted")
+    if witness.count > len(writes) or witness.overflow:  # what the witness did not keep may be the runner's
+        problems.append(f"the JUnit report was written {witness.count} time(s)"
+                        f"{', one write over ' + str(MAX_BYTES) + ' bytes' if witness.overflow else ''} "
+                        f"(the witness keeps {MAX_WRITES} of at most {MAX_BYTES} bytes) {WITNESS_MARK}: not trusted")
+    if held:
+        problems.append(f"{held} {WITNESS_MARK}: the report is not trusted")
+    if witness.late:
+        problems.append(f"{witness.late} write(s) to the JUnit report came after the runner ended {WITNESS_MARK}: "
+                        "not trusted")
+    left_out = notes.read_text(errors="replace").splitlines() if notes.is_file() else []
+    problems += [f"{name} is not a regular file (the verifier's write to it failed) {WITNESS_MARK}: the rewards "
+                 "are not trusted" for name in ("reward.txt", "reward.json")
+                 if _not_regular(logs / name, f"{name}: special file left out" in left_out)]
+    return "; ".join(problems) or None
+
+
+def _not_regular(path: Path, left_out: bool) -> bool:
+    """Is ``path`` something other than a regular file: a folder, a link, or (absent) a special
+    file the copy out of the sandbox left out (``left_out``: named so in its notes)?"""
+    if os.path.lexists(path):
+        return path.is_symlink() or not path.is_file()
+    return left_out

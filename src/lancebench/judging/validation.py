@@ -31,7 +31,9 @@ under test writing a file at import) and validation fails as the agent's doing
 A sandbox failure once the patch is applied gets the same kind of control (:func:`_blame_sandbox`):
 the scripts that ran, smoke runs included, run again on the reference solution (or the base) in a
 fresh sandbox; it fails too -> :class:`ValidationInvalid`, it works -> the patched code broke the
-sandbox (:class:`ValidationByAgent`). One before the patch is applied is the harness's.
+sandbox (:class:`ValidationByAgent`). One before the patch is applied is the harness's, and so is
+a sandbox that cannot be stopped (:data:`STOP_FAILED`: :class:`ValidationInvalid` with the stop's
+error, whatever else failed before it; no control is run).
 """
 
 from __future__ import annotations
@@ -61,6 +63,11 @@ from lancebench.task.model import Task
 
 CASE_TIMEOUT_SEC = 300.0
 Outcome = Literal["pass", "behavioural-fail", "script-error", "unsure"]
+
+
+#: The control of a validation run whose sandbox failed to stop: stopping is the harness's work
+#: (the backend's), never the task's or the agent's, whatever ran in the sandbox before.
+STOP_FAILED = "outside every sandbox: the harness could not stop the validation sandbox"
 
 
 class ValidationInvalid(LancebenchError):
@@ -275,30 +282,43 @@ async def validate(client: LLMClient, task: Task, backend: Backend, env: Prepare
     run = _Run(client, task, env, sandbox, RepoSnapshot(snapshot_dir), patch, scratch, limits, spec)
     folders = script_folders(spec)
     outcomes: list[StoryOutcome] = []
-    applied, failure = False, None
+    applied, failure, stage = False, None, "start"
+
+    def record(status: str, why: str) -> JudgeRecord:
+        return _record(status, outcomes, run.turns, client.usage.since(start_usage), why)
+
     try:
-        await sandbox.start()
-        await apply_patch(task, backend, sandbox, env, patch, scratch)
-        applied = True  # from here on the patched code may run in the sandbox (a script imports it)
-        made = await sandbox.exec(["mkdir", "-p", *folders], cwd=env.workdir)
-        if not made.ok:
-            raise SandboxError(f"the validation folders could not be made: {made.output[-300:]}")
-        before = await fingerprint(sandbox, env.workdir, [*folders, *runner_outputs(spec)], scratch / "before.txt")
-        for i, story in enumerate(spec.stories):
-            outcomes.append(await run.story(i, story))
-        after = await fingerprint(sandbox, env.workdir, [*folders, *runner_outputs(spec)], scratch / "after.txt")
-    except JudgeFailed as exc:
-        rec = _record("failed:model-error", outcomes, run.turns, client.usage.since(start_usage), exc.detail[:1000])
-        raise ValidationInvalid(f"validation: the model failed: {exc.detail[:300]}", rec,
-                                "outside every sandbox: the judge model failed after the client's retries") from exc
-    except SandboxError as exc:
+        async with sandbox:  # started, and stopped however the block ends
+            try:
+                stage = "run"
+                await apply_patch(task, backend, sandbox, env, patch, scratch)
+                applied = True  # from here on the patched code may run in the sandbox (a script imports it)
+                made = await sandbox.exec(["mkdir", "-p", *folders], cwd=env.workdir)
+                if not made.ok:
+                    raise SandboxError(f"the validation folders could not be made: {made.output[-300:]}")
+                before = await fingerprint(sandbox, env.workdir, [*folders, *runner_outputs(spec)],
+                                           scratch / "before.txt")
+                for i, story in enumerate(spec.stories):
+                    outcomes.append(await run.story(i, story))
+                after = await fingerprint(sandbox, env.workdir, [*folders, *runner_outputs(spec)],
+                                          scratch / "after.txt")
+            except JudgeFailed as exc:
+                raise ValidationInvalid(f"validation: the model failed: {exc.detail[:300]}",
+                                        record("failed:model-error", exc.detail[:1000]),
+                                        "outside every sandbox: the judge model failed after the client's retries"
+                                        ) from exc
+            except SandboxError as exc:
+                failure = exc
+            finally:
+                stage = "stop"
+    except SandboxError as exc:  # the start's (nothing of the patch ran) or the stop's: the harness's
+        if stage == "stop":
+            raise ValidationInvalid(f"validation: the sandbox could not be stopped: {exc}"[:4000],
+                                    record("failed:infrastructure", f"stop: {exc}"[:1000]), STOP_FAILED) from exc
         failure = exc
-    finally:
-        await sandbox.stop()
     if failure is not None:
         await _blame_sandbox(task, backend, env, spec, run.ran if applied else None, scratch, labels, failure, folders,
-                             lambda status, why: _record(status, outcomes, run.turns, client.usage.since(start_usage),
-                                                         why))
+                             record)
     if before != after:
         changed = changed_paths(before, after)
         await _blame_change(task, backend, env, spec, run.final, scratch, labels, changed, folders,

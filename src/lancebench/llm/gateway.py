@@ -181,12 +181,25 @@ class Gateway:
         self.stop()
         raise ModelError(f"the model gateway (LiteLLM proxy) did not start: {tail}")
 
-    def issue_key(self, trial_id: str) -> str:
-        """A new key valid through this gateway until :meth:`revoke` (one per trial)."""
+    def issue_key(self, trial_id: str, *, max_calls: int = 0, max_cost_usd: float = 0.0) -> str:
+        """A new key valid through this gateway until :meth:`revoke` (one per trial). Limits the
+        gateway enforces whatever the agent does (0: none): ``max_calls`` model calls (answered,
+        cut or in flight), ``max_cost_usd`` USD of answered and cut calls (a call is refused once
+        the key's cost reached it; calls in flight then may pass it by their own cost, as
+        mini-swe-agent's ``cost_limit``). A refused call is answered 400 (``budget_exceeded``) and
+        recorded (:meth:`refused`)."""
         from lancebench.llm.gateway_hooks import key_hash
         key = "sk-lancebench-" + secrets.token_hex(20)
-        (self.root / "keys" / key_hash(key)).write_text(trial_id)
+        limits = {"trial": trial_id, "max_calls": int(max_calls), "max_cost_usd": float(max_cost_usd)}
+        (self.root / "keys" / key_hash(key)).write_text(json.dumps(limits))
         return key
+
+    def refused(self, key: str) -> str | None:
+        """Why the gateway refused a call of ``key`` for its limits (the first refusal's reason, as
+        ``max_steps 3 reached (3 model calls)``), or None when it refused none."""
+        from lancebench.llm.gateway_hooks import key_hash
+        path = self.root / "usage" / f"{key_hash(key)}.refused"
+        return path.read_text() if path.exists() else None
 
     def revoke(self, key: str) -> None:
         """End ``key``: later requests with it are refused (401)."""

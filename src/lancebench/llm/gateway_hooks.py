@@ -278,6 +278,7 @@ class UsageLog(CustomLogger):
                 raise ProxyException(message="lancebench gateway: this key's trial ended",
                                      type=ProxyErrorTypes.auth_error, param="api_key", code=401)
             (usage / f"{digest}.inflight").mkdir(exist_ok=True)
+            _within_limits(usage, digest)
             _write_json(usage / f"{digest}.inflight" / f"{call}.json",
                         {"call": call, "model": _model(), "call_type": str(call_type), "started": time.time(),
                          "prompt_tokens": tokens, "completion_tokens": 0})
@@ -329,6 +330,34 @@ class UsageLog(CustomLogger):
             line |= {"cut": "client disconnected", "estimate": True}
         usage, call = _root() / "usage", _call_of(kwargs, digest)
         await asyncio.to_thread(_log_answer, usage, digest, call, line)
+
+
+def _within_limits(usage: Path, digest: str) -> None:
+    """Refuse the next call of key ``digest`` (raise :class:`ProxyException`, 400
+    ``budget_exceeded``) when its key file's limits (:meth:`Gateway.issue_key`) are reached: calls
+    answered, cut or in flight against ``max_calls``; the cost of its answered and cut calls
+    against ``max_cost_usd``. The first refusal's reason goes to ``usage/<digest>.refused``. Call it
+    under the key's lock."""
+    try:
+        limits = json.loads((_root() / "keys" / digest).read_text())
+    except (OSError, ValueError):
+        return
+    max_calls, max_cost = int(limits.get("max_calls") or 0), float(limits.get("max_cost_usd") or 0.0)
+    if not (max_calls or max_cost):
+        return
+    log = usage / f"{digest}.jsonl"
+    lines = [json.loads(line) for line in log.read_text().splitlines() if line.strip()] if log.exists() else []
+    calls = len(lines) + sum(1 for _ in (usage / f"{digest}.inflight").glob("*.json"))
+    cost = sum(float(line.get("cost_usd") or 0.0) for line in lines)
+    reason = (f"max_steps {max_calls} reached ({calls} model calls)" if max_calls and calls >= max_calls else
+              f"max_cost {max_cost:g} USD reached ({cost:.6f} USD spent)" if max_cost and cost >= max_cost else None)
+    if reason is None:
+        return
+    refused = usage / f"{digest}.refused"
+    if not refused.exists():
+        refused.write_text(reason)
+    raise ProxyException(message=f"lancebench gateway: the trial's limit is reached: {reason}",
+                         type=ProxyErrorTypes.budget_exceeded, param="api_key", code=400)
 
 
 def _log_answer(usage: Path, digest: str, call: str | None, line: dict) -> None:

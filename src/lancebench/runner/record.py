@@ -1,19 +1,18 @@
 """The record phase of a trial: what the phases returned (:class:`Trace`), when each ran
-(:class:`PhaseClock`), and the one function that builds the :class:`TrialResult` from them
-(:func:`build_result`). Nothing else in the runner writes a field of a ``TrialResult``."""
+(:class:`lancebench.runner.progress.PhaseClock`), and the one function that builds the
+:class:`TrialResult` from them (:func:`build_result`). Nothing else in the runner writes a field of
+a ``TrialResult``."""
 
 from __future__ import annotations
 
-import contextlib
-import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from lancebench.agents.base import AgentOutcome
 from lancebench.grading.verifier import Verdict
 from lancebench.judging.senior import SeniorReview
-from lancebench.results.models import PhaseTime, StepResult, Timings, TrialError, TrialResult, Usage, utcnow
+from lancebench.results.models import StepResult, TrialError, TrialResult, Usage, utcnow
+from lancebench.runner.progress import PhaseClock
 
 if TYPE_CHECKING:
     from lancebench.runner.agent_phase import TrialSpec
@@ -65,43 +64,6 @@ class Trace:
         for outcome in self.outcomes:
             total = total + outcome.usage if isinstance(outcome.usage, Usage) else total
         return total
-
-
-class PhaseClock:
-    """Wall times of a trial's phases: seconds summed per phase (:class:`Timings`) and each phase's
-    first start and last end (:class:`PhaseTime`); ``where`` names the phase running (for
-    :class:`TrialError`)."""
-
-    def __init__(self) -> None:
-        self.started = time.monotonic()
-        self.seconds: dict[str, float] = {}
-        self.spans: dict[str, PhaseTime] = {}
-        self.where = "environment"
-
-    def at(self, name: str, step: str | None = None) -> None:
-        """Note that the ``name`` phase (of ``step`` of a multi-step task) has begun, before what
-        it times (the agent sandbox's start and health checks come before the agent's clock)."""
-        self.where = f"steps.{step}.{name}" if step else name
-
-    @contextlib.contextmanager
-    def phase(self, name: str, step: str | None = None) -> Iterator[None]:
-        """Time the ``name`` phase (of ``step`` of a multi-step task) while the block runs."""
-        self.at(name, step)
-        begun, t0 = utcnow(), time.monotonic()
-        try:
-            yield
-        finally:
-            self.seconds[name] = self.seconds.get(name, 0.0) + time.monotonic() - t0
-            first = self.spans.get(name)
-            self.spans[name] = PhaseTime(started_at=first.started_at if first else begun, finished_at=utcnow())
-
-    def timings(self) -> Timings:
-        """Seconds per phase; ``grading_sec`` includes senior grading (``judging_sec``)."""
-        sec = self.seconds
-        return Timings(environment_sec=sec.get("environment", 0.0), agent_sec=sec.get("agent", 0.0),
-                       capture_sec=sec.get("capture", 0.0), judging_sec=sec.get("judging", 0.0),
-                       grading_sec=sec.get("grading", 0.0) + sec.get("judging", 0.0),
-                       total_sec=time.monotonic() - self.started)
 
 
 def merged_steps(verdicts: list[Verdict]) -> tuple[list[str], list[str], bool | None]:
@@ -160,9 +122,10 @@ def build_result(spec: TrialSpec, started_at: str, trace: Trace, failure: Failur
     task, last = spec.task, trace.outcomes[-1] if trace.outcomes else None
     if last is not None and last.exit == "error" and last.message:
         extra = {"agent_message": last.message, **extra}
+    verdict = _verdict_fields(trace, failure)
     return TrialResult(trial_id=spec.trial_id, job=spec.job, task=task.name, task_digest=task.digest,
                        dataset=task.dataset, agent=spec.agent_name, model=spec.model, attempt=spec.attempt,
                        kind=task.kind, split=task.split, price_usd=task.price_usd, taxonomy=task.taxonomy,
                        config=spec.config, agent_exit=last.exit if last is not None else None, usage=usage,
-                       extra=extra, timings=clock.timings(), phases=dict(clock.spans), started_at=started_at,
-                       finished_at=utcnow(), **_verdict_fields(trace, failure))
+                       extra=extra, timings=clock.timings(), phases=clock.spans(), started_at=started_at,
+                       finished_at=utcnow(), **verdict)

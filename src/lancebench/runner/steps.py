@@ -39,11 +39,11 @@ from lancebench.grading.verifier import Verdict, judge_choice, patch_not_applied
 from lancebench.results.models import Status, StepResult
 from lancebench.results.paths import TrialPaths
 from lancebench.results.store import atomic_write
-from lancebench.runner import progress
 from lancebench.runner.agent_phase import TrialSpec, agent_mounts, check_health, resume_sandbox, run_agent, trial_labels
 from lancebench.runner.artifacts import collect
 from lancebench.runner.control import MODEL_PROVIDER, Checkpoint, TrialInvalid, verdict_control
-from lancebench.runner.record import PhaseClock, Trace, merged_steps
+from lancebench.runner.progress import PhaseClock
+from lancebench.runner.record import Trace, merged_steps
 from lancebench.sandbox.as_user import as_user
 from lancebench.sandbox.backend import Backend, PreparedEnvironment, task_limits
 from lancebench.sandbox.base import Sandbox
@@ -207,8 +207,7 @@ async def run_steps(spec: TrialSpec, agent: Agent, backend: Backend, env: Prepar
                     await user_tool.close()
             # the capture ended every process of the agent's sandbox: grading (in sandboxes of its
             # own) begins while that sandbox is removed, instead of after
-            timing.enter_context(clock.phase("grading", plans[-1].name))
-            progress.set_phase(spec.trial_id, "grading")
+            timing.enter_context(clock.phase("grading", plans[-1].name, shown=True))
             if not grading:
                 grading.append(asyncio.ensure_future(_grade(spec, backend, env, work, plans[-1])))
         verdict = await grading[0]
@@ -247,12 +246,11 @@ async def _agent_step(spec: TrialSpec, agent: Agent, backend: Backend, env: Prep
     :class:`TrialInvalid` when a bundled agent reports a failure that is not its own (a model
     outage; see :func:`lancebench.runner.agent_phase.run_agent`)."""
     task = spec.task
-    clock.at("agent", plan.name)
     agent_box = as_user(sandbox, plan.user)  # the step's agent user (docker)
+    clock.at("agent", plan.name)
     if plan.step is not None:
         await check_health(task, agent_box, plan.settings.healthcheck_env, plan.step, point)
-    with clock.phase("agent", plan.name):
-        progress.set_phase(spec.trial_id, "agent")
+    with clock.phase("agent", plan.name, shown=True):
         plan.logs.mkdir(parents=True, exist_ok=True)
         outcome = await run_agent(agent, _context(spec, env, agent_box, plan, agent), plan.budget, point,
                                     spec.model_endpoint)
@@ -265,8 +263,7 @@ async def _agent_step(spec: TrialSpec, agent: Agent, backend: Backend, env: Prep
     if outcome.invalid_reason:  # a bundled agent's (run_agent dropped any other's)
         prefix = f"step {plan.name}: " if plan.step is not None else ""
         raise TrialInvalid(prefix + outcome.invalid_reason, MODEL_PROVIDER)
-    with clock.phase("capture", plan.name):
-        progress.set_phase(spec.trial_id, "capture")
+    with clock.phase("capture", plan.name, shown=True):
         point.capturing = True
         work = await _capture(spec, backend, env, sandbox, outcome, plan)
         if captured is not None:

@@ -30,7 +30,7 @@ from lancebench.judging.senior import senior_grade
 from lancebench.llm.meter import UsageMeter
 from lancebench.results.models import TrialError, TrialResult, utcnow
 from lancebench.results.store import atomic_write, write_result
-from lancebench.runner import progress, spend
+from lancebench.runner import spend
 from lancebench.runner.agent_phase import TrialSpec, trial_labels
 from lancebench.runner.control import (
     HARNESS,
@@ -42,7 +42,8 @@ from lancebench.runner.control import (
     raised_by_model_client,
 )
 from lancebench.runner.healthcheck import HealthcheckFailed
-from lancebench.runner.record import AGENT_STOPS, Failure, PhaseClock, Trace, build_result
+from lancebench.runner.progress import PhaseClock
+from lancebench.runner.record import AGENT_STOPS, Failure, Trace, build_result
 from lancebench.runner.steps import Work, run_steps
 from lancebench.sandbox.backend import Backend, PreparedEnvironment
 from lancebench.sandbox.fstree import remove_tree
@@ -61,7 +62,7 @@ async def run_trial(spec: TrialSpec, agent: Agent, backend: Backend) -> TrialRes
     """
     meter = spend.start(spec.paths)  # before the folder is replaced: it keeps earlier runs' spend
     await asyncio.to_thread(_fresh_folders, spec)  # file system calls block: never in the event loop
-    started_at, trace, clock, point = utcnow(), Trace(), PhaseClock(), Checkpoint()
+    started_at, trace, clock, point = utcnow(), Trace(), PhaseClock(spec.trial_id), Checkpoint()
     failure = None
     try:
         try:
@@ -136,8 +137,7 @@ async def _walk(spec: TrialSpec, agent: Agent, backend: Backend, trace: Trace, c
     """prepare → the steps (agent, capture, verify) → senior grading; what each returns goes to
     ``trace``, phase times to ``clock``; what has run so far goes to ``point`` (for
     :func:`lancebench.runner.control.blame`)."""
-    with clock.phase("environment"):
-        progress.set_phase(spec.trial_id, "environment")
+    with clock.phase("environment", shown=True):
         env = await backend.prepare(spec.task)
     point.env = env  # point.network: the steps' (run_steps)
     work = await run_steps(spec, agent, backend, env, point, trace, clock)

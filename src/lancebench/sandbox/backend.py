@@ -66,7 +66,7 @@ class Backend(Protocol):
       with its changed paths: a :class:`CapturedPatch`), computed so that the agent cannot falsify
       it (its own ``.git`` is not trusted).
     - hooks with defaults: :meth:`resume`, :meth:`set_network`, :meth:`apply_patch`,
-      :meth:`guard_mounts`, :meth:`guard_python`; and :meth:`capabilities`, what planning reads.
+      :meth:`guard_mounts`, :meth:`guard_python`, :meth:`halt`; and :meth:`capabilities`, what planning reads.
     """
 
     name: str
@@ -119,6 +119,14 @@ class Backend(Protocol):
         folder ``user`` sees in the fresh grading ``sandbox``; returns the folders written.
         Default: None (the backend has no guard; nothing is written)."""
         return None
+
+    async def halt(self, sandbox: Sandbox) -> bool:
+        """End every process of the started grading ``sandbox`` at once, its files and its removal
+        left to :meth:`Sandbox.stop` (which the caller still calls), so that the next run of the
+        graded work may begin while it is removed. True when no code of it runs from then on;
+        False (the default, and whenever the backend cannot tell): the caller waits for ``stop``.
+        Never raises."""
+        return False
 
 
 def task_limits(task: Task) -> Limits:

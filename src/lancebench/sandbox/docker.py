@@ -111,9 +111,12 @@ class DockerSandbox(Sandbox):
 
     Storage (:mod:`lancebench.sandbox.docker_quota`): with ``quota_folder`` (a fresh folder the
     caller removes with :func:`lancebench.sandbox.fstree.remove_tree`), the quota is mounted there
-    at once and covers the spec's writable mounts too, until their folders are removed the same
-    way; without it, the quota is mounted at :meth:`start` and bounds the container's own files
-    only. ``quota`` False: none (containers that run only the harness's own commands, e.g. the
+    and covers the spec's writable mounts too, until their folders are removed the same way: at
+    once when the spec has a writable mount (the caller may write into it before the start), else
+    at :meth:`start`, in its worker thread (the agent's container: no ``mkfs`` and loop mount on
+    the caller's event loop, and none for a sandbox never started); without it, the quota is
+    mounted at :meth:`start` under :func:`~lancebench.sandbox.docker_quota.quota_root` and bounds
+    the container's own files only. ``quota`` False: none (containers that run only the harness's own commands, e.g. the
     capture's). Raises :class:`SandboxError` when no engine answers, the image is missing or the
     engine fails.
     """
@@ -130,6 +133,7 @@ class DockerSandbox(Sandbox):
         self.image_id: str | None = None  # the id of spec.image when the container was made (start)
         self._uid_gid: tuple[int, int] = (0, 0)
         self._restarts = 0
+        self._halted = False  # seen stopped by halt(): its removal needs no kill
         self._aio_client: Any = None  # aiodocker.Docker of the exec streams, bound to _aio_loop
         self._aio_loop: asyncio.AbstractEventLoop | None = None
         self._filter: ContainerFilter | None = None
@@ -139,7 +143,8 @@ class DockerSandbox(Sandbox):
         # the container's upper overlay folder as this machine sees it (its quota's copy of the
         # layer, which the engine mounted: set by start), for the capture's look at what changed
         self.host_upper: Path | None = None
-        if quota and quota_folder is not None:
+        self._quota_folder = quota_folder if quota else None  # where start() mounts it (None: quota_root)
+        if quota and quota_folder is not None and any(m.writable for m in spec.mounts):
             self.quota = ContainerQuota.open(self.name, spec.limits.storage_mb, quota_folder)
             self._want_quota = False  # opened (or said why not)
             if self.quota is not None:
@@ -273,7 +278,7 @@ class DockerSandbox(Sandbox):
         """Mount the container's storage quota (``self.quota``) unless it is mounted already;
         returns the extra mounts (``/dev/shm`` on the quota), none without a quota."""
         if self._want_quota and self.quota is None:
-            self.quota = ContainerQuota.open(self.name, self.spec.limits.storage_mb)
+            self.quota = ContainerQuota.open(self.name, self.spec.limits.storage_mb, self._quota_folder)
         if self.quota is None:
             return []
         return [docker.types.Mount(target="/dev/shm", source=str(self.quota.shm), type="bind")]
@@ -326,6 +331,30 @@ class DockerSandbox(Sandbox):
             await client.close()
         await asyncio.to_thread(self._remove_sync)
 
+    async def halt(self) -> bool:
+        """Kill the container and wait until it has stopped: every process ends (its pid
+        namespace with its init), its files stay until :meth:`stop` removes it. True once it is
+        stopped; False when the engine could not say so (then only :meth:`stop` tells). Never
+        raises."""
+        return await asyncio.to_thread(self._halt_sync)
+
+    def _halt_sync(self) -> bool:
+        cid = self.container_id
+        if cid is None:
+            return False
+        api = engine.client().api
+        try:
+            try:
+                api.kill(cid)
+            except engine._import_docker().errors.APIError as exc:
+                if "is not running" not in str(exc):
+                    return False
+            api.wait(cid, timeout=60)
+            self._halted = not (api.inspect_container(cid).get("State") or {}).get("Running", True)
+            return self._halted
+        except Exception:  # noqa: BLE001 - the engine's answer decides nothing here: stop() ends it
+            return False
+
     def _remove_sync(self) -> None:
         cid = self.container_id
         quota, self.quota = self.quota, None
@@ -333,7 +362,7 @@ class DockerSandbox(Sandbox):
             if quota is not None:  # mounted by __init__, never started
                 quota.release()
             return
-        release_container(cid, quota)  # the quota is released even when the engine refuses
+        release_container(cid, quota, ended=self._halted)  # the quota is released even when the engine refuses
         self.container_id = None
         with _live_lock:
             _live.pop(cid, None)
@@ -483,6 +512,7 @@ class DockerSandbox(Sandbox):
         docker = engine._import_docker()
         api = engine.client().api
         self._restarts += 1
+        self._halted = False
         try:
             api.kill(self.container_id)
         except docker.errors.APIError:

@@ -220,14 +220,15 @@ def _end_container(name: str) -> None:
         pass
 
 
-def release_container(ref: str, quota: ContainerQuota | None, *, covers: bool = False) -> None:
+def release_container(ref: str, quota: ContainerQuota | None, *, covers: bool = False, ended: bool = False) -> None:
     """Remove container ``ref`` (name or id) with its ``quota`` (None: it has none): the container
-    is killed, the layer bind unmounted, the container removed, the quota released (with its covers
-    when ``covers``: a harness that died leaves nobody to remove their folders). Raises
-    :class:`lancebench.errors.SandboxError` only when the engine refuses the removal (the quota is
-    released all the same)."""
-    if quota is not None:
+    is killed (unless ``ended``: it was seen stopped already), the layer bind unmounted, the
+    container removed, the quota released (with its covers when ``covers``: a harness that died
+    leaves nobody to remove their folders). Raises :class:`lancebench.errors.SandboxError` only
+    when the engine refuses the removal (the quota is released all the same)."""
+    if quota is not None and not ended:
         _end_container(ref)
+    if quota is not None:
         quota.detach()
     try:
         engine.remove_container(ref)

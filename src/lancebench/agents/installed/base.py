@@ -7,6 +7,9 @@ copied out, and a trajectory built from them with usage and cost from the gatewa
 A subclass sets ``name``, ``package`` and ``version_note`` and implements :meth:`command` (the
 shell command and its environment) and :meth:`trajectory` (its logs to ATIF). Agent options
 (``--ao key=value``) are kept in ``self.options``; ``version=X`` installs another version.
+The job's ``max_steps`` (model calls) and ``max_cost`` (USD) are enforced by the gateway on the
+trial's key (:meth:`Gateway.issue_key`), whatever the agent does with them: a call past either is
+refused, and the trial's agent exit is ``limit``.
 """
 
 from __future__ import annotations
@@ -91,7 +94,8 @@ class InstalledAgent(abc.ABC):
             raise AgentError(f"{self.name}: the runner did not prepare the sandbox (sandbox_mounts)")
         gw = self._gateway
         await self._probe(ctx)
-        key = gw.issue_key(f"{ctx.task_name}#{ctx.attempt}")
+        key = gw.issue_key(f"{ctx.task_name}#{ctx.attempt}", max_calls=int(self.options.get("max_steps") or 0),
+                           max_cost_usd=float(self.options.get("max_cost") or 0.0))
         run = Run(base_url="", key=key, instruction=f"{WORK}/instruction.md", logs_inside=LOGS_INSIDE,
                   logs=ctx.logs_dir / "native", timeout_sec=max(ctx.deadline - time.monotonic() - 5, 1.0))
         reason = "the agent's run was cancelled"  # kept when the run is cancelled (its deadline, a stop)
@@ -110,6 +114,9 @@ class InstalledAgent(abc.ABC):
         write_trajectory(with_cut_calls(traj, cut), ctx.logs_dir)
         if res.timed_out:
             return AgentOutcome(exit="timeout", message=f"{self.name} timed out", usage=usage)
+        if (limit := gw.refused(key)) is not None:  # the gateway refused a call: the run ended on its limit
+            return AgentOutcome(exit="limit", usage=usage,
+                                message=f"limit reached ({limit}; {self.name} exit code {res.exit_code})")
         return AgentOutcome(exit="completed" if res.exit_code == 0 else "error", usage=usage,
                             message=f"{self.name} exit code {res.exit_code}")
 
