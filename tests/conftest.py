@@ -50,6 +50,7 @@ LONGEST_FIRST = (
     "tests/adversarial/test_dns_attacks.py",  # 59 s
     "tests/adversarial/test_round3_attacks.py",  # 75 s (four jobs of one trial, two on docker)
     "tests/llm/test_run_controls.py",  # about 70 s (estimated from 470 s at a load of 30 on 2 cores)
+    "tests/adversarial/test_round13_attacks.py",  # 75-110 s here (16 cases, both backends, verify_patch each)
     "tests/adversarial/test_storage_attacks.py",  # 59 s
     "tests/core/test_jobs_trust.py",  # 59 s
     "tests/harbor/test_env_and_sizes.py",  # 52 s

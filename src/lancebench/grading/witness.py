@@ -32,7 +32,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from lancebench.errors import LancebenchError
-from lancebench.grading.junit import MAX_BYTES, JUnitReport, display_id, parse_junit
+from lancebench.grading.junit import MAX_BYTES, JUnitReport, display_id, fromstring, parse_junit
 from lancebench.sandbox.fstree import notes_path
 
 RANK = {"passed": 0, "skipped": 1, "failed": 2, "error": 3}
@@ -45,10 +45,12 @@ REPLACED_FIFO = ("the JUnit report's FIFO (grading.witness) was removed or repla
 class ReportWitness:
     """Reads every write to the FIFO ``folder/name`` (made by :meth:`start`) in a thread.
 
-    Use: ``w = ReportWitness(logs); w.start()`` before the verifier runs, ``writes = w.stop()``
-    after it ended (its processes gone). Each write is at most ``junit.MAX_BYTES`` bytes (the rest
-    is read and dropped; ``overflow`` is set). Raises ``OSError`` from :meth:`start` when the FIFO
-    cannot be made."""
+    Use: ``w = ReportWitness(logs); w.start()`` before the verifier runs, ``w.seal()`` just
+    before ``tests/test.sh`` starts, ``writes = w.stop()`` after it ended (its processes gone).
+    Each write is at most ``junit.MAX_BYTES`` bytes (the rest is read and dropped; ``overflow``
+    is set), and at most :data:`MAX_WRITES` are kept (``count`` counts them all): a run with more
+    is not to be trusted, the runner's report may be among those dropped (attack pass round 13).
+    Raises ``OSError`` from :meth:`start` when the FIFO cannot be made."""
 
     def __init__(self, folder: Path, name: str = "junit.xml"):
         self.path = folder / name
@@ -67,13 +69,26 @@ class ReportWitness:
     def start(self) -> None:
         if os.path.lexists(self.path):
             os.unlink(self.path)
-        os.mkfifo(self.path, 0o666)
-        os.chmod(self.path, 0o666)  # the sandbox user writes it (umask aside)
+        os.mkfifo(self.path, 0o622)
+        os.chmod(self.path, 0o622)  # the sandbox user writes it (umask aside); see seal()
         self._fifo_fd = os.open(self.path, os.O_PATH)
         st = os.fstat(self._fifo_fd)
         self._inode = (st.st_dev, st.st_ino)
         self._thread = threading.Thread(target=self._run, name="lancebench-report-witness", daemon=True)
         self._thread.start()
+
+    def seal(self) -> None:
+        """Give the FIFO back to the harness's uid, writable by every other user and readable by
+        none (``0622``): call just before ``tests/test.sh`` runs, once the sandbox's folders were
+        given to its uid (the local backend's first command owns the logs folder's tree). A
+        second reader in the sandbox took the runner's report away from the witness, whose
+        session was then empty, and wrote a forgery in its place (attack pass round 13). Root in
+        a container still reads it (docs/security.md). Raises ``OSError`` when the FIFO is gone."""
+        if self._fifo_fd is None:
+            raise OSError(f"{self.path}: the witness was not started")
+        path = f"/proc/self/fd/{self._fifo_fd}"  # the FIFO made by start(), wherever it is now
+        os.chown(path, os.getuid(), os.getgid())
+        os.chmod(path, 0o622)
 
     def _run(self) -> None:
         while not self._stop.is_set():
@@ -174,11 +189,14 @@ class ReportWitness:
 def documents(data: bytes, limit: int = MAX_WRITES) -> list[bytes]:
     """Split ``data`` into the XML documents written one after the other (a writer that opens
     the FIFO before the previous one closed it joins the same read): at each ``junk after
-    document element`` the rest is another document. Returns at least ``[data]``."""
+    document element`` the rest is another document. Returns at least ``[data]``; past ``limit``
+    documents the rest is one more item as it is (several documents: not well-formed, so the run
+    is not trusted; it was left out, and a session of 8 documents of the code under test's own
+    hid the runner's report after them: attack pass round 13)."""
     out: list[bytes] = []
     while data.strip() and len(out) < limit:
         try:
-            ET.fromstring(data)
+            fromstring(data)
             out.append(data)
             return out
         except ET.ParseError as exc:
@@ -192,6 +210,8 @@ def documents(data: bytes, limit: int = MAX_WRITES) -> list[bytes]:
             head, data = text[:cut].encode("utf-8", errors="surrogateescape"), text[cut:].encode(
                 "utf-8", errors="surrogateescape")
             out.append(head)
+    if out and data.strip():  # the limit reached
+        out.append(data)
     return out or [data]
 
 
@@ -202,7 +222,7 @@ def unreadable(writes: list[bytes]) -> list[int]:
     for i, data in enumerate(writes):
         for doc in documents(data):
             try:
-                ET.fromstring(doc)
+                fromstring(doc)
             except ET.ParseError:
                 bad.append(i + 1)
                 break
@@ -219,9 +239,11 @@ def merge_writes(writes: list[bytes], final: Path | None, scratch: Path) -> tupl
     for i, data in enumerate(writes):
         path = scratch / f"junit.write-{i + 1}.xml"
         path.write_bytes(data)
-        for j, doc in enumerate(documents(data)):  # a write that began before the last one ended
-            part = scratch / f"junit.write-{i + 1}.{j + 1}.xml"
-            part.write_bytes(doc)
+        docs = documents(data)
+        for j, doc in enumerate(docs):  # a write that began before the last one ended
+            part = path if len(docs) == 1 else scratch / f"junit.write-{i + 1}.{j + 1}.xml"
+            if part != path:  # a one-document write is not kept twice (8 writes of 20 MB: 320 MB a run)
+                part.write_bytes(doc)
             try:
                 versions.append(parse_junit(part))
             except LancebenchError:
@@ -275,14 +297,19 @@ def account(witness: ReportWitness, writes: list[bytes], held: str | None,
 def _channel_problem(witness: ReportWitness, writes: list[bytes], held: str | None, logs: Path,
                      notes: Path) -> str | None:
     """Why the run's report or reward channel cannot be trusted (the run is broken), or None: the
-    FIFO replaced, a write that is not well-formed XML, a writer that held the FIFO or wrote to it
-    after the runner ended, a reward path in ``logs`` that is not a regular file (``notes``: the
+    FIFO replaced, a write that is not well-formed XML, more writes or bytes than the witness keeps
+    (the runner's report may be among those dropped: attack pass round 13), a writer that held the
+    FIFO or wrote to it after the runner ended, a reward path in ``logs`` that is not a regular file (``notes``: the
     notes of what the copy out of the sandbox left out)."""
     problems = [REPLACED_FIFO] if witness.replaced else []
     bad = unreadable(writes)
     if bad:
         problems.append(f"the JUnit report's write {', '.join(map(str, bad))} is not well-formed XML (a writer "
                         f"shared the runner's session, or the report was cut short) {WITNESS_MARK}: not trusted")
+    if witness.count > len(writes) or witness.overflow:  # what the witness did not keep may be the runner's
+        problems.append(f"the JUnit report was written {witness.count} time(s)"
+                        f"{', one write over ' + str(MAX_BYTES) + ' bytes' if witness.overflow else ''} "
+                        f"(the witness keeps {MAX_WRITES} of at most {MAX_BYTES} bytes) {WITNESS_MARK}: not trusted")
     if held:
         problems.append(f"{held} {WITNESS_MARK}: the report is not trusted")
     if witness.late:
