@@ -83,6 +83,11 @@ class ScriptedServer:
         self._thread: threading.Thread | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------
+
+    def rescript(self, replies: list[Reply | Fail | Raw]) -> None:
+        """A new script, and the requests of earlier ones forgotten (a server shared by a module)."""
+        with self._lock:
+            self.script, self.requests[:], self.served[:], self.times[:] = list(replies), [], [], []
     def start(self) -> ScriptedServer:
         server = self
 

@@ -4,7 +4,7 @@
 ``cut`` with its reason, its prompt tokens as LiteLLM's token counter counts them, the answer's
 tokens streamed so far, its cost from LiteLLM's price table; another trial's key sees none of it.
 
-One gateway serves the module (its start costs ~20 s of CPU); each test gives the scripted server
+One gateway serves the worker's tests (``served`` in conftest.py); each test gives the scripted server
 its own script.
 """
 
@@ -18,17 +18,15 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 
 import litellm
 import pytest
-from scripted_server import Fail, Reply, ScriptedServer
+from scripted_server import Fail, Reply
 
 from lancebench.agents.base import AgentContext
 from lancebench.agents.installed.base import GATEWAY_INSIDE, InstalledAgent, Run, quoted
 from lancebench.agents.trajectory import Trajectory, TrajectoryBuilder, read_trajectory
-from lancebench.llm.client import resolve_model
 from lancebench.llm.gateway import Gateway
 from lancebench.llm.meter import metering, read_usage
 from lancebench.results.paths import TrialPaths
@@ -38,17 +36,6 @@ from lancebench.sandbox.base import Limits, Mount, SandboxSpec
 from lancebench.sandbox.local import LocalSandbox
 
 MODEL = "openai/gpt-4o-mini"  # priced in LiteLLM's table
-
-
-@pytest.fixture(scope="module")
-def served() -> Iterator[tuple[ScriptedServer, Gateway]]:
-    srv = ScriptedServer([]).start()
-    gw = Gateway(resolve_model(MODEL, srv.api_base)).start()
-    try:
-        yield srv, gw
-    finally:
-        gw.stop()
-        srv.stop()
 
 
 def _price(prompt: int, completion: int) -> float:
@@ -93,12 +80,6 @@ def _wait(cond, timeout: float = 30.0) -> None:
         time.sleep(0.05)
 
 
-def _script(srv: ScriptedServer, replies: list[Reply]) -> None:
-    """Give the module's scripted server a new script and forget the requests of earlier tests."""
-    with srv._lock:
-        srv.script, srv.requests[:], srv.served[:] = list(replies), [], []
-
-
 def _messages(text: str) -> list[dict]:
     return [{"role": "system", "content": "You are terse."}, {"role": "user", "content": text}]
 
@@ -109,7 +90,7 @@ def test_a_call_in_flight_when_the_trial_ends_is_counted_as_cut_and_priced(serve
     cost LiteLLM's price of them; a second trial's key, whose call is also in flight, is left
     alone; the cut call's late answer is not counted again."""
     srv, gw = served
-    _script(srv, [Reply("late answer", prompt_tokens=999, completion_tokens=99, delay_sec=4),
+    srv.rescript([Reply("late answer", prompt_tokens=999, completion_tokens=99, delay_sec=4),
                   Reply("other", prompt_tokens=7, completion_tokens=3, delay_sec=4)])
     key, other = gw.issue_key("cut"), gw.issue_key("other")
     messages = _messages("Write the longest poem you can about bubblewrap sandboxes. " * 40)
@@ -136,7 +117,7 @@ def test_a_streamed_answer_cut_midway_counts_the_tokens_already_streamed(served)
     both as LiteLLM counts them, and priced."""
     srv, gw = served
     content = "Sandboxes are boxes of sand in which agents play and sometimes break things. " * 5
-    _script(srv, [Reply(content, prompt_tokens=999, completion_tokens=999, stall_sec=6)])
+    srv.rescript([Reply(content, prompt_tokens=999, completion_tokens=999, stall_sec=6)])
     key = gw.issue_key("stream")
     messages = _messages("Tell me about sandboxes.")
     client = _Client(gw, key, {"model": "any", "messages": messages, "stream": True})
@@ -201,7 +182,7 @@ def test_an_agent_whose_deadline_cuts_its_call_records_it_in_the_trials_usage(se
     deadline cut is in the usage the trial records, priced, marked cut in the result's extra and in
     the trajectory (before: usage 0, no call)."""
     srv, gw = served
-    _script(srv, [Reply("too late", prompt_tokens=999, completion_tokens=99, delay_sec=30)])
+    srv.rescript([Reply("too late", prompt_tokens=999, completion_tokens=99, delay_sec=30)])
     messages = _messages("Explain the halting problem at length. " * 30)
     agent = OneCallAgent(gw, messages)
     meter = spend.start(TrialPaths(sandbox_dir / "trial"))
@@ -222,7 +203,7 @@ def test_a_cancelled_agent_run_still_records_its_cut_call_in_the_trials_meter(se
     """The agent's run cancelled (the harness's stop, or its deadline's grace over) while its call
     is in flight: the trial's meter (usage.json, the job's budgets) has the call, priced."""
     srv, gw = served
-    _script(srv, [Reply("too late", prompt_tokens=999, completion_tokens=99, delay_sec=30)])
+    srv.rescript([Reply("too late", prompt_tokens=999, completion_tokens=99, delay_sec=30)])
     messages = _messages("Count to a million. " * 20)
     agent = OneCallAgent(gw, messages)
     meter = spend.start(TrialPaths(sandbox_dir / "trial"))
@@ -257,7 +238,7 @@ def test_answered_calls_of_every_kind_are_not_counted_again_as_cut(served):
     srv, gw = served
     replies = [Reply("a", prompt_tokens=11, completion_tokens=2), Reply("b", prompt_tokens=13, completion_tokens=3),
                Reply("c", prompt_tokens=17, completion_tokens=5), Reply("d", prompt_tokens=19, completion_tokens=7)]
-    _script(srv, replies)
+    srv.rescript(replies)
     key = gw.issue_key("answered")
     bearer = {"Authorization": f"Bearer {key}"}
     chat = {"model": "any", "messages": _messages("x")}
@@ -276,7 +257,7 @@ def test_a_call_the_provider_refused_is_not_counted_as_cut(served):
     """A request the model refuses (HTTP 400) is not in flight when the key ends: no call counted
     (it would be, with its prompt tokens, if its record stayed), and a later request is refused."""
     srv, gw = served
-    _script(srv, [Fail(400, "bad request")])
+    srv.rescript([Fail(400, "bad request")])
     key = gw.issue_key("refused")
     with pytest.raises(urllib.error.HTTPError):
         _post(gw, "/v1/chat/completions", {"model": "any", "messages": _messages("x")},
@@ -298,7 +279,7 @@ def test_a_request_cannot_turn_off_its_own_usage_record(served):
     Now the proxy ignores the parameter (``global_disable_no_log_param``): the provider's usage,
     not cut, for chat, streamed chat and the Responses API."""
     srv, gw = served
-    _script(srv, [Reply("a", prompt_tokens=1000, completion_tokens=5000)] * 3)
+    srv.rescript([Reply("a", prompt_tokens=1000, completion_tokens=5000)] * 3)
     key = gw.issue_key("no-log")
     bearer = {"Authorization": f"Bearer {key}"}
     chat = {"model": "any", "messages": _messages("hello " * 50), "no-log": True}
@@ -329,7 +310,7 @@ def test_a_trial_key_reaches_only_the_model_routes(served):
     unmetered and crowd other trials' calls; ``/model/info`` showed the model's settings. Now only
     the model routes answer a trial key (403 elsewhere) and nothing reaches the model."""
     srv, gw = served
-    _script(srv, [Reply("a", prompt_tokens=5, completion_tokens=2)] * 3)
+    srv.rescript([Reply("a", prompt_tokens=5, completion_tokens=2)] * 3)
     key = gw.issue_key("routes")
     codes = {path: _get(gw, path, key) for path in ("/health", "/model/info", "/v1/model/info", "/routes")}
     assert codes == dict.fromkeys(codes, 403), codes
@@ -359,7 +340,7 @@ def test_the_trials_step_and_cost_limits_hold_at_the_gateway_whatever_the_agent_
     job's limits): the call past either is refused (400) before it reaches the model, with the
     reason, which :meth:`Gateway.limit_reached` reports; the calls before it are answered and counted."""
     srv, gw = served
-    _script(srv, [Reply("a", prompt_tokens=1000, completion_tokens=500) for _ in range(4)])
+    srv.rescript([Reply("a", prompt_tokens=1000, completion_tokens=500) for _ in range(4)])
     steps = gw.issue_key("steps", max_calls=2)
     assert [_chat(gw, steps)[0] for _ in range(2)] == [200, 200] and gw.limit_reached(steps) is None
     status, body = _chat(gw, steps)
@@ -391,7 +372,7 @@ def test_an_installed_agent_past_its_step_limit_ends_with_the_limit(served, sand
     the gateway, and the agent's exit is ``limit`` with the gateway's reason (before: the limit was
     recorded in the job's configuration and ignored, and both calls reached the model)."""
     srv, gw = served
-    _script(srv, [Reply("a"), Reply("b")])
+    srv.rescript([Reply("a"), Reply("b")])
     agent = TwoCallAgent(gw, _messages("hi"))
     agent.options["max_steps"] = 1
     outcome = asyncio.run(_in_sandbox(sandbox_dir, gw, 60.0, lambda ctx: run_agent(agent, ctx, 60.0)))

@@ -5,7 +5,7 @@ before LiteLLM reads it, one under it goes to the model, the key's requests in f
 trial. Attack pass round 11's finding (twenty 4 MB requests from one key at once cost the gateway
 35.2 s of CPU, each still sent to the model) is the last test.
 
-One gateway serves the module (its start costs ~20 s of CPU); each test gives the scripted server
+One gateway serves the worker's tests (``served`` in conftest.py); each test gives the scripted server
 its own script. CPU per refused MB is measured in ``benchmarks/gateway_limits.py``, not here.
 """
 
@@ -17,16 +17,14 @@ import json
 import threading
 import time
 import urllib.parse
-from collections.abc import Iterator
 
 import pytest
-from scripted_server import Reply, ScriptedServer
+from scripted_server import Reply
 from test_gateway_cut_calls import OneCallAgent, _in_sandbox
 
 from lancebench.agents.installed.base import InstalledAgent, gateway_bounds
 from lancebench.agents.trajectory import read_trajectory
 from lancebench.errors import ConfigError
-from lancebench.llm.client import resolve_model
 from lancebench.llm.gateway import BYTES_PER_TOKEN, IMAGE_ROOM_BYTES, Gateway
 from lancebench.llm.gateway_limits import WAITING_PER_PLACE
 from lancebench.llm.meter import UsageMeter
@@ -36,22 +34,6 @@ from lancebench.runner.agent_phase import run_agent
 
 MODEL = "openai/gpt-4o-mini"  # 128,000 input tokens in LiteLLM's table
 MB = 1024 * 1024
-
-
-@pytest.fixture(scope="module")
-def served() -> Iterator[tuple[ScriptedServer, Gateway]]:
-    srv = ScriptedServer([]).start()
-    gw = Gateway(resolve_model(MODEL, srv.api_base)).start()
-    try:
-        yield srv, gw
-    finally:
-        gw.stop()
-        srv.stop()
-
-
-def _script(srv: ScriptedServer, replies: list[Reply]) -> None:
-    with srv._lock:
-        srv.script, srv.requests[:], srv.served[:], srv.times[:] = list(replies), [], [], []
 
 
 def _chat(text: str) -> bytes:
@@ -92,7 +74,7 @@ def test_a_request_over_the_size_bound_is_refused_before_the_model_and_counted(s
     the bound and how to raise it; nothing reaches the model; the key's refusals are counted, and
     the trial's meter puts them in the result's extra."""
     srv, gw = served
-    _script(srv, [])
+    srv.rescript([])
     key = gw.issue_key("big", max_request_bytes=MB)
     body = _chat("x" * (2 * MB))
     status, answer, _ = _send(gw, key, body)
@@ -116,7 +98,7 @@ def test_an_honest_large_request_under_the_bound_reaches_the_model(served):
     """A 900 KB conversation (about 230,000 characters of code-like text, JSON-escaped), under a
     1 MiB bound, chunked or not: answered, with the provider's usage, nothing refused."""
     srv, gw = served
-    _script(srv, [Reply("ok", prompt_tokens=120_000, completion_tokens=5)] * 2)
+    srv.rescript([Reply("ok", prompt_tokens=120_000, completion_tokens=5)] * 2)
     key = gw.issue_key("honest", max_request_bytes=MB)
     text = 'def f(x):\n    return "value" + str(x)\n' * 22_000
     body = _chat(text)
@@ -153,7 +135,7 @@ def test_a_keys_requests_in_flight_are_bounded_and_the_rest_wait(served):
     (no third starts before the first two are answered), all six are answered; another key's
     request is not held up behind them."""
     srv, gw = served
-    _script(srv, [Reply("ok", prompt_tokens=3, completion_tokens=1, delay_sec=1.2)] * 6
+    srv.rescript([Reply("ok", prompt_tokens=3, completion_tokens=1, delay_sec=1.2)] * 6
              + [Reply("other", prompt_tokens=3, completion_tokens=1)])
     key, other = gw.issue_key("parallel", max_in_flight=2), gw.issue_key("other", max_in_flight=2)
     result: list[list[int]] = []
@@ -178,7 +160,7 @@ def test_requests_past_the_waiting_room_get_429_and_are_counted(served):
     """Bound 1: one in flight and WAITING_PER_PLACE (4) waiting; of seven at once, two get 429
     (with Retry-After), five are answered."""
     srv, gw = served
-    _script(srv, [Reply("ok", prompt_tokens=3, completion_tokens=1, delay_sec=1.5)] * 7)
+    srv.rescript([Reply("ok", prompt_tokens=3, completion_tokens=1, delay_sec=1.5)] * 7)
     key = gw.issue_key("flood", max_in_flight=1)
     statuses = _at_once(gw, key, 7)
     assert statuses == [200] * (1 + WAITING_PER_PLACE) + [429] * 2, statuses
@@ -202,7 +184,7 @@ def test_round11_twenty_large_requests_at_once_are_refused_unparsed(served):
     12 MB are answered 413, their bodies never parsed (read and dropped), none reaches the model.
     The gateway's CPU for them is printed (a figure, not asserted: ``benchmarks/gateway_limits.py``)."""
     srv, gw = served
-    _script(srv, [])
+    srv.rescript([])
     key = gw.issue_key("round11")
     body = _chat("y" * (12 * 1000 * 1000))
     before = _cpu_sec(gw.proc.pid)  # type: ignore[union-attr]
@@ -234,7 +216,7 @@ def test_an_installed_agents_refused_request_is_its_own_doing_and_in_its_result(
     harness's: ``run_agent`` returns an outcome (no TrialInvalid), and the trial's result extra and
     trajectory count the refusal with the bound."""
     srv, gw = served
-    _script(srv, [])
+    srv.rescript([])
     agent = BoundedCallAgent(gw, [{"role": "user", "content": "z" * 100_000}], gateway_max_request_mb="0.05")
     meter = spend.start(TrialPaths(sandbox_dir / "trial"))
     outcome = asyncio.run(_in_sandbox(sandbox_dir, gw, 60.0, lambda ctx: run_agent(agent, ctx, 60.0)))
