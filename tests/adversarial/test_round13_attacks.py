@@ -86,9 +86,11 @@ def test_the_code_under_tests_reports_are_neither_expanded_nor_parsed_in_the_eve
 
 def test_the_code_under_test_cannot_read_the_runners_report_from_the_fifo(shared: Path, backend: str, monkeypatch,
                                                                          request):
-    if backend == "docker":  # calc's image runs tests/test.sh as root, which reads any file of the container
-        request.applymarker(pytest.mark.xfail(strict=True, reason="open (docs/security.md, round 13): root in a "
-                                              "container reads the report's FIFO"))
+    # open on both backends (docs/security.md, round 13): the sandbox uid may read the report's FIFO,
+    # since a runner may open its report read-write (gotestsum: Go's os.Create), and root in a
+    # container reads any file; the canary run is what catches the forgery that follows
+    request.applymarker(pytest.mark.xfail(strict=True, reason="open (docs/security.md, round 13): a second "
+                                          "reader of the report's FIFO in the sandbox"))
     task, box = calc_on(backend, shared, monkeypatch)
     attack = (AGENTS / "round13_steal_report.py").read_text()
     patch = patch_of(task.paths.root / "environment" / "repo", {"calc.py": attack}, shared)

@@ -183,3 +183,28 @@ def test_a_late_write_the_reader_reaches_only_after_stop_began_is_late(tmp_path)
     assert w.runner_ended(grace=0.5) is None  # the runner wrote no report
     writes = _written_while_holding_the_gil(w, tmp_path / "junit.xml", report(a="passed"), w.stop)
     assert w.late == 1 and len(writes) == 1
+
+
+def test_a_runner_of_another_uid_may_open_the_report_read_write():
+    """gotestsum opens its JUnit report read-write (Go's ``os.Create``), as the sandbox's uid: the
+    FIFO must let it (round 13 made it 0622 for a while, and the Go task's reference solution was
+    ``invalid`` on the local backend: ``permission denied``). The writer here is uid 65534."""
+    import shutil
+    import tempfile
+    from pathlib import Path
+    folder = Path(tempfile.mkdtemp(prefix="lancebench-witness-", dir="/var/tmp"))
+    try:
+        folder.chmod(0o755)
+        w = ReportWitness(folder)
+        w.start()
+        code = ("import os, sys\nfd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT | os.O_TRUNC)\n"
+                "os.write(fd, sys.argv[2].encode())\nos.close(fd)\n")
+        done = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-c",
+                               code, str(folder / "junit.xml"), report(a="passed")], capture_output=True, text=True,
+                              timeout=30)
+        assert done.returncode == 0, done.stderr
+        assert w.runner_ended(grace=2.0) is None
+        writes = w.stop()
+        assert writes == [report(a="passed").encode()] and w.late == 0, writes
+    finally:
+        shutil.rmtree(folder)

@@ -603,8 +603,7 @@ async def _sandbox_run(g: Grading, patch: str | asyncio.Future[str], scratch: Pa
     canary run opened before the patch was known waits for it (an empty one ends unstarted);
     the sandbox starts; the Python guard (:func:`_guard_python`); the patch applied
     (:func:`_apply`); the tests wait for ``after`` and the run's turn among its task's runs
-    (:class:`lancebench.grading.run_order.Turn`; a run of a non-empty patch only); the report's
-    FIFO is sealed (:meth:`ReportWitness.seal`: readable by no sandbox uid);
+    (:class:`lancebench.grading.run_order.Turn`; a run of a non-empty patch only);
     ``tests/test.sh`` runs and ``/logs/verifier`` is copied out (:func:`_run_tests`); the witness
     is told the runner ended; once no process of the run is left (:meth:`Backend.halt`, docker)
     the turn is given back and ``stopped`` set, while the sandbox is removed; the sandbox stops.
@@ -634,7 +633,6 @@ async def _sandbox_run(g: Grading, patch: str | asyncio.Future[str], scratch: Pa
                 await after.wait()
             if patch.strip():  # the agent's code runs: not beside a run of the task it could ask
                 await turn.take("canary" if tests_from is not None else "graded")
-            witness.seal()  # the logs are the sandbox uid's now; the FIFO is not (round 13)
             res = await _run_tests(sandbox, g, out_dir, sealed=(scratch / "tests", scratch / "logs"),
                                    waited=turn.waited_sec)
             held = await asyncio.to_thread(witness.runner_ended)

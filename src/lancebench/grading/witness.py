@@ -45,8 +45,8 @@ REPLACED_FIFO = ("the JUnit report's FIFO (grading.witness) was removed or repla
 class ReportWitness:
     """Reads every write to the FIFO ``folder/name`` (made by :meth:`start`) in a thread.
 
-    Use: ``w = ReportWitness(logs); w.start()`` before the verifier runs, ``w.seal()`` just
-    before ``tests/test.sh`` starts, ``writes = w.stop()`` after it ended (its processes gone).
+    Use: ``w = ReportWitness(logs); w.start()`` before the verifier runs, ``writes = w.stop()``
+    after it ended (its processes gone).
     Each write is at most ``junit.MAX_BYTES`` bytes (the rest is read and dropped; ``overflow``
     is set), and at most :data:`MAX_WRITES` are kept (``count`` counts them all): a run with more
     is not to be trusted, the runner's report may be among those dropped (attack pass round 13).
@@ -69,26 +69,15 @@ class ReportWitness:
     def start(self) -> None:
         if os.path.lexists(self.path):
             os.unlink(self.path)
-        os.mkfifo(self.path, 0o622)
-        os.chmod(self.path, 0o622)  # the sandbox user writes it (umask aside); see seal()
+        os.mkfifo(self.path, 0o666)
+        # the sandbox user writes it (umask aside), and may read it: a runner may open its report
+        # read-write (Go's os.Create: gotestsum), so a second reader cannot be kept out (round 13)
+        os.chmod(self.path, 0o666)
         self._fifo_fd = os.open(self.path, os.O_PATH)
         st = os.fstat(self._fifo_fd)
         self._inode = (st.st_dev, st.st_ino)
         self._thread = threading.Thread(target=self._run, name="lancebench-report-witness", daemon=True)
         self._thread.start()
-
-    def seal(self) -> None:
-        """Give the FIFO back to the harness's uid, writable by every other user and readable by
-        none (``0622``): call just before ``tests/test.sh`` runs, once the sandbox's folders were
-        given to its uid (the local backend's first command owns the logs folder's tree). A
-        second reader in the sandbox took the runner's report away from the witness, whose
-        session was then empty, and wrote a forgery in its place (attack pass round 13). Root in
-        a container still reads it (docs/security.md). Raises ``OSError`` when the FIFO is gone."""
-        if self._fifo_fd is None:
-            raise OSError(f"{self.path}: the witness was not started")
-        path = f"/proc/self/fd/{self._fifo_fd}"  # the FIFO made by start(), wherever it is now
-        os.chown(path, os.getuid(), os.getgid())
-        os.chmod(path, 0o622)
 
     def _run(self) -> None:
         while not self._stop.is_set():
