@@ -172,7 +172,9 @@ def test_unlimited_is_spelled_out(jobs):
 
 def test_a_job_file_sweeps_agents_and_flags_override_it(jobs, shared):
     spec = shared / "job.yaml"
-    spec.write_text(f"tasks:\n  path: {CALC}\nagents: [oracle, nop]\nattempts: 2\njobs_dir: {jobs}\n")
+    # top-level limits apply to the agents that take them: neither oracle nor nop records them
+    spec.write_text(f"tasks:\n  path: {CALC}\nagents: [oracle, nop]\nattempts: 2\njobs_dir: {jobs}\n"
+                    "max_steps: 10\nmax_cost: 1\n")
     proc = lb("run", "-c", spec, "-k", "1", check=True)
     names = sorted(d.name for d in jobs.iterdir())
     assert names == ["calc__nop", "calc__oracle"]
@@ -184,6 +186,9 @@ def test_a_job_file_sweeps_agents_and_flags_override_it(jobs, shared):
     import yaml
     saved = yaml.safe_load((jobs / "calc__oracle" / "job.yaml").read_text())
     assert (saved["agent"], saved["attempts"], saved["path"]) == ("oracle", 1, [str(CALC)])
+    again = lb("run", "-p", CALC, "-a", "oracle", "-o", jobs, "-k", "1")  # the same job: nothing to run
+    assert again.returncode == 0 and "another configuration" not in again.stderr, again.stderr
+    assert len(results(jobs / "calc__oracle")) == 1
     bad = shared / "bad.yaml"
     bad.write_text("agents: [oracle]\nattempt: 2\n")
     proc = lb("run", "-c", bad)

@@ -36,7 +36,7 @@ from lancebench.commands.preflight import (
     load_env_file,
 )
 from lancebench.commands.progress_lines import Display
-from lancebench.commands.settings import RunSettings, job_settings, read_job_file, recorded_settings
+from lancebench.commands.settings import RunSettings, applicable_options, job_settings, read_job_file, recorded_settings
 from lancebench.commands.show import Selection, indexed_summary, print_indexed
 from lancebench.commands.status import JobStatus
 from lancebench.errors import ConfigError, LancebenchError, RunStopped
@@ -319,6 +319,7 @@ def _job_options(settings: RunSettings, tasks, label: str) -> JobOptions:
     options.update(parse_agent_options(settings.agent_option))
     if agent == "random":
         options["seed"] = settings.seed
+    options = applicable_options(agent, options)
     name = settings.job_name or slug(label, agent, model)
     if settings.new_job:
         name = fresh_job_name(settings.jobs_dir, name)

@@ -217,6 +217,18 @@ def _agent_entries(doc: dict, path: Path) -> list[dict]:
     return swept
 
 
+def applicable_options(agent: str, options: dict[str, Any]) -> dict[str, Any]:
+    """``options`` without those ``agent`` never reads when it calls no model (``oracle``, ``nop``,
+    ``random``, ``script:PATH``: only its constructor's parameters are kept). A job file's top-level
+    limits and options apply to the agents that take them; recorded on the others, they made the
+    same agent's job ``another configuration`` than a plain ``-a oracle`` run (a new user's find)."""
+    if not _takes_no_model(agent):
+        return options
+    from lancebench.agents.registry import BUILTIN
+    takes = set(inspect.signature(BUILTIN[agent]).parameters) if agent in BUILTIN else set()
+    return {k: v for k, v in options.items() if k in takes}
+
+
 def _takes_no_model(agent: str | None) -> bool:
     """Agents that use no model (``oracle``, ``nop``, ``random``, ``script:PATH``) are not swept."""
     return agent in NO_MODEL_AGENTS or (agent or "").startswith("script:")
