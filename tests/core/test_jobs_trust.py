@@ -246,3 +246,16 @@ def test_hidden_tests_that_import_what_the_fix_adds_fail_a_wrong_patch(jobs, sha
     lb("run", "-p", task, "-a", f"script:{script}", "-o", jobs, "--job-name", "f", check=True)
     (r,) = results(jobs / "f")
     assert r["status"] == "resolved", r["reason"]
+
+
+def test_show_trial_takes_a_tasks_exact_name_over_longer_names_it_begins(jobs, shared):
+    """``--trial calc`` with tasks ``calc`` and ``calc-two`` (a new user's find: both ids begin with
+    ``calc``, and the exact task name was refused as matching two trials)."""
+    import shutil
+    for name in ("calc", "calc-two"):
+        shutil.copytree(CALC, shared / "ts" / name)
+    lb("run", "-p", shared / "ts", "-a", "oracle", "-o", jobs, "--job-name", "j", check=True)
+    assert json.loads(lb("show", jobs / "j", "--trial", "calc", check=True).stdout)["task"] == "calc"
+    assert json.loads(lb("show", jobs / "j", "--trial", "calc-t", check=True).stdout)["task"] == "calc-two"
+    many = lb("show", jobs / "j", "--trial", "cal")
+    assert many.returncode == 2 and "--trial cal: 2 trial(s)" in many.stderr, many.stderr

@@ -314,7 +314,10 @@ def print_indexed(job: IndexedJob, summary: dict, sel: Selection) -> None:
 
 def _print_trial(found: list[TrialResult], job_path: Path, trial: str, recorded: list[str]) -> None:
     """Print the one trial of ``found`` (the trials whose id is ``trial`` or starts with it);
-    raises :class:`ConfigError` giving up to five ids (matches, or ``recorded`` ones) otherwise."""
+    raises :class:`ConfigError` giving up to five ids (matches, or ``recorded`` ones) otherwise. A
+    task's exact name wins over longer names it begins (``funcy-split-keys`` is not
+    ``funcy-split-keys-manager``)."""
+    found = [r for r in found if r.task == trial] or found
     if len(found) != 1:
         ids = ", ".join([r.trial_id for r in found][:5] or recorded[:5])  # the matches, when several
         raise ConfigError(f"--trial {trial}: {'no' if not found else len(found)} trial(s) of {job_path} match; "
