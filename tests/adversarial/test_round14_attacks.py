@@ -1,0 +1,74 @@
+"""Attack pass round 14 (docs/security.md, "Attack pass round 14"): the changes of the hour before
+it: the graded container halted before its removal (``Backend.halt``, docker), the verifier run's
+sandbox life in one call (``verifier._sandbox_run``), the mount table kept between removals
+(``sandbox/fstree.py``), the uid lease taken in the start's worker thread, the gateway's limits per
+trial key (``llm/gateway_hooks.py:_within_limits``) and the witness's late writes.
+
+1. ``round14_cut_streams.py``: streamed calls, each dropped once its answer's text had come. A cut
+   call stays "in flight" until the trial ends (``Gateway.end`` prices it then), and
+   ``_within_limits`` counted only answered calls' cost: every cut call passed ``max_cost``, the
+   agent keeping the answers (the provider bills them). Fixed: the calls in flight count too, at
+   their estimate (prompt tokens and the answer's tokens streamed so far, as ``Gateway.end``).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import litellm
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "llm"))
+from scripted_server import Reply, ScriptedServer  # noqa: E402
+
+from lancebench.llm.client import resolve_model  # noqa: E402
+from lancebench.llm.gateway import Gateway  # noqa: E402
+
+AGENTS = Path(__file__).resolve().parent / "agents"
+MODEL = "openai/gpt-4o-mini"  # priced in LiteLLM's table
+
+
+@pytest.fixture(scope="module")
+def gateway() -> Iterator[tuple[ScriptedServer, Gateway]]:
+    srv = ScriptedServer([]).start()
+    gw = Gateway(resolve_model(MODEL, srv.api_base)).start()
+    try:
+        yield srv, gw
+    finally:
+        gw.stop()
+        srv.stop()
+
+
+def _script(srv: ScriptedServer, replies: list[Reply]) -> None:
+    with srv._lock:
+        srv.script, srv.requests[:], srv.served[:] = list(replies), [], []
+
+
+def test_calls_cut_on_purpose_count_against_the_trials_cost_limit(gateway):
+    """Three streamed calls, each dropped once its text came (the model then stalls 3 s before the
+    stream's end), on a key whose ``max_cost`` is below one such call's price: the first passes
+    (nothing spent yet), the second is refused (400) before it reaches the model, since the first
+    cut call's estimate (its prompt and the text streamed, LiteLLM's price of them) reached it.
+    Before the fix all three reached the model (three 200s)."""
+    srv, gw = gateway
+    content = "Sandboxes keep agents in. " * 8
+    _script(srv, [Reply(content, prompt_tokens=999, completion_tokens=999, stall_sec=3) for _ in range(3)])
+    key = gw.issue_key("round14-cut", max_cost_usd=1e-9)
+    out = subprocess.run([sys.executable, str(AGENTS / "round14_cut_streams.py"), gw.base_url, key, "3"],
+                         capture_output=True, text=True, timeout=120)
+    statuses = [int(line.split()[0]) for line in out.stdout.splitlines()]
+    assert statuses[0] == 200 and '"Sandboxes' in out.stdout, out
+    assert statuses[1:] == [400, 400], out.stdout
+    assert len(srv.requests) == 1
+    refused = gw.refused(key) or ""
+    assert refused.startswith("max_cost 1e-09 USD reached ("), refused
+    spent = float(refused.split("(")[1].split()[0])
+    prompt = litellm.token_counter(model=MODEL, messages=[{"role": "user",
+                                                           "content": "Tell me everything about sandboxes. " * 20}])
+    p, c = litellm.cost_per_token(model=MODEL, prompt_tokens=prompt, completion_tokens=litellm.token_counter(
+        model=MODEL, text=content))
+    assert spent == pytest.approx(p + c, rel=0.05)  # the first call's estimate, as Gateway.end prices it
+    gw.end(key, "done")
