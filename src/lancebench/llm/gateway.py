@@ -187,8 +187,8 @@ class Gateway:
         cut or in flight), ``max_cost_usd`` USD of answered and cut calls and of calls in flight at
         their estimate so far (prompt and streamed tokens, as :meth:`end` prices a cut call; a
         call is refused once the key's cost reached it; calls in flight then may pass it by the
-        rest of their own cost, as mini-swe-agent's ``cost_limit``). A refused call is answered 400 (``budget_exceeded``) and
-        recorded (:meth:`refused`)."""
+        rest of their own cost, as mini-swe-agent's ``cost_limit``). A refused call is answered
+        400 (``budget_exceeded``) and recorded (:meth:`refused`)."""
         from lancebench.llm.gateway_hooks import key_hash
         key = "sk-lancebench-" + secrets.token_hex(20)
         limits = {"trial": trial_id, "max_calls": int(max_calls), "max_cost_usd": float(max_cost_usd)}

@@ -336,8 +336,8 @@ def _within_limits(usage: Path, digest: str) -> None:
     """Refuse the next call of key ``digest`` (raise :class:`ProxyException`, 400
     ``budget_exceeded``) when its key file's limits (:meth:`Gateway.issue_key`) are reached: calls
     answered, cut or in flight against ``max_calls``; the cost of its answered and cut calls, and
-    of its calls in flight at their estimate (:func:`_estimate`), against ``max_cost_usd``. The first refusal's reason goes to ``usage/<digest>.refused``. Call it
-    under the key's lock."""
+    of its calls in flight at their estimate (:func:`_estimate`), against ``max_cost_usd``. The
+    first refusal's reason goes to ``usage/<digest>.refused``. Call it under the key's lock."""
     try:
         limits = json.loads((_root() / "keys" / digest).read_text())
     except (OSError, ValueError):

@@ -2,9 +2,10 @@
 
 Run as ``python3 round14_cut_streams.py BASE_URL KEY N [wait]``: N streamed chat calls one after
 the other, each dropped (the connection closed) as soon as the answer's text has come, before the
-stream's end; with ``wait``, N calls not streamed, each dropped 1 s after it was sent (status 0). A cut call's cost was counted only when the trial ended (``Gateway.end``), never
-against the key's ``max_cost`` while the trial ran: every such call passed the limit, and the
-agent kept the answers. Prints one line per call: its HTTP status and the text it received.
+stream's end (held: LiteLLM logs it as answered, priced); with ``wait``, N calls not streamed,
+each dropped 1 s after it was sent (status 0): such a call stayed in flight, its cost counted only
+when the trial ended (``Gateway.end``), never against the key's ``max_cost`` while the trial ran
+(fixed). Prints one line per call: its HTTP status and the text it received.
 """
 
 import http.client
