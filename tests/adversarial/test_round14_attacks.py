@@ -17,6 +17,9 @@ trial key (``llm/gateway_hooks.py:_within_limits``) and the witness's late write
 
 from __future__ import annotations
 
+import asyncio
+import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -30,6 +33,10 @@ from scripted_server import Reply, ScriptedServer  # noqa: E402
 
 from lancebench.llm.client import resolve_model  # noqa: E402
 from lancebench.llm.gateway import Gateway  # noqa: E402
+from lancebench.sandbox.base import Mount, SandboxSpec  # noqa: E402
+from lancebench.sandbox.fstree import remove_tree  # noqa: E402
+from lancebench.sandbox.local import LocalSandbox  # noqa: E402
+from lancebench.sandbox.quota import mount_quota  # noqa: E402
 
 AGENTS = Path(__file__).resolve().parent / "agents"
 MODEL = "openai/gpt-4o-mini"  # priced in LiteLLM's table
@@ -100,3 +107,58 @@ def _prompt_tokens() -> int:  # noqa: N802
     """LiteLLM's count of the attacking client's prompt (round14_cut_streams.py)."""
     return litellm.token_counter(model=MODEL, messages=[{"role": "user",
                                                          "content": "Tell me everything about sandboxes. " * 20}])
+
+
+def _loop_of(folder: Path) -> str | None:
+    """The loop device (``loopN``) mounted at or below ``folder`` in this process's mount table."""
+    root = os.path.realpath(folder)
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            fields = line.split()
+            source = fields[fields.index("-") + 2]
+            if fields[4].startswith(root + "/") and source.startswith("/dev/loop"):
+                return source.removeprefix("/dev/")
+    return None
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
+@pytest.mark.skipif(os.geteuid() != 0, reason="storage quotas need root")
+@pytest.mark.xfail(strict=True, reason="open (attack pass round 14): the host's I/O counters of the loop devices "
+                   "(/proc/diskstats, /sys/block) are read by every sandbox and kept after a quota is released")
+def test_a_run_that_ended_leaves_no_number_in_the_hosts_io_counters(shared: Path):
+    """One sandbox makes 777 direct reads on its storage quota (``round14_count_reads.py``) and
+    stops (its quota released, the loop device detached); a later sandbox reads that loop
+    device's "reads completed" in ``/proc/diskstats``: 777 (and a few) more than before the run
+    (the counters add up over the device's attachments; measured: 783). Any later run (the
+    canary run after the graded run, on either backend) reads a number an earlier run chose."""
+    script = AGENTS / "round14_count_reads.py"
+
+    async def go() -> tuple[str, int, dict[str, int]]:
+        quota = shared / "a-quota"  # a storage quota as the backends make one (sandbox.quota), the workspace on it
+        quota.mkdir()
+        assert mount_quota(quota, 32) is None
+        os.chmod(quota, 0o777)
+        loop = _loop_of(shared)
+        assert loop is not None, "the storage quota is not a loop device"
+        before = int(Path(f"/sys/block/{loop}/stat").read_text().split()[0])  # counters add up over attachments
+        sender = LocalSandbox(SandboxSpec(workdir="/app", workspace=quota, mounts=(Mount(AGENTS, "/agents", False),)),
+                              root=shared / "a-root")
+        await sender.start()
+        try:
+            res = await sender.exec(["python3", f"/agents/{script.name}", "777"], timeout=60)
+            assert res.stdout.strip() == "done", res.output
+        finally:
+            await sender.stop()
+            remove_tree(quota)  # unmounted: the loop device detached
+        assert _loop_of(shared) is None
+        receiver = LocalSandbox(SandboxSpec(workdir="/app", workspace=shared / "b-ws",
+                                            mounts=(Mount(AGENTS, "/agents", False),)), root=shared / "b-root")
+        await receiver.start()
+        try:
+            seen = await receiver.exec(["python3", f"/agents/{script.name}", "read"], timeout=60)
+        finally:
+            await receiver.stop()
+        return loop, before, {name: int(n) for name, n in (line.split() for line in seen.stdout.splitlines())}
+
+    loop, before, counts = asyncio.run(go())
+    assert counts.get(loop, before) - before < 777, f"{loop}: {counts[loop] - before} reads seen by a later sandbox"
