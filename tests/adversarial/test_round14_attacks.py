@@ -13,6 +13,15 @@ trial key (``llm/gateway_hooks.py:_within_limits``) and the witness's late write
 2. Held, ``round14_cut_streams.py``: streamed calls dropped once their text came. LiteLLM logs
    such a call as answered (``client_disconnected``, priced on what was streamed), so its cost
    met the limit at once.
+3. ``round14_count_reads.py``: a run leaves a number in the host's I/O counters of its storage
+   quota's loop device (777 direct reads), which every sandbox read (``/proc/diskstats``; on docker
+   also ``/sys/block/loop*/stat``) and which a loop device keeps after it is detached (and a halted
+   container's quota stays attached while the canary run's tests run): a later run (the canary run)
+   read 777 more reads than before (783 local, 835 docker, measured). Fixed: both files' counts
+   are hidden in every sandbox (local: ``/dev/null`` over ``/proc/diskstats``; docker:
+   ``COUNTERS_MASKED``, the same and a tmpfs over ``/sys/devices/virtual/block``). Noisier
+   host-wide counters (``/proc/stat``'s forks, ``/proc/vmstat``) remain, shared with every
+   process of the host.
 """
 
 from __future__ import annotations
@@ -22,11 +31,13 @@ import os
 import shutil
 import subprocess
 import sys
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import litellm
 import pytest
+from docker_support import docker_skip_reason
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "llm"))
 from scripted_server import Reply, ScriptedServer  # noqa: E402
@@ -37,8 +48,10 @@ from lancebench.sandbox.base import Mount, SandboxSpec  # noqa: E402
 from lancebench.sandbox.fstree import remove_tree  # noqa: E402
 from lancebench.sandbox.local import LocalSandbox  # noqa: E402
 from lancebench.sandbox.quota import mount_quota  # noqa: E402
+from lancebench.task.load import load_task  # noqa: E402
 
 AGENTS = Path(__file__).resolve().parent / "agents"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "tasks"
 MODEL = "openai/gpt-4o-mini"  # priced in LiteLLM's table
 
 
@@ -123,14 +136,13 @@ def _loop_of(folder: Path) -> str | None:
 
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
 @pytest.mark.skipif(os.geteuid() != 0, reason="storage quotas need root")
-@pytest.mark.xfail(strict=True, reason="open (attack pass round 14): the host's I/O counters of the loop devices "
-                   "(/proc/diskstats, /sys/block) are read by every sandbox and kept after a quota is released")
 def test_a_run_that_ended_leaves_no_number_in_the_hosts_io_counters(shared: Path):
     """One sandbox makes 777 direct reads on its storage quota (``round14_count_reads.py``) and
     stops (its quota released, the loop device detached); a later sandbox reads that loop
-    device's "reads completed" in ``/proc/diskstats``: 777 (and a few) more than before the run
-    (the counters add up over the device's attachments; measured: 783). Any later run (the
-    canary run after the graded run, on either backend) reads a number an earlier run chose."""
+    device's "reads completed" in ``/proc/diskstats``. Before the fix it was 777 (and a few) more
+    than before the run (the counters add up over the device's attachments; measured: 783): any
+    later run (the canary run after the graded run) read a number an earlier run chose. Now the
+    file is empty in the sandbox (``--ro-bind /dev/null /proc/diskstats``)."""
     script = AGENTS / "round14_count_reads.py"
 
     async def go() -> tuple[str, int, dict[str, int]]:
@@ -158,6 +170,55 @@ def test_a_run_that_ended_leaves_no_number_in_the_hosts_io_counters(shared: Path
             seen = await receiver.exec(["python3", f"/agents/{script.name}", "read"], timeout=60)
         finally:
             await receiver.stop()
+        return loop, before, {name: int(n) for name, n in (line.split() for line in seen.stdout.splitlines())}
+
+    loop, before, counts = asyncio.run(go())
+    assert counts.get(loop, before) - before < 777, f"{loop}: {counts[loop] - before} reads seen by a later sandbox"
+
+
+@pytest.fixture(scope="module")
+def calc_docker():
+    """(the ``calc`` task, a docker backend, its prepared environment)."""
+    reason = docker_skip_reason()
+    if reason:
+        pytest.skip(reason)
+    from lancebench.backends.docker import DockerBackend
+
+    task = load_task(FIXTURES / "calc")
+    backend = DockerBackend()
+    return task, backend, asyncio.run(backend.prepare(task))
+
+
+def test_a_docker_run_that_ended_leaves_no_number_in_the_hosts_io_counters(calc_docker, shared: Path):
+    """The same on docker, where the graded container's quota stays attached while its removal
+    runs beside the canary run's tests (``Backend.halt``): a grading container makes 777 direct
+    reads on its ``/dev/shm`` (on its storage quota) and stops; a later grading container reads
+    ``/proc/diskstats`` and ``/sys/block/loop*/stat``. Before the fix it read 777 (and a few)
+    more on that loop device than before the run; now it reads neither file's counts."""
+    task, backend, env = calc_docker
+    script = AGENTS / "round14_count_reads.py"
+    labels = {"lancebench.job": f"pytest-r14-{uuid.uuid4().hex[:8]}", "lancebench.trial": "r14"}
+    mounts = (Mount(AGENTS, "/agents", False), Mount(shared / "logs", "/logs/verifier", True))
+
+    async def go() -> tuple[str, int, dict[str, int]]:
+        sender = backend.open(task, env, shared / "a", labels=labels, mounts=mounts)
+        await sender.start()
+        try:
+            loop = _loop_of(shared / "a")
+            assert loop is not None, "the storage quota is not a loop device"
+            before = int(Path(f"/sys/block/{loop}/stat").read_text().split()[0])
+            res = await sender.exec(["python3", f"/agents/{script.name}", "777"], cwd="/dev/shm", timeout=60)
+            assert res.stdout.strip() == "done", res.output
+        finally:
+            await sender.stop()
+            remove_tree(shared / "a")
+        receiver = backend.open(task, env, shared / "b", labels=labels, mounts=mounts)
+        await receiver.start()
+        try:
+            seen = await receiver.exec(["python3", f"/agents/{script.name}", "read"], timeout=60)
+        finally:
+            await receiver.stop()
+            remove_tree(shared / "b")
         return loop, before, {name: int(n) for name, n in (line.split() for line in seen.stdout.splitlines())}
 
     loop, before, counts = asyncio.run(go())

@@ -6,7 +6,8 @@ device: its "reads completed" counter in ``/proc/diskstats`` (and ``/sys/block/l
 up by N. Loop devices keep their counters after they are detached, and every sandbox (either
 backend) reads ``/proc/diskstats``: a run that ended left a number any later run can read (the
 graded run's test set, hashed, for the canary run that follows it). With ``read`` instead of N,
-print this sandbox's view of the loop devices' reads completed (``name count`` lines).
+print this sandbox's view of the loop devices' reads completed, from both places
+(``name count`` lines).
 """
 
 import mmap
@@ -14,11 +15,21 @@ import os
 import sys
 
 if sys.argv[1] == "read":
+    seen = {}
     with open("/proc/diskstats") as f:
         for line in f:
             fields = line.split()
             if fields[2].startswith("loop"):
-                print(fields[2], fields[3])
+                seen[fields[2]] = int(fields[3])
+    for name in os.listdir("/sys/block") if os.path.isdir("/sys/block") else []:
+        try:
+            with open(f"/sys/block/{name}/stat") as f:
+                seen[name] = max(seen.get(name, 0), int(f.read().split()[0]))
+        except (OSError, ValueError, IndexError):
+            pass
+    for name, count in sorted(seen.items()):
+        if name.startswith("loop"):
+            print(name, count)
 else:
     path = os.path.join(os.getcwd(), ".round14-block")
     with open(path, "wb") as f:
