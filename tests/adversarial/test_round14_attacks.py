@@ -48,6 +48,7 @@ from lancebench.sandbox.base import Mount, SandboxSpec  # noqa: E402
 from lancebench.sandbox.fstree import remove_tree  # noqa: E402
 from lancebench.sandbox.local import LocalSandbox  # noqa: E402
 from lancebench.sandbox.quota import mount_quota  # noqa: E402
+from lancebench.sandbox.uid_lease import LEASE_DIR, lease  # noqa: E402
 from lancebench.task.load import load_task  # noqa: E402
 
 AGENTS = Path(__file__).resolve().parent / "agents"
@@ -223,3 +224,56 @@ def test_a_docker_run_that_ended_leaves_no_number_in_the_hosts_io_counters(calc_
 
     loop, before, counts = asyncio.run(go())
     assert counts.get(loop, before) - before < 777, f"{loop}: {counts[loop] - before} reads seen by a later sandbox"
+
+
+def _free(uid: int) -> bool:
+    """Is uid pair ``uid``'s lease free (its lock file takes an exclusive lock at once)?"""
+    import fcntl
+
+    fd = os.open(LEASE_DIR / str(uid), os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
+def test_uid_leases_taken_in_worker_threads_are_never_shared_nor_kept(shared: Path, monkeypatch):
+    """Held: 16 sandboxes started at once (their leases taken in worker threads), every other
+    start cancelled at once and that sandbox stopped while its worker thread may still lease, then
+    stopped again after the started ones: the started sandboxes hold 8 distinct uid pairs, and once
+    every sandbox stopped no pair any of them leased (each lease recorded as it was taken) is
+    still held."""
+    import lancebench.sandbox.local as local_module
+
+    taken: list[int] = []
+
+    def recorded():
+        got = lease()
+        taken.append(got.uid)
+        return got
+
+    monkeypatch.setattr(local_module, "lease", recorded)
+
+    async def go() -> list[int]:
+        boxes = [LocalSandbox(SandboxSpec(workdir="/app", workspace=shared / f"ws{i}"), root=shared / f"r{i}",
+                              lease_uid=True) for i in range(16)]
+        starts = [asyncio.ensure_future(b.start()) for b in boxes]
+        await asyncio.sleep(0)
+        for s in starts[1::2]:
+            s.cancel()
+        for b in boxes[1::2]:
+            await b.stop()  # while its start's worker thread may be leasing
+        done = await asyncio.gather(*starts, return_exceptions=True)
+        held = [b.uid for b, r in zip(boxes, done, strict=True) if r is None and b.started]
+        await asyncio.sleep(0.5)  # the cancelled starts' worker threads end
+        for b in boxes:
+            await b.stop()
+        return held
+
+    held = asyncio.run(go())
+    assert len(held) >= 8 and len(set(held)) == len(held), held
+    assert len(taken) >= len(held) and all(_free(uid) for uid in taken), taken
