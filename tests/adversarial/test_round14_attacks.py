@@ -22,6 +22,13 @@ trial key (``llm/gateway_hooks.py:_within_limits``) and the witness's late write
    ``COUNTERS_MASKED``, the same and a tmpfs over ``/sys/devices/virtual/block``). Noisier
    host-wide counters (``/proc/stat``'s forks, ``/proc/vmstat``) remain, shared with every
    process of the host.
+4. The witness's reader thread marked the FIFO open and then read whether the runner had ended;
+   ``runner_ended`` marks the end once it sees the FIFO open. A thread switched out between the
+   two (a busy harness) counted the runner's own report late: the run broken, an honest patch
+   ``unresolved`` when its base was not. Made exact with a trace function that pauses the reader
+   there: ``late`` 1 before the fix, 0 after (the flags are read before the FIFO is marked open).
+5. Held: uid leases taken in the start's worker thread, 16 starts at once, every other one
+   cancelled and stopped meanwhile: distinct pairs, none held after the stops.
 """
 
 from __future__ import annotations
@@ -35,7 +42,6 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
-import litellm
 import pytest
 from docker_support import docker_skip_reason
 
@@ -78,6 +84,8 @@ def test_calls_cut_on_purpose_count_against_the_trials_cost_limit(gateway):
     (nothing spent yet), the second is refused (400) before it reaches the model, since the first
     cut call's estimate (its prompt and the text streamed, LiteLLM's price of them) reached it.
     Before the fix all three reached the model (three 200s)."""
+    import litellm
+
     srv, gw = gateway
     content = "Sandboxes keep agents in. " * 8
     _script(srv, [Reply(content, prompt_tokens=999, completion_tokens=999, stall_sec=3) for _ in range(3)])
@@ -104,6 +112,8 @@ def test_calls_dropped_before_their_answer_count_against_the_trials_cost_limit(g
     reaches the model: the first one's estimate (its prompt, LiteLLM's count and price) counts.
     Before the fix all three reached the model and none was refused (``refused`` None), the
     trial's end then pricing three cut calls."""
+    import litellm
+
     srv, gw = gateway
     _script(srv, [Reply("late", prompt_tokens=999, completion_tokens=999, delay_sec=3) for _ in range(3)])
     key = gw.issue_key("round14-dropped", max_cost_usd=1e-9)
@@ -119,6 +129,8 @@ def test_calls_dropped_before_their_answer_count_against_the_trials_cost_limit(g
 
 def _prompt_tokens() -> int:  # noqa: N802
     """LiteLLM's count of the attacking client's prompt (round14_cut_streams.py)."""
+    import litellm
+
     return litellm.token_counter(model=MODEL, messages=[{"role": "user",
                                                          "content": "Tell me everything about sandboxes. " * 20}])
 
@@ -277,3 +289,51 @@ def test_uid_leases_taken_in_worker_threads_are_never_shared_nor_kept(shared: Pa
     held = asyncio.run(go())
     assert len(held) >= 8 and len(set(held)) == len(held), held
     assert len(taken) >= len(held) and all(_free(uid) for uid in taken), taken
+
+
+def test_the_runners_own_report_is_not_late_when_the_reader_pauses_as_it_opens(tmp_path):
+    """The runner writes its report and ends; the witness's reader thread, connected to it, marks
+    the FIFO open and is then switched out (a busy harness: a GIL switch inside ``Event.set``)
+    before it reads whether the runner ended. ``runner_ended`` sees the FIFO open, marks the end
+    and waits for the reader; the reader then read "ended" and counted the runner's own write late:
+    the run broken, an honest patch ``unresolved`` when its base is not. The pause is made exact
+    here: a trace function of the reader thread sleeps at the line after ``_open.set()`` until the
+    end is marked (2 s at most). Fixed: the reader reads the flags before it marks the FIFO open."""
+    import threading
+    import time
+
+    from lancebench.grading import witness as witness_module
+
+    code = witness_module.ReportWitness._run.__code__
+    pause_line = next(n for _, _, n in code.co_lines() if n and "_open.set()" in
+                      _source_line(witness_module.__file__, n - 2))
+
+    def tracer(frame, event, arg):
+        if frame.f_code is not code:
+            return None
+
+        def local(frame, event, arg):
+            if event == "line" and frame.f_lineno == pause_line and w._open.is_set():
+                deadline = time.monotonic() + 2
+                while not w._ended.is_set() and time.monotonic() < deadline:
+                    time.sleep(0.01)
+            return local
+        return local
+
+    w = witness_module.ReportWitness(tmp_path)
+    threading.settrace(tracer)
+    try:
+        w.start()
+    finally:
+        threading.settrace(None)  # only the reader thread, started meanwhile, is traced
+    subprocess.run([sys.executable, "-c", "import sys; open(sys.argv[1], 'w').write('<testsuite/>')",
+                    str(tmp_path / "junit.xml")], check=True, timeout=30)
+    problem = w.runner_ended(grace=2.0)
+    writes = w.stop()
+    assert writes == [b"<testsuite/>"] and problem is None
+    assert w.late == 0, "the runner's own report counted late"
+
+
+def _source_line(path: str, index: int) -> str:
+    with open(path) as f:
+        return f.readlines()[index]
