@@ -337,3 +337,58 @@ def test_the_runners_own_report_is_not_late_when_the_reader_pauses_as_it_opens(t
 def _source_line(path: str, index: int) -> str:
     with open(path) as f:
         return f.readlines()[index]
+
+
+WRITER = "trap '' TERM HUP INT; while :; do echo x >> /logs/verifier/after-halt; sleep 0.05; done"
+
+
+def test_nothing_of_a_halted_grading_container_runs_on(calc_docker, shared: Path):
+    """Held (``Backend.halt``, docker): a command of a grading container still running (ignoring
+    SIGTERM, SIGHUP and SIGINT, appending to the verifier's folder every 50 ms) when ``halt`` comes
+    (a daemon does not outlive its own command: the sandbox's killer ends it): once ``halt``
+    returns True, none of the container's processes is left on the host (the pids the engine
+    listed before), and the file stops growing while the container's removal has not begun. The
+    local backend's ``halt`` is False (its caller waits for ``stop``)."""
+    from lancebench.backends.local import LocalBackend
+    from lancebench.sandbox import docker_engine
+
+    task, backend, env = calc_docker
+    labels = {"lancebench.job": f"pytest-r14-{uuid.uuid4().hex[:8]}", "lancebench.trial": "r14"}
+    (shared / "logs").mkdir()
+    os.chmod(shared / "logs", 0o777)
+    written = shared / "logs" / "after-halt"
+
+    async def go() -> tuple[bool, list[int], int, int]:
+        box = backend.open(task, env, shared / "a", labels=labels,
+                           mounts=(Mount(shared / "logs", "/logs/verifier", True),))
+        await box.start()
+        try:
+            running = asyncio.ensure_future(box.exec(["sh", "-c", WRITER], timeout=60))
+            for _ in range(100):
+                if written.exists() and written.stat().st_size > 4:
+                    break
+                await asyncio.sleep(0.05)
+            top = docker_engine.client().api.top(box.container_id, ps_args="-eo pid")
+            pids = [int(row[0]) for row in top["Processes"]]
+            halted = await backend.halt(box)
+            size = written.stat().st_size
+            await asyncio.sleep(0.5)
+            later = written.stat().st_size
+            await asyncio.gather(running, return_exceptions=True)
+            return halted, [p for p in pids if _alive(p)] if len(pids) >= 3 else pids, size, later
+        finally:
+            await box.stop()
+            remove_tree(shared / "a")
+
+    halted, alive, size, later = asyncio.run(go())
+    assert halted and alive == [] and later == size > 4  # (fewer than 3 pids listed: alive is the list)
+    assert asyncio.run(LocalBackend().halt(None)) is False  # type: ignore[arg-type]
+
+
+def _alive(pid: int) -> bool:
+    """Is host process ``pid`` there and not a zombie?"""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
