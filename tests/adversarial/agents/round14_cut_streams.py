@@ -5,12 +5,13 @@ the other, each dropped (the connection closed) as soon as the answer's text has
 stream's end (held: LiteLLM logs it as answered, priced); with ``wait``, N calls not streamed,
 each dropped 1 s after it was sent (status 0): such a call stayed in flight, its cost counted only
 when the trial ended (``Gateway.end``), never against the key's ``max_cost`` while the trial ran
-(fixed). Prints one line per call: its HTTP status and the text it received.
+(fixed). Prints one line per call: its HTTP status, the text it received and its seconds.
 """
 
 import http.client
 import json
 import sys
+import time
 import urllib.parse
 
 
@@ -44,5 +45,6 @@ def cut_call(base: str, key: str, stream: bool = True) -> tuple[int, str]:
 
 if __name__ == "__main__":
     for _ in range(int(sys.argv[3])):
+        began = time.monotonic()
         status, text = cut_call(sys.argv[1], sys.argv[2], stream=sys.argv[4:] != ["wait"])
-        print(status, json.dumps(text[:40]), flush=True)
+        print(status, json.dumps(text[:40]), f"{time.monotonic() - began:.2f}s", flush=True)
