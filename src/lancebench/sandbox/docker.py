@@ -351,8 +351,8 @@ class DockerSandbox(Sandbox):
         cid = self.container_id
         if cid is None:
             return False
-        api = engine.client().api
         try:
+            api = engine.client().api
             try:
                 api.kill(cid)
             except engine._import_docker().errors.APIError as exc:
