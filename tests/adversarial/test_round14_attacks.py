@@ -392,3 +392,46 @@ def _alive(pid: int) -> bool:
             return f.read().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
+
+
+def _post(gw: Gateway, key: str, route: str, body: dict, headers: dict | None = None) -> int:
+    """One POST of ``body`` to the gateway's ``route`` with ``key``: its HTTP status."""
+    import json
+    import urllib.error
+    import urllib.request
+
+    req = urllib.request.Request(gw.base_url + route, json.dumps(body).encode(),
+                                 {"Content-Type": "application/json", "Authorization": f"Bearer {key}",
+                                  **(headers or {})})
+    try:
+        with urllib.request.urlopen(req, timeout=60) as r:
+            r.read()
+            return r.status
+    except urllib.error.HTTPError as exc:
+        return exc.code
+
+
+def test_the_step_limit_holds_on_every_model_route(gateway):
+    """Held: a key with ``max_steps`` 1 spends its call on chat completions; then the Responses
+    API, Anthropic messages (``x-api-key``, as Claude Code sends it) and a chat call asking ``n``
+    = 3 answers are each refused (400) before they reach the model, while each answers 200 on a
+    key without limits."""
+    srv, gw = gateway
+    chat = {"model": "any", "messages": [{"role": "user", "content": "hi"}]}
+
+    def each(key: str) -> dict[str, int]:
+        return {"responses": _post(gw, key, "/v1/responses", {"model": "any", "input": "hi"}),
+                "messages": _post(gw, key, "/v1/messages", {"model": "any", "max_tokens": 10, **chat},
+                                  {"x-api-key": key, "anthropic-version": "2023-06-01"}),
+                "n=3": _post(gw, key, "/v1/chat/completions", {**chat, "n": 3})}
+
+    _script(srv, [Reply("a") for _ in range(4)])
+    control = gw.issue_key("round14-routes-control")
+    assert each(control) == {"responses": 200, "messages": 200, "n=3": 200}  # each route answers without a limit
+    gw.end(control, "done")
+    _script(srv, [Reply("a") for _ in range(4)])
+    key = gw.issue_key("round14-routes", max_calls=1)
+    assert _post(gw, key, "/v1/chat/completions", chat) == 200
+    tried = each(key)
+    assert tried == dict.fromkeys(tried, 400) and len(srv.requests) == 1, (tried, len(srv.requests))
+    gw.end(key, "done")
