@@ -460,3 +460,18 @@ def test_calls_sent_at_once_do_not_pass_the_trials_cost_limit_together(gateway):
         t.join(60)
     assert statuses == [200] * 4
     assert len(srv.requests) <= 2, f"{len(srv.requests)} calls reached the model"
+
+
+def test_an_answer_the_agent_received_is_counted_when_its_trial_ends_at_once(gateway):
+    """An agent that exits as soon as its answer came (a big last call, or many at once): its
+    trial's key is ended right after the answer was sent. The answer's usage (999 answer tokens,
+    as the model reported them) is the trial's, not a cut call's estimate of its prompt alone."""
+    srv, gw = gateway
+    _script(srv, [Reply("the answer", prompt_tokens=5, completion_tokens=999)])
+    key = gw.issue_key("round14-answered")
+    chat = {"model": "any", "messages": [{"role": "user", "content": "hi"}]}
+    assert _post(gw, key, "/v1/chat/completions", chat) == 200
+    usage, calls = gw.end(key, "the agent ended")
+    assert (usage.calls, usage.input_tokens, usage.output_tokens) == (1, 5, 999), calls
+    assert "cut" not in calls[0]
+    assert usage.cost_usd == pytest.approx(gw.price(5, 999)), calls

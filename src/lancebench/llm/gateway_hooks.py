@@ -101,16 +101,29 @@ def claim_cut(usage_dir: Path, digest: str, reason: str,
             path.rename(path.with_suffix(".cut"))
             if rec.get("failed") or not isinstance(rec, dict):
                 continue
-            prompt = int(rec.get("prompt_tokens") or 0)
-            completion = streamed_tokens(str(rec.get("model") or ""), path.with_suffix(".stream"))
-            lines.append({"prompt_tokens": prompt, "completion_tokens": completion, "cached_tokens": 0,
-                          "cost_usd": price(prompt, completion) if price is not None else None,
-                          "model": rec.get("model"), "call_type": rec.get("call_type"), "time": time.time(),
-                          "started": rec.get("started"), "cut": str(rec.get("reason") or reason), "estimate": True})
+            prompt, completion = _so_far(rec, path)
+            line = {"prompt_tokens": prompt, "completion_tokens": completion, "cached_tokens": 0,
+                    "cost_usd": price(prompt, completion) if price is not None else None,
+                    "model": rec.get("model"), "call_type": rec.get("call_type"), "time": time.time(),
+                    "started": rec.get("started")}
+            if rec.get("answered") is None:  # answered: its usage, sent before LiteLLM logged it
+                line |= {"cut": str(rec.get("reason") or reason), "estimate": True}
+            lines.append(line)
         if lines:
             with open(usage_dir / f"{digest}.jsonl", "a") as f:
                 f.writelines(json.dumps(line) + "\n" for line in lines)
     return lines
+
+
+def _so_far(rec: dict, path: Path) -> tuple[int, int]:
+    """(prompt tokens, answer tokens) of the call in flight whose record ``rec`` is at ``path``:
+    the usage its answer reported when it was sent (``answered``), else the prompt as counted
+    when it came and the answer's tokens streamed so far (:func:`streamed_tokens`)."""
+    answered = rec.get("answered")
+    if isinstance(answered, list) and len(answered) == 2:
+        return int(answered[0]), int(answered[1])
+    return (int(rec.get("prompt_tokens") or 0),
+            streamed_tokens(str(rec.get("model") or ""), path.with_suffix(".stream")))
 
 
 def streamed_tokens(model: str, path: Path) -> int:
@@ -241,6 +254,21 @@ def _call_of(details: Any, digest: str | None) -> str | None:
     return ref[1]
 
 
+def _usage_of(response: Any) -> list[int] | None:
+    """``[prompt tokens, answer tokens]`` a model's answer reports (chat and text completions,
+    Responses, Anthropic messages), or None when it reports none."""
+    usage = getattr(response, "usage", None)
+    if usage is None and isinstance(response, dict):
+        usage = response.get("usage")
+    if usage is None:
+        return None
+    get = usage.get if isinstance(usage, dict) else (lambda name: getattr(usage, name, None))
+    prompt, answer = get("prompt_tokens") or get("input_tokens"), get("completion_tokens") or get("output_tokens")
+    if not isinstance(prompt, int) and not isinstance(answer, int):
+        return None
+    return [max(int(prompt or 0), 0), max(int(answer or 0), 0)]
+
+
 def _update(digest: str, call: str, **fields: Any) -> None:
     """Change the in-flight record ``call`` of key ``digest`` (nothing when it is gone: answered or cut)."""
     usage = _root() / "usage"
@@ -301,6 +329,18 @@ class UsageLog(CustomLogger):
         finally:  # also when the client went away (GeneratorExit, CancelledError)
             if streamed is not None:
                 streamed.close()
+
+    async def async_post_call_success_hook(self, data: dict, user_api_key_dict: Any, response: Any) -> Any:
+        """Before an answer (not streamed) goes to the client: its usage as the model reported it
+        joins the call's in-flight record, so that a trial ended before LiteLLM logs the answer
+        (an agent that exits as soon as it came) counts the answer, not a cut call's estimate of
+        its prompt alone (attack pass round 14)."""
+        digest = str(getattr(user_api_key_dict, "user_id", None) or "")
+        call = _call_of(getattr(data.get("litellm_logging_obj"), "model_call_details", None), digest)
+        answered = _usage_of(response)
+        if call is not None and answered is not None:
+            await asyncio.to_thread(_update, digest, call, answered=answered)
+        return response
 
     async def async_post_call_failure_hook(self, request_data: dict, original_exception: Exception,
                                            user_api_key_dict: Any, traceback_str: str | None = None) -> None:
@@ -378,10 +418,9 @@ def _estimate(record: Path) -> float:
         return 0.0
     import litellm
     model = str(rec.get("model") or _model())
+    tokens, answer = _so_far(rec, record)
     try:
-        prompt, completion = litellm.cost_per_token(
-            model=model, prompt_tokens=int(rec.get("prompt_tokens") or 0),
-            completion_tokens=streamed_tokens(model, record.with_suffix(".stream")))
+        prompt, completion = litellm.cost_per_token(model=model, prompt_tokens=tokens, completion_tokens=answer)
     except Exception:  # noqa: BLE001  (not in LiteLLM's price table: unknown, as a local model's)
         return 0.0
     return float(prompt) + float(completion)
