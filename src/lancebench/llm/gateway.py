@@ -212,6 +212,8 @@ class Gateway:
         recorded with ``cut: reason`` and ``estimate: true``, its prompt tokens as LiteLLM's token
         counter counts the request for this model (the provider had not reported usage yet), the
         answer's tokens streamed so far, its cost from LiteLLM's price table (:meth:`price`); a
+        call whose answer (not streamed) was sent before LiteLLM logged it is counted as answered,
+        with the usage the answer reported (no ``cut``); a
         request that arrives later is refused, an answer that arrives later is not counted again.
         Returns :meth:`usage`. Call it once the agent's processes ended (deadline, cancellation,
         exit)."""
