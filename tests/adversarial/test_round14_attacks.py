@@ -29,6 +29,13 @@ trial key (``llm/gateway_hooks.py:_within_limits``) and the witness's late write
    there: ``late`` 1 before the fix, 0 after (the flags are read before the FIFO is marked open).
 5. Held: uid leases taken in the start's worker thread, 16 starts at once, every other one
    cancelled and stopped meanwhile: distinct pairs, none held after the stops.
+6. An answer (not streamed) the agent received, its trial's key ended before LiteLLM logged it
+   (an agent that exits as soon as its answer came): counted as a cut call at its prompt alone
+   (999 answer tokens recorded as 0). Fixed: the answer's usage joins the call's in-flight record
+   before it goes out (``UsageLog.async_post_call_success_hook``).
+7. Held: nothing of a halted grading container runs on (docker); the local backend's ``halt`` is
+   False. Held: ``max_steps`` on the Responses and Anthropic messages routes and with ``n`` = 3.
+8. Open (xfail): calls sent at once each pass ``max_cost`` (an answer is priced when it comes).
 """
 
 from __future__ import annotations
