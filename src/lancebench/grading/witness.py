@@ -89,8 +89,11 @@ class ReportWitness:
                 os.close(fd)
                 return
             data, size = bytearray(), 0
-            self._open.set()
+            # read before the FIFO is marked open: runner_ended marks the end once it sees it open,
+            # and a thread switched out between the two read "ended" for the runner's own write
+            # (attack pass round 14)
             ended, stopping = self._ended.is_set(), self._stop.is_set()
+            self._open.set()
             self.late += ended and not stopping
             try:
                 while chunk := os.read(fd, 1 << 16):

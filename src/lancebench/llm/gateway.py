@@ -220,10 +220,11 @@ class Gateway:
         :meth:`default_max_request_bytes`), ``max_in_flight`` requests at once (None:
         :data:`DEFAULT_MAX_IN_FLIGHT`); 0 is no bound. Raises :class:`ConfigError` for a negative one.
         And the trial's limits, enforced whatever the agent does (0: none): ``max_calls`` model
-        calls (answered, cut or in flight), ``max_cost_usd`` USD of answered and cut calls (a call
-        is refused once the key's cost reached it; calls in flight then may pass it by their own
-        cost, as mini-swe-agent's ``cost_limit``); a call past either is answered 400
-        (``budget_exceeded``) and recorded (:meth:`limit_reached`)."""
+        calls (answered, cut or in flight), ``max_cost_usd`` USD of answered and cut calls and of
+        calls in flight at their estimate so far (prompt and streamed tokens, as :meth:`end` prices
+        a cut call; a call is refused once the key's cost reached it; calls in flight then may pass
+        it by the rest of their own cost, as mini-swe-agent's ``cost_limit``); a call past either is
+        answered 400 (``budget_exceeded``) and recorded (:meth:`limit_reached`)."""
         if (max_request_bytes or 0) < 0 or (max_in_flight or 0) < 0:
             raise ConfigError(f"the gateway's bounds cannot be negative (a request's bytes {max_request_bytes}, "
                               f"requests in flight {max_in_flight}); 0 is no bound")
@@ -257,6 +258,8 @@ class Gateway:
         recorded with ``cut: reason`` and ``estimate: true``, its prompt tokens as LiteLLM's token
         counter counts the request for this model (the provider had not reported usage yet), the
         answer's tokens streamed so far, its cost from LiteLLM's price table (:meth:`price`); a
+        call whose answer (not streamed) was sent before LiteLLM logged it is counted as answered,
+        with the usage the answer reported (no ``cut``); a
         request that arrives later is refused, an answer that arrives later is not counted again.
         Returns :meth:`usage`. Call it once the agent's processes ended (deadline, cancellation,
         exit)."""

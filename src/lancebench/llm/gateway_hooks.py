@@ -100,16 +100,29 @@ def claim_cut(usage_dir: Path, digest: str, reason: str,
             path.rename(path.with_suffix(".cut"))
             if rec.get("failed") or not isinstance(rec, dict):
                 continue
-            prompt = int(rec.get("prompt_tokens") or 0)
-            completion = streamed_tokens(str(rec.get("model") or ""), path.with_suffix(".stream"))
-            lines.append({"prompt_tokens": prompt, "completion_tokens": completion, "cached_tokens": 0,
-                          "cost_usd": price(prompt, completion) if price is not None else None,
-                          "model": rec.get("model"), "call_type": rec.get("call_type"), "time": time.time(),
-                          "started": rec.get("started"), "cut": str(rec.get("reason") or reason), "estimate": True})
+            prompt, completion = _so_far(rec, path)
+            line = {"prompt_tokens": prompt, "completion_tokens": completion, "cached_tokens": 0,
+                    "cost_usd": price(prompt, completion) if price is not None else None,
+                    "model": rec.get("model"), "call_type": rec.get("call_type"), "time": time.time(),
+                    "started": rec.get("started")}
+            if rec.get("answered") is None:  # answered: its usage, sent before LiteLLM logged it
+                line |= {"cut": str(rec.get("reason") or reason), "estimate": True}
+            lines.append(line)
         if lines:
             with open(usage_dir / f"{digest}.jsonl", "a") as f:
                 f.writelines(json.dumps(line) + "\n" for line in lines)
     return lines
+
+
+def _so_far(rec: dict, path: Path) -> tuple[int, int]:
+    """(prompt tokens, answer tokens) of the call in flight whose record ``rec`` is at ``path``:
+    the usage its answer reported when it was sent (``answered``), else the prompt as counted
+    when it came and the answer's tokens streamed so far (:func:`streamed_tokens`)."""
+    answered = rec.get("answered")
+    if isinstance(answered, list) and len(answered) == 2:
+        return int(answered[0]), int(answered[1])
+    return (int(rec.get("prompt_tokens") or 0),
+            streamed_tokens(str(rec.get("model") or ""), path.with_suffix(".stream")))
 
 
 def streamed_tokens(model: str, path: Path) -> int:
@@ -243,6 +256,21 @@ def _call_of(details: Any, digest: str | None) -> str | None:
     return ref[1]
 
 
+def _usage_of(response: Any) -> list[int] | None:
+    """``[prompt tokens, answer tokens]`` a model's answer reports (chat and text completions,
+    Responses, Anthropic messages), or None when it reports none."""
+    usage = getattr(response, "usage", None)
+    if usage is None and isinstance(response, dict):
+        usage = response.get("usage")
+    if usage is None:
+        return None
+    get = usage.get if isinstance(usage, dict) else (lambda name: getattr(usage, name, None))
+    prompt, answer = get("prompt_tokens") or get("input_tokens"), get("completion_tokens") or get("output_tokens")
+    if not isinstance(prompt, int) and not isinstance(answer, int):
+        return None
+    return [max(int(prompt or 0), 0), max(int(answer or 0), 0)]
+
+
 def _update(digest: str, call: str, **fields: Any) -> None:
     """Change the in-flight record ``call`` of key ``digest`` (nothing when it is gone: answered or cut)."""
     usage = _root() / "usage"
@@ -304,6 +332,18 @@ class UsageLog(CustomLogger):
             if streamed is not None:
                 streamed.close()
 
+    async def async_post_call_success_hook(self, data: dict, user_api_key_dict: Any, response: Any) -> Any:
+        """Before an answer (not streamed) goes to the client: its usage as the model reported it
+        joins the call's in-flight record, so that a trial ended before LiteLLM logs the answer
+        (an agent that exits as soon as it came) counts the answer, not a cut call's estimate of
+        its prompt alone (attack pass round 14)."""
+        digest = str(getattr(user_api_key_dict, "user_id", None) or "")
+        call = _call_of(getattr(data.get("litellm_logging_obj"), "model_call_details", None), digest)
+        answered = _usage_of(response)
+        if call is not None and answered is not None:
+            await asyncio.to_thread(_update, digest, call, answered=answered)
+        return response
+
     async def async_post_call_failure_hook(self, request_data: dict, original_exception: Exception,
                                            user_api_key_dict: Any, traceback_str: str | None = None) -> None:
         digest = str(getattr(user_api_key_dict, "user_id", None) or "")
@@ -337,9 +377,9 @@ class UsageLog(CustomLogger):
 def within_limits(usage: Path, digest: str) -> None:
     """Refuse the next call of key ``digest`` (raise :class:`ProxyException`, 400
     ``budget_exceeded``) when its key file's limits (:meth:`Gateway.issue_key`) are reached: calls
-    answered, cut or in flight against ``max_calls``; the cost of its answered and cut calls
-    against ``max_cost_usd``. The first refusal's reason goes to ``usage/<digest>.limit``. Call it
-    under the key's lock."""
+    answered, cut or in flight against ``max_calls``; the cost of its answered and cut calls, and
+    of its calls in flight at their estimate (:func:`_estimate`), against ``max_cost_usd``. The
+    first refusal's reason goes to ``usage/<digest>.limit``. Call it under the key's lock."""
     try:
         limits = KeyLimits.loads((_root() / "keys" / digest).read_text())
     except OSError:
@@ -349,8 +389,11 @@ def within_limits(usage: Path, digest: str) -> None:
         return
     log = usage / f"{digest}.jsonl"
     lines = [json.loads(line) for line in log.read_text().splitlines() if line.strip()] if log.exists() else []
-    calls = len(lines) + sum(1 for _ in (usage / f"{digest}.inflight").glob("*.json"))
+    inflight = sorted((usage / f"{digest}.inflight").glob("*.json"))
+    calls = len(lines) + len(inflight)
     cost = sum(float(line.get("cost_usd") or 0.0) for line in lines)
+    if max_cost and cost < max_cost:  # calls still in flight at their estimate (attack pass round 14)
+        cost += sum(_estimate(path) for path in inflight)
     reason = (f"max_steps {max_calls} reached ({calls} model calls)" if max_calls and calls >= max_calls else
               f"max_cost {max_cost:g} USD reached ({cost:.6f} USD spent)" if max_cost and cost >= max_cost else None)
     if reason is None:
@@ -360,6 +403,29 @@ def within_limits(usage: Path, digest: str) -> None:
         reached.write_text(reason)
     raise ProxyException(message=f"lancebench gateway: the trial's limit is reached: {reason}",
                          type=ProxyErrorTypes.budget_exceeded, param="api_key", code=400)
+
+
+def _estimate(record: Path) -> float:
+    """USD of the call in flight whose record is ``record`` as :meth:`Gateway.end` would price it
+    if it were cut now: its prompt tokens and the answer's tokens streamed so far, at LiteLLM's
+    price of the gateway's model (0 when the record cannot be read, the call failed, or the model
+    is not priced). A call the client dropped stays in flight, unanswered, until its trial ends:
+    without this its cost never met the key's ``max_cost`` (attack pass round 14, calls dropped
+    1 s after they were sent)."""
+    try:
+        rec = json.loads(record.read_text())
+    except (OSError, ValueError):
+        return 0.0
+    if not isinstance(rec, dict) or rec.get("failed"):
+        return 0.0
+    import litellm
+    model = str(rec.get("model") or _model())
+    tokens, answer = _so_far(rec, record)
+    try:
+        prompt, completion = litellm.cost_per_token(model=model, prompt_tokens=tokens, completion_tokens=answer)
+    except Exception:  # noqa: BLE001  (not in LiteLLM's price table: unknown, as a local model's)
+        return 0.0
+    return float(prompt) + float(completion)
 
 
 def _log_answer(usage: Path, digest: str, call: str | None, line: dict) -> None:

@@ -102,6 +102,13 @@ def _container_name(labels: dict[str, str]) -> str:
     return f"lancebench-{stem + '-' if stem else ''}{uuid.uuid4().hex[:8]}"
 
 
+# The host's I/O counters per block device, hidden from every container: a loop device keeps its
+# counts after a storage quota is released (and a halted container's while it is removed), so a
+# run could leave a number there for a later one, the graded run for its canary run (attack pass
+# round 14). (target, source, type); runc allows a bind over /proc/diskstats, as lxcfs does.
+COUNTERS_MASKED = (("/proc/diskstats", "/dev/null", "bind"), ("/sys/devices/virtual/block", None, "tmpfs"))
+
+
 class DockerSandbox(Sandbox):
     """A container running ``spec.image`` (see the module docstring).
 
@@ -187,6 +194,8 @@ class DockerSandbox(Sandbox):
             if m.writable:
                 Path(m.source).mkdir(parents=True, exist_ok=True)
         mounts += self._open_quota(docker)
+        mounts += [docker.types.Mount(target=target, source=source, type=kind, read_only=True)
+                   for target, source, kind in COUNTERS_MASKED]
         try:
             container = cli.containers.create(
                 spec.image, entrypoint=KEEPER[:1], command=KEEPER[1:], name=self.name, hostname="lancebench",
@@ -342,8 +351,8 @@ class DockerSandbox(Sandbox):
         cid = self.container_id
         if cid is None:
             return False
-        api = engine.client().api
         try:
+            api = engine.client().api
             try:
                 api.kill(cid)
             except engine._import_docker().errors.APIError as exc:
