@@ -14,6 +14,12 @@ Each trial key's bounds are in its key file (``keys/<key hash>``, JSON written b
 - ``max_in_flight``: requests of the key served at once. One more waits (its body unread) for a
   free place, in arrival order; past :data:`WAITING_PER_PLACE` waiting requests per place, it is
   answered 429 with ``Retry-After: 1`` (agents' clients retry on 429).
+- ``max_cost_usd`` set: one request of the key is served at a time (as many may wait as
+  ``max_in_flight`` allows, :data:`DEFAULT_WAITING` when it is 0). An answer is priced only when it
+  comes, so calls sent at once each passed the cost limit before any was priced (attack pass round
+  14: four calls, 2.7 times the limit); in turn, each is checked against the answers before it
+  (their usage joins the in-flight record before the answer is sent), so a trial passes its limit
+  by one call at most.
 
 A request that names no live trial key in its headers (:data:`KEY_HEADERS`) is answered 401
 before its body is read (the proxy's own check, :func:`.gateway_hooks.check_key`, still runs on
@@ -38,6 +44,7 @@ KEY_HEADERS = (b"authorization", b"x-api-key", b"api-key", b"x-goog-api-key", b"
                b"x-litellm-api-key")  # the headers LiteLLM's proxy reads a key from
 OPEN_PATHS = frozenset({"/health/liveliness", "/health/readiness"})  # the harness's readiness probe
 WAITING_PER_PLACE = 4  # requests of a key that may wait, per place in flight
+DEFAULT_WAITING = 32  # requests that may wait for a key served one at a time without max_in_flight
 MAX_REFUSAL_RECORDS = 20  # refusals of a key recorded one by one (all are counted)
 DRAIN_BYTES = 64 * 1024 * 1024  # of a refused request's body read and dropped before the answer
 RAISE_HINT = {413: "raise it with --ao gateway_max_request_mb=MB (0: no limit)",
@@ -112,9 +119,11 @@ class RequestLimits:
             await _drain(receive, length)
             await self._refuse(send, digest, 413, length, cap)
             return
-        if not await self._enter(digest, limits.max_in_flight):
+        places = 1 if limits.max_cost_usd else limits.max_in_flight
+        waiting = WAITING_PER_PLACE * limits.max_in_flight or DEFAULT_WAITING
+        if not await self._enter(digest, places, waiting):
             await _drain(receive, length)
-            await self._refuse(send, digest, 429, length, limits.max_in_flight)
+            await self._refuse(send, digest, 429, length, places, waiting)
             return
         try:
             body = await _read_body(receive, cap)
@@ -142,8 +151,9 @@ class RequestLimits:
                 continue
         return None
 
-    async def _enter(self, digest: str, limit: int) -> bool:
-        """Take a place in flight for ``digest`` (waiting for one, in order); False when too many wait."""
+    async def _enter(self, digest: str, limit: int, waiting: int) -> bool:
+        """Take one of ``limit`` places in flight for ``digest`` (0: no bound), waiting for one in
+        order; False when ``waiting`` requests already wait."""
         if not limit:
             self.active[digest] = self.active.get(digest, 0) + 1
             return True
@@ -151,7 +161,7 @@ class RequestLimits:
         if self.active.get(digest, 0) < limit and not queue:
             self.active[digest] = self.active.get(digest, 0) + 1
             return True
-        if len(queue) >= WAITING_PER_PLACE * limit:
+        if len(queue) >= waiting:
             return False
         turn = asyncio.get_running_loop().create_future()
         queue.append(turn)
@@ -177,14 +187,15 @@ class RequestLimits:
             self.active.pop(digest, None)
             self.queues.pop(digest, None)
 
-    async def _refuse(self, send: Any, digest: str, status: int, size: int | None, limit: int) -> None:
+    async def _refuse(self, send: Any, digest: str, status: int, size: int | None, limit: int,
+                      waiting: int = 0) -> None:
         if status == 413:
             shown = "" if size == limit + 1 else f"{size:,} bytes, "
             message = (f"lancebench gateway: this request is {shown}over this trial's limit of {limit:,} bytes "
                        f"a request; {RAISE_HINT[413]}")
         else:
             message = (f"lancebench gateway: this trial already has {limit} requests in flight and "
-                       f"{WAITING_PER_PLACE * limit} waiting; retry later, or {RAISE_HINT[429]}")
+                       f"{waiting} waiting; retry later, or {RAISE_HINT[429]}")
         _note_refusal(self.root / "usage", digest, {"status": status, "message": message, "bytes": size,
                                                     "limit": limit, "time": time.time()})
         await _answer(send, status, message, "request_too_large" if status == 413 else "rate_limit_error",
