@@ -292,6 +292,11 @@ def test_aider_with_the_local_model_records_usage_and_a_trajectory(tmp_path):
     _assert_local_trial(proc, tmp_path, min_prompt_tokens=1000)
 
 def test_an_agent_that_cannot_be_installed_is_invalid_and_the_job_goes_on(scripted, tmp_path):
+    # calc's environment built first, with the package index that works: its set-up installs
+    # pytest with pip, which the broken index below would fail first on a machine where no earlier
+    # test built it (the reason then the environment's, not the agent's install: CI, a new machine)
+    warm = lancebench("run", "-p", str(CALC), "-a", "nop", "-o", str(tmp_path / "warm"), "--job-name", "w")
+    assert warm.returncode == 0, warm.stdout + warm.stderr
     srv = scripted([Reply("ok", prompt_tokens=5, completion_tokens=1)])  # the preflight only
     proc = lancebench("run", "-p", str(CALC), "-a", "aider", "-m", "openai/gpt-4o-mini", "--api-base", srv.api_base,
                       "--ao", "version=0.86.1", "-k", "2", "-o", str(tmp_path), "--job-name", "j",
