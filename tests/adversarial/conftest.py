@@ -15,6 +15,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))  # lbtest:
 
 from docker_support import docker_skip_reason  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "llm"))  # the scripted model server
+from scripted_server import served  # noqa: E402,F401  (the fixture: the model gateway, one per worker)
+
 AGENTS = Path(__file__).resolve().parent / "agents"
 
 

@@ -47,16 +47,14 @@ import shutil
 import subprocess
 import sys
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from docker_support import docker_skip_reason
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "llm"))
-from scripted_server import Reply, ScriptedServer  # noqa: E402
+from scripted_server import GATEWAY_MODEL as MODEL, Reply  # noqa: E402
 
-from lancebench.llm.client import resolve_model  # noqa: E402
 from lancebench.llm.gateway import Gateway  # noqa: E402
 from lancebench.sandbox.base import Mount, SandboxSpec  # noqa: E402
 from lancebench.sandbox.fstree import remove_tree  # noqa: E402
@@ -67,26 +65,9 @@ from lancebench.task.load import load_task  # noqa: E402
 
 AGENTS = Path(__file__).resolve().parent / "agents"
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "tasks"
-MODEL = "openai/gpt-4o-mini"  # priced in LiteLLM's table
 
 
-@pytest.fixture(scope="module")
-def gateway() -> Iterator[tuple[ScriptedServer, Gateway]]:
-    srv = ScriptedServer([]).start()
-    gw = Gateway(resolve_model(MODEL, srv.api_base)).start()
-    try:
-        yield srv, gw
-    finally:
-        gw.stop()
-        srv.stop()
-
-
-def _script(srv: ScriptedServer, replies: list[Reply]) -> None:
-    with srv._lock:
-        srv.script, srv.requests[:], srv.served[:] = list(replies), [], []
-
-
-def test_calls_cut_on_purpose_count_against_the_trials_cost_limit(gateway):
+def test_calls_cut_on_purpose_count_against_the_trials_cost_limit(served):
     """Three streamed calls, each dropped once its text came (the model then stalls 3 s before the
     stream's end), on a key whose ``max_cost`` is below one such call's price: the first passes
     (nothing spent yet), the second is refused (400) before it reaches the model, since the first
@@ -94,9 +75,9 @@ def test_calls_cut_on_purpose_count_against_the_trials_cost_limit(gateway):
     Before the fix all three reached the model (three 200s)."""
     import litellm
 
-    srv, gw = gateway
+    srv, gw = served
     content = "Sandboxes keep agents in. " * 8
-    _script(srv, [Reply(content, prompt_tokens=999, completion_tokens=999, stall_sec=3) for _ in range(3)])
+    srv.rescript([Reply(content, prompt_tokens=999, completion_tokens=999, stall_sec=3) for _ in range(3)])
     key = gw.issue_key("round14-cut", max_cost_usd=1e-9)
     out = subprocess.run([sys.executable, str(AGENTS / "round14_cut_streams.py"), gw.base_url, key, "3"],
                          capture_output=True, text=True, timeout=120)
@@ -113,7 +94,7 @@ def test_calls_cut_on_purpose_count_against_the_trials_cost_limit(gateway):
     gw.end(key, "done")
 
 
-def test_calls_dropped_before_their_answer_count_against_the_trials_cost_limit(gateway):
+def test_calls_dropped_before_their_answer_count_against_the_trials_cost_limit(served):
     """Calls not streamed, each dropped 1 s after it was sent while the model takes 3 s: the proxy
     logs no answer for them, so they stay in flight until the trial ends. On a key whose
     ``max_cost`` is below one call's prompt price only the first reaches the model: the later
@@ -124,8 +105,8 @@ def test_calls_dropped_before_their_answer_count_against_the_trials_cost_limit(g
     pricing three cut calls."""
     import litellm
 
-    srv, gw = gateway
-    _script(srv, [Reply("late", prompt_tokens=999, completion_tokens=999, delay_sec=3) for _ in range(3)])
+    srv, gw = served
+    srv.rescript([Reply("late", prompt_tokens=999, completion_tokens=999, delay_sec=3) for _ in range(3)])
     key = gw.issue_key("round14-dropped", max_cost_usd=1e-9)
     out = subprocess.run([sys.executable, str(AGENTS / "round14_cut_streams.py"), gw.base_url, key, "3", "wait"],
                          capture_output=True, text=True, timeout=120)
@@ -426,12 +407,12 @@ def _post(gw: Gateway, key: str, route: str, body: dict, headers: dict | None = 
         return exc.code
 
 
-def test_the_step_limit_holds_on_every_model_route(gateway):
+def test_the_step_limit_holds_on_every_model_route(served):
     """Held: a key with ``max_steps`` 1 spends its call on chat completions; then the Responses
     API, Anthropic messages (``x-api-key``, as Claude Code sends it) and a chat call asking ``n``
     = 3 answers are each refused (400) before they reach the model, while each answers 200 on a
     key without limits."""
-    srv, gw = gateway
+    srv, gw = served
     chat = {"model": "any", "messages": [{"role": "user", "content": "hi"}]}
 
     def each(key: str) -> dict[str, int]:
@@ -440,11 +421,11 @@ def test_the_step_limit_holds_on_every_model_route(gateway):
                                   {"x-api-key": key, "anthropic-version": "2023-06-01"}),
                 "n=3": _post(gw, key, "/v1/chat/completions", {**chat, "n": 3})}
 
-    _script(srv, [Reply("a") for _ in range(4)])
+    srv.rescript([Reply("a") for _ in range(4)])
     control = gw.issue_key("round14-routes-control")
     assert each(control) == {"responses": 200, "messages": 200, "n=3": 200}  # each route answers without a limit
     gw.end(control, "done")
-    _script(srv, [Reply("a") for _ in range(4)])
+    srv.rescript([Reply("a") for _ in range(4)])
     key = gw.issue_key("round14-routes", max_calls=1)
     assert _post(gw, key, "/v1/chat/completions", chat) == 200
     tried = each(key)
@@ -452,7 +433,7 @@ def test_the_step_limit_holds_on_every_model_route(gateway):
     gw.end(key, "done")
 
 
-def test_calls_sent_at_once_do_not_pass_the_trials_cost_limit_together(gateway):
+def test_calls_sent_at_once_do_not_pass_the_trials_cost_limit_together(served):
     """Four calls sent at once (the model answers each after 1 s with 999 answer tokens) on a key
     whose ``max_cost`` is 1.5 answers: two reach the model (the second passes after the first is
     priced at one answer, as one call past the limit by its own cost), two are refused (400). Was
@@ -460,8 +441,8 @@ def test_calls_sent_at_once_do_not_pass_the_trials_cost_limit_together(gateway):
     cost limit is served one call at a time (``gateway_limits``)."""
     import threading
 
-    srv, gw = gateway
-    _script(srv, [Reply("a", prompt_tokens=5, completion_tokens=999, delay_sec=1) for _ in range(4)])
+    srv, gw = served
+    srv.rescript([Reply("a", prompt_tokens=5, completion_tokens=999, delay_sec=1) for _ in range(4)])
     one = gw.price(5, 999) or 0.0
     key = gw.issue_key("round14-parallel", max_cost_usd=1.5 * one)
     chat = {"model": "any", "messages": [{"role": "user", "content": "hi"}]}
@@ -477,12 +458,12 @@ def test_calls_sent_at_once_do_not_pass_the_trials_cost_limit_together(gateway):
     assert gw.limit_reached(key) == f"max_cost {1.5 * one:g} USD reached ({2 * one:.6f} USD spent)"
 
 
-def test_an_answer_the_agent_received_is_counted_when_its_trial_ends_at_once(gateway):
+def test_an_answer_the_agent_received_is_counted_when_its_trial_ends_at_once(served):
     """An agent that exits as soon as its answer came (a big last call, or many at once): its
     trial's key is ended right after the answer was sent. The answer's usage (999 answer tokens,
     as the model reported them) is the trial's, not a cut call's estimate of its prompt alone."""
-    srv, gw = gateway
-    _script(srv, [Reply("the answer", prompt_tokens=5, completion_tokens=999)])
+    srv, gw = served
+    srv.rescript([Reply("the answer", prompt_tokens=5, completion_tokens=999)])
     key = gw.issue_key("round14-answered")
     chat = {"model": "any", "messages": [{"role": "user", "content": "hi"}]}
     assert _post(gw, key, "/v1/chat/completions", chat) == 200

@@ -23,9 +23,12 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+if TYPE_CHECKING:
+    from lancebench.llm.gateway import Gateway
 
 
 @dataclass
@@ -297,4 +300,24 @@ def scripted() -> Iterator[Callable[..., ScriptedServer]]:
 
     yield start
     for srv in servers:
+        srv.stop()
+
+
+GATEWAY_MODEL = "openai/gpt-4o-mini"  # priced in LiteLLM's table; 128,000 input tokens
+
+
+@pytest.fixture(scope="session")
+def served() -> Iterator[tuple[ScriptedServer, Gateway]]:
+    """The model gateway (LiteLLM's proxy on 127.0.0.1; its start costs about 20 s of CPU) in
+    front of a scripted server, for :data:`GATEWAY_MODEL`; shared by the tests of a worker, each
+    giving the server its own script (:meth:`ScriptedServer.rescript`)."""
+    from lancebench.llm.client import resolve_model
+    from lancebench.llm.gateway import Gateway
+
+    srv = ScriptedServer([]).start()
+    gw = Gateway(resolve_model(GATEWAY_MODEL, srv.api_base)).start()
+    try:
+        yield srv, gw
+    finally:
+        gw.stop()
         srv.stop()
