@@ -189,7 +189,21 @@ def _validate(data: dict, where: str) -> RunSettings:
         raise ConfigError(f"{where}: {field}: {err['msg']}; {fix}") from None
 
 
+def _plural_hint(doc: dict, path: Path) -> None:
+    """Raise :class:`ConfigError` when ``agent`` or ``model`` holds a list: one job takes one agent and
+    one model, a sweep lists them under ``agents`` / ``models`` (a new user wrote ``agent: [oracle]``
+    and got "Input should be a valid string")."""
+    for single, plural, example in (("agent", "agents", "oracle"), ("model", "models", "local")):
+        value = doc.get(single)
+        if isinstance(value, list):
+            names = ", ".join(map(str, value)) or example
+            raise ConfigError(f"{path}: {single}: {value!r} is a list, and {single} takes one name; for a list (one "
+                              f"job per {single}) write `{plural}: [{names}]` instead, or `{single}: "
+                              f"{value[0] if value else example}` for one")
+
+
 def _agent_entries(doc: dict, path: Path) -> list[dict]:
+    _plural_hint(doc, path)
     agents = doc.pop("agents", None)
     models = doc.pop("models", None)
     entries = [{}] if agents is None else agents
