@@ -89,22 +89,39 @@ def reason_cell(r: TrialResult) -> str:
     return f"{reason} [control: {r.control}]" if r.status == "invalid" and r.control else reason
 
 
+def _with_k(summary: dict) -> dict:
+    """``summary`` with ``pass_at_K`` and ``pass_hat_K`` at K = the most valid attempts of a task
+    (``attempts_max``, as the report's table shows them) when K > 1, from ``pass_at_k`` and
+    ``pass_hat_k``."""
+    k = summary.get("attempts_max") or 1
+    if k <= 1 or not isinstance(summary.get("pass_at_k"), dict):
+        return summary
+    return {**summary, f"pass_at_{k}": summary["pass_at_k"].get(str(k)),
+            f"pass_hat_{k}": (summary.get("pass_hat_k") or {}).get(str(k))}
+
+
 def summary_line(summary: dict) -> str:
-    """``key=value`` pairs of a summary: counts, pass@1 and earn rate as %, USD with 2 decimals."""
-    keys = ("trials", "resolved", "unresolved", "invalid", "invalid_rate", "unfinished", "pass_at_1", "earned_usd",
-            "available_usd", "earn_rate", "cost_usd")
+    """``key=value`` pairs of a summary: counts, pass@1 (and with several attempts pass@k and pass^k
+    at k = the most valid attempts of a task, ``pass_at_K`` and ``pass_hat_K``) and earn rate as %,
+    USD with 2 decimals."""
+    summary = _with_k(summary)
+    k = summary.get("attempts_max") or 1
+    at_k = (f"pass_at_{k}", f"pass_hat_{k}") if k > 1 else ()
+    keys = ("trials", "resolved", "unresolved", "invalid", "invalid_rate", "unfinished", "pass_at_1", *at_k,
+            "earned_usd", "available_usd", "earn_rate", "cost_usd")
     parts = []
-    for k in keys:
-        if k not in summary:
+    for key in keys:
+        if key not in summary:
             continue
-        v = summary[k]
+        v = summary[key]
         if v is None:
-            parts.append(f"{k}=n/a")
+            parts.append(f"{key}=n/a")
         elif isinstance(v, float):
-            percent = k in ("pass_at_1", "earn_rate", "invalid_rate")
-            parts.append(f"{k}={v:,.2f}" if k.endswith("_usd") else f"{k}={v:.1%}" if percent else f"{k}={v:.4g}")
+            percent = key in ("pass_at_1", "earn_rate", "invalid_rate", *at_k)
+            parts.append(f"{key}={v:,.2f}" if key.endswith("_usd") else f"{key}={v:.1%}" if percent
+                         else f"{key}={v:.4g}")
         else:
-            parts.append(f"{k}={v}")
+            parts.append(f"{key}={v}")
     return "  ".join(parts)
 
 
