@@ -285,8 +285,8 @@ def _intervals(st: _State, confidence: float, n_boot: int, seed: int) -> None:
     if kinds["earn_rate_ci"] not in (None, BOOTSTRAP):  # 0 or all of it earned: the rate's interval times available
         out["earned_usd_ci"] = _pair(r_lo * out["available_usd"], r_hi * out["available_usd"])
     else:  # a resample may repeat the dearest task: clipped to what can be earned, [0, available_usd]
-        lo, hi = bootstrap_sum_interval(earned_t, W, confidence)
-        out["earned_usd_ci"] = _pair(max(lo, 0.0), min(hi, out["available_usd"]))
+        s_lo, s_hi = bootstrap_sum_interval(earned_t, W, confidence)
+        out["earned_usd_ci"] = _pair(max(s_lo, 0.0), min(s_hi, out["available_usd"]))
     kinds["earned_usd_ci"] = kinds["earn_rate_ci"]
     _clustered(st, confidence, kinds)
     out["ci_kinds"] = kinds
