@@ -53,7 +53,8 @@ def test_show_trial_prints_the_end_of_the_test_runners_output_and_the_trial_fold
 def test_show_names_the_command_that_prints_an_invalid_trials_runner_output(broken_job):
     (result,) = results(broken_job)
     out = " ".join(lb("show", broken_job, check=True).stdout.split())
-    assert (f"an invalid trial's test runner output: lancebench show {broken_job} --trial {result['trial_id']} "
+    assert ("an invalid trial in full, with the end of its test runner's output when the runner ran: "
+            f"lancebench show {broken_job} --trial {result['trial_id']} "
             f"(its folder: {broken_job / 'trials' / result['trial_id']})") in out
 
 

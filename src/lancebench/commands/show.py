@@ -262,8 +262,9 @@ def _print_hints(job: JobResults, cut: bool) -> None:
                   "one trial in full", highlight=False, markup=False)
     invalid = sorted(r.trial_id for r in job.results if r.status == "invalid")
     if invalid:
-        out.print(f"an invalid trial's test runner output: lancebench show {job.path} --trial {invalid[0]} (its "
-                  f"folder: {job.path / 'trials' / invalid[0]})", highlight=False, markup=False)
+        out.print(f"an invalid trial in full, with the end of its test runner's output when the runner ran: "
+                  f"lancebench show {job.path} --trial {invalid[0]} (its folder: {job.path / 'trials' / invalid[0]})",
+                  highlight=False, markup=False)
 
 
 def _print_footer(job: JobResults, summary: dict, config: TrialConfig | None) -> None:
