@@ -10,6 +10,7 @@ report a broken installation instead of a traceback.
 from __future__ import annotations
 
 import importlib
+import inspect
 import sys
 from types import ModuleType
 
@@ -62,6 +63,25 @@ def _root(version: bool = typer.Option(False, "--version", help="Print the versi
         raise typer.Exit()
 
 
+def one_line_help(text: str) -> str:
+    """The first paragraph of a command's help on one line: its line breaks and indentation become
+    single spaces, so that the list of commands wraps it to the terminal's width (rich markup keeps
+    a docstring's line breaks there, which broke sentences mid-way at 80 columns)."""
+    return " ".join(inspect.cleandoc(text).split("\n\n")[0].split())
+
+
+def _short_helps(application: typer.Typer) -> None:
+    """Give every command of ``application`` (and of its groups) without a ``short_help`` the
+    first paragraph of its help or docstring on one line (:func:`one_line_help`)."""
+    for info in application.registered_commands:
+        text = info.help or (inspect.getdoc(info.callback) if info.callback else None)
+        if info.short_help is None and isinstance(text, str):
+            info.short_help = one_line_help(text)
+    for group in application.registered_groups:
+        if group.typer_instance is not None:
+            _short_helps(group.typer_instance)
+
+
 def build_app(modules: tuple[str, ...] | None = None) -> typer.Typer:
     """The ``lancebench`` app with the commands of every module in ``modules`` (default:
     :data:`COMMAND_MODULES`). Raises :class:`CommandImportError` when one of them cannot be imported."""
@@ -72,6 +92,7 @@ def build_app(modules: tuple[str, ...] | None = None) -> typer.Typer:
     application.callback(invoke_without_command=True)(_root)
     for name in COMMAND_MODULES if modules is None else modules:
         _command_module(name).register(application)
+    _short_helps(application)
     return application
 
 

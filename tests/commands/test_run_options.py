@@ -119,6 +119,21 @@ def test_a_job_file_with_path_and_dataset_names_the_file_and_both_fields(tmp_pat
     assert ok.exit_code == 0 and "1 trial(s): 1 to run" in ok.stdout, ok.output
 
 
+def test_an_agent_flag_over_a_sweep_runs_that_agent_once(tmp_path, cli):
+    # before: `run -c sweep.yaml -a oracle` over `agents: [oracle, nop]` ran the oracle job twice (each entry
+    # overridden to oracle), printing its table twice
+    spec = tmp_path / "job.yaml"
+    spec.write_text(f"tasks:\n  path: [{CALC}]\nagents: [oracle, nop, random]\n")
+    both = cli("run", "-c", spec, "-o", tmp_path / "jobs", "--dry-run")
+    assert both.exit_code == 0, both.output
+    assert [line.split()[-2] for line in both.stdout.splitlines() if line.startswith("dry run:")] == \
+        [str(tmp_path / "jobs" / f"calc__{a}") for a in ("oracle", "nop", "random")]
+    one = cli("run", "-c", spec, "-a", "oracle", "-o", tmp_path / "jobs", "--dry-run")
+    assert one.exit_code == 0, one.output
+    assert [line.split()[-2] for line in one.stdout.splitlines() if line.startswith("dry run:")] == \
+        [str(tmp_path / "jobs" / "calc__oracle")]
+
+
 def test_timeout_multiplier_scales_every_phase_timeout_of_a_task():
     from lancebench.task.load import load_tasks
     from lancebench.task.timeouts import scale_timeouts

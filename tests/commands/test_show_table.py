@@ -50,3 +50,26 @@ def test_a_configuration_label_gives_the_agent_timeout_in_seconds():
     config = TrialConfig(agent="script:a.sh", agent_timeout_sec=15.0, backend="docker")
     assert config.label() == "script:a.sh timeout=15s backend=docker"
     assert TrialConfig(agent="nop", agent_timeout_sec=2.5).settings_parts() == ["timeout=2.5s"]
+
+
+def _pass_at(n: int, c: int, k: int) -> float:
+    from math import comb
+    return 1 - comb(n - c, k) / comb(n, k)
+
+
+def test_the_summary_line_gives_pass_at_k_and_pass_hat_k_with_several_attempts():
+    # before: only pass_at_1, while the report's table shows pass@k and pass^k at k = most attempts
+    from lancebench.commands.show import summary_line
+    from lancebench.metrics import summarize
+    statuses = {"a": ["resolved", "unresolved", "resolved"], "b": ["unresolved"] * 3, "c": ["resolved"] * 3}
+    rows = [TrialResult(trial_id=f"{t}{i}", job="j", task=t, task_digest="d", agent="nop", attempt=i, kind="code",
+                        status=s, reason="") for t, ss in statuses.items() for i, s in enumerate(ss)]
+    line = summary_line(summarize(rows))
+    counts = [(3, ss.count("resolved")) for ss in statuses.values()]
+    at_1 = sum(c / n for n, c in counts) / 3
+    at_3 = sum(_pass_at(n, c, 3) for n, c in counts) / 3  # a: 1, b: 0, c: 1
+    hat_3 = sum(float(c == n) for n, c in counts) / 3  # all 3 attempts resolve: c only
+    assert f"pass_at_1={at_1:.1%}" in line and f"pass_at_3={at_3:.1%}" in line and f"pass_hat_3={hat_3:.1%}" in line
+    assert line.index("pass_at_1=") < line.index("pass_at_3=") < line.index("pass_hat_3=") < line.index("earned")
+    one = summary_line(summarize([r for r in rows if r.attempt == 0]))
+    assert "pass_at_1=" in one and "pass_at_" not in one.replace("pass_at_1=", "") and "pass_hat" not in one

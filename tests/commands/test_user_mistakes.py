@@ -90,6 +90,24 @@ def test_a_job_file_names_the_unknown_key_of_an_agent_entry(tmp_path):
     assert not (tmp_path / "jobs").exists()
 
 
+@pytest.mark.parametrize("key,value,fix", [("agent", "[oracle]", "`agents: [oracle]`"),
+                                           ("agent", "[oracle, nop]", "`agents: [oracle, nop]`"),
+                                           ("model", "[local, openai/gpt-4o-mini]",
+                                            "`models: [local, openai/gpt-4o-mini]`")])
+def test_a_list_under_a_singular_key_of_a_job_file_hints_at_the_plural(tmp_path, key, value, fix):
+    # before: "job.yaml: agent: Input should be a valid string; got ['oracle']", without the fix
+    spec = tmp_path / "job.yaml"
+    other = "agent: mini-swe-agent\n" if key == "model" else ""
+    spec.write_text(f"tasks:\n  path: [{CALC}]\n{key}: {value}\n{other}")
+    proc = lb("run", "-c", spec, "-o", tmp_path / "jobs", cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert proc.stderr.startswith(f"error: {spec}: {key}: ") and "is a list" in proc.stderr, proc.stderr
+    assert f"write {fix} instead" in proc.stderr and "Traceback" not in proc.stderr
+    assert not (tmp_path / "jobs").exists()
+    spec.write_text(f"tasks:\n  path: [{CALC}]\nagents: [oracle]\n")  # the fix it names is accepted
+    assert lb("run", "-c", spec, "-o", tmp_path / "jobs", "--dry-run", cwd=tmp_path).returncode == 0
+
+
 def test_tasks_validate_takes_a_dataset(tmp_path):
     # before: only task folders, so checking the bundled dataset needed its path inside the package
     bundled = sorted(p.name for p in (REPO / "src" / "lancebench" / "datasets" / "mini" / "tasks").iterdir()

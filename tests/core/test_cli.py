@@ -3,6 +3,8 @@ be imported is a clear error, never a command silently missing."""
 
 from __future__ import annotations
 
+import itertools
+import os
 import subprocess
 import sys
 
@@ -74,3 +76,61 @@ def test_minus_h_is_help_on_every_command():
         assert res.exit_code == 0, (path, res.output)
         assert f"lancebench {' '.join(path)}".rstrip() in " ".join(res.output.split()), (path, res.output)
         assert "--help" in res.output, path
+
+
+def _help_at(width: int, *args: str) -> str:
+    env = {k: v for k, v in os.environ.items() if k not in ("LINES", "TERMINAL_WIDTH")}
+    proc = subprocess.run([sys.executable, "-m", "lancebench.cli", *args, "--help"], capture_output=True, text=True,
+                          timeout=120, env={**env, "COLUMNS": str(width), "NO_COLOR": "1", "TERM": "dumb"})
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def _panel_entries(text: str, title: str) -> dict[str, list[str]]:
+    """The lines of each command's description in the ``title`` panel of a help text."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if f"─ {title} " in line)
+    entries: dict[str, list[str]] = {}
+    name = ""
+    for line in lines[start + 1:]:
+        if line.startswith("╰"):
+            break
+        inner = line.strip("│").rstrip()
+        if inner.startswith(" ") and not inner.startswith("  "):  # "│ run   Run an agent..."
+            name, _, desc = inner.strip().partition(" ")
+            entries[name] = [desc.strip()]
+        else:  # a continuation line of the description
+            entries[name].append(inner.strip())
+    return entries
+
+
+@pytest.mark.parametrize("args", [(), ("tasks",)])
+def test_command_list_wraps_sentences_to_the_width_not_mid_way(args):
+    # before: `lancebench --help` at 80 columns broke run's help after "Running the same command again
+    # resumes;" (the docstring's own line break kept by rich markup), leaving half-empty lines
+    width = 80
+    text = _help_at(width, *args)
+    entries = _panel_entries(text, "Commands")
+    assert "run" in entries or "validate" in entries
+    app = build_app()
+    group = typer.main.get_command(app)
+    for name in args:
+        group = group.commands[name]
+    for name, desc_lines in entries.items():
+        expected = " ".join(group.commands[name].help.split("\n\n")[0].split())
+        assert " ".join(desc_lines) == expected, name  # the whole first paragraph, in order
+        room = max(len(line) for lines in entries.values() for line in lines)  # the description column's width
+        for line, after in itertools.pairwise(desc_lines):
+            # greedy wrapping: a line breaks only where the next word would not fit
+            assert len(line) + 1 + len(after.split()[0]) > room - 1, (name, line, after)
+
+
+def test_run_help_lists_every_agent_the_registry_knows():
+    # before: -a's help named oracle, nop, random, script:PATH, mini-swe-agent and module:Class only; the
+    # installed agents (Claude Code, Codex, Aider, opencode) that -a accepts were not in `run --help`
+    from lancebench.agents.registry import BUILTIN, INSTALLED, LLM_AGENTS, agent_names
+    text = _help_at(400, "run")
+    line = next(line for line in text.splitlines() if "--agent" in line)
+    for name in [*agent_names(), *BUILTIN, *LLM_AGENTS, *INSTALLED]:
+        assert name in line, name
+    assert {"claude-code", "codex", "aider", "opencode"} <= set(INSTALLED)

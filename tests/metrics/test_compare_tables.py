@@ -104,3 +104,45 @@ def test_dollars_earned_by_neither_side_get_no_rate_interval(trial):
     assert money["a"] == 0.0 and money["b"] == 0.0 and money["diff"] == 0.0
     assert money["ci"] is None and money["ci_kind"].startswith("none")
     assert cmp["pass_at_1"]["ci_kind"].startswith("Newcombe")  # the rate keeps its interval
+
+
+@pytest.mark.parametrize("a_wins", [True, False])
+def test_the_earned_difference_interval_stays_within_the_dollars_available(trial, a_wins):
+    # before: A earned the $1000 task, B nothing, the $100 task earned by neither: the normal interval
+    # 1000 +- 1.96 * 2 * 500 was [-960, +2960] USD for $1100 available on the two tasks
+    win = "resolved"
+    a = [trial("big", win if a_wins else "unresolved", agent="a", price=1000.0, attempt=k) for k in range(2)]
+    a += [trial("small", "unresolved", agent="a", price=100.0, attempt=k) for k in range(2)]
+    b = [trial("big", "unresolved" if a_wins else win, agent="b", price=1000.0, attempt=k) for k in range(2)]
+    b += [trial("small", "unresolved", agent="b", price=100.0, attempt=k) for k in range(2)]
+    money = compare_tables(TrialTable.from_results(a), TrialTable.from_results(b))["earned_usd"]
+    d = [1000.0 if a_wins else -1000.0, 0.0]  # per task, USD
+    half = stats.norm.ppf(0.975) * stats.sem(d) * 2  # the normal interval's half-width on the total
+    assert money["diff"] == pytest.approx(sum(d)) and money["se"] == pytest.approx(stats.sem(d) * 2)
+    if a_wins:
+        assert money["ci"] == pytest.approx([sum(d) - half, 1100.0])  # cut at +P = $1000 + $100
+    else:
+        assert money["ci"] == pytest.approx([-1100.0, sum(d) + half])  # cut at -P
+    assert abs(sum(d)) + half > 1100  # unclipped, it would reach past what the tasks pay
+
+
+def test_the_earned_difference_interval_is_never_past_the_dollars_available(trial):
+    rng = np.random.default_rng(7)
+    for _ in range(40):
+        prices = rng.choice([50.0, 250.0, 1000.0, 8000.0], size=int(rng.integers(2, 7)))
+        a = [trial(f"t{i}", "resolved" if rng.random() < 0.4 else "unresolved", agent="a", price=float(p), attempt=0)
+             for i, p in enumerate(prices)]
+        b = [trial(f"t{i}", "resolved" if rng.random() < 0.4 else "unresolved", agent="b", price=float(p), attempt=0)
+             for i, p in enumerate(prices)]
+        ci = compare_tables(TrialTable.from_results(a), TrialTable.from_results(b))["earned_usd"]["ci"]
+        if ci is not None:
+            assert -prices.sum() - 1e-6 <= ci[0] <= ci[1] <= prices.sum() + 1e-6, (prices, ci)
+
+
+def test_the_earned_usd_interval_of_one_configuration_stays_within_what_is_available(trial):
+    # before: the percentile bootstrap of the total resampled the $1000 task twice: [0, 2000] USD
+    # earned of $1100 available
+    rs = [trial("big", "resolved", price=1000.0, attempt=0), trial("small", "unresolved", price=100.0, attempt=0)]
+    m = compute_metrics(TrialTable.from_results(rs))
+    assert m["available_usd"] == 1100.0 and m["earned_usd"] == 1000.0
+    assert m["earned_usd_ci"] == [0.0, 1100.0]

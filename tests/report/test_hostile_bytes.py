@@ -71,6 +71,7 @@ def write_hostile_job(root: Path, rng: random.Random, trials: int = 4) -> Path:
                                        + file_diff(hostile(rng).encode("utf-8", "surrogateescape"), b"x"))
         (d / "agent" / "trajectory.json").write_text(trajectory(rng))
         (d / "verifier" / "run-0" / "test_output.log").write_bytes(hostile_bytes(rng, 20))
+        (d / "verifier" / "run-0" / "test.log").write_bytes(b"exit code: 4\n" + hostile_bytes(rng, 20))  # show --trial
         (d / "instruction.md").write_bytes(hostile_bytes(rng, 5))
     return job
 
@@ -84,14 +85,17 @@ def assert_clean(data: bytes, where: str) -> None:
 
 def test_every_view_survives_hostile_names_and_bytes(tmp_path: Path) -> None:
     job = write_hostile_job(tmp_path, random.Random(SEED))
-    commands = [("show", job), ("show", job, "--trial", "t0"), ("report", job),
+    commands = [("show", job), *[("show", job, "--trial", f"t{n}") for n in range(4)], ("report", job),
                 ("analyze", job), ("report", job, "--html", tmp_path / "site")]
     runner = CliRunner()  # in process (the command line's own app), to keep the test cheap
+    tails = 0
     for args in commands:
         proc = runner.invoke(app, [str(a) for a in args])
         assert proc.exit_code == 0, (args, proc.output[-2000:], proc.exception)
         assert_clean(proc.stdout_bytes, f"{args} stdout")
         assert_clean(proc.stderr_bytes, f"{args} stderr")
+        tails += "the test runner's output" in proc.stderr
+    assert tails == sum(r["status"] != "resolved" for r in results(job)) > 0  # the runner's log was shown
     pages = sorted((tmp_path / "site").rglob("*.html")) + sorted((tmp_path / "site" / "trials").rglob("*.js"))
     assert len(pages) == 3  # the index, the trial page, the one data file of the job's 4 trials
     for page in pages:

@@ -208,7 +208,42 @@ def test_show_prints_the_summary_of_every_trial_and_a_page_of_them(tmp_path):
     text = _show(str(job_dir), "--status", "invalid", "--limit", "3", "--offset", "1")
     listed = [line.split()[:3] for line in text.splitlines() if line.lstrip().startswith("task-")]
     assert listed == [[r.task, str(r.attempt), "invalid"] for r in invalid[1:4]]
-    assert f"resolved={expected['resolved']}" in text  # the summary still counts every trial
+    # the summary counts the trials --status chooses, every one of them (not the page)
+    assert f"trials={len(invalid)}  resolved=0  unresolved=0  invalid={len(invalid)}" in text
+    assert f"summary of the {len(invalid)} trial(s) matching --status invalid (300 recorded in the job)" in text
+
+
+@pytest.mark.parametrize("args,task_glob,statuses", [
+    (("--task", "task-000*"), "task-000*", ()),
+    (("--task", "task-00[0-2]*", "--status", "resolved", "--status", "unresolved"), "task-00[0-2]*",
+     ("resolved", "unresolved")),
+    (("--status", "unresolved"), None, ("unresolved",)),
+])
+def test_show_with_a_filter_summarizes_the_trials_it_chooses(tmp_path, args, task_glob, statuses):
+    # before: `show --task GLOB` (or --status) listed the matching trials under the summary of the whole job
+    import fnmatch
+    job_dir = _job(tmp_path, n=90, unfinished=0)
+    for j in range(2):  # unfinished trials of task-0001 (a task --task task-000* matches) and of another one
+        for tid in (f"task-0001__{3 + j}__u{j}", f"task-0050__{j}__v{j}"):
+            (job_dir / "trials" / tid).mkdir()
+    plan = json.loads((job_dir / "plan.json").read_text())
+    (job_dir / "plan.json").write_text(json.dumps(sorted(plan + [f"task-0001__{3 + j}__u{j}" for j in range(2)]
+                                                         + [f"task-0050__{j}__v{j}" for j in range(2)])))
+    chosen = [TrialResult.model_validate(d) for d in _from_files(job_dir)
+              if (task_glob is None or fnmatch.fnmatchcase(d["task"], task_glob))
+              and (not statuses or d["status"] in statuses)]
+    expected = summarize(chosen)
+    summary = json.loads(_show(str(job_dir), "--json", *args))
+    for key in ("trials", "resolved", "unresolved", "invalid", "pass_at_1", "cost_usd", "tasks"):
+        assert summary[key] == pytest.approx(expected[key]), key
+    assert 0 < summary["trials"] < 90
+    assert summary["selection"] == {"task": task_glob, "status": list(statuses), "trials_matching": len(chosen),
+                                    "trials_recorded": 90}
+    assert summary["unfinished"] == (2 if task_glob == "task-000*" else 0)  # no status: none with --status
+    text = _show(str(job_dir), *args, "--limit", "2")  # the page does not change what the summary counts
+    assert f"trials={len(chosen)}  resolved={expected['resolved']}  unresolved={expected['unresolved']}" in text
+    whole = json.loads(_show(str(job_dir), "--json"))
+    assert whole["trials"] == 90 and "selection" not in whole and whole["unfinished"] == 4
 
 
 def test_show_summary_follows_a_result_rewritten_after_it_was_cached(tmp_path):

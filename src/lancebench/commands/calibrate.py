@@ -51,7 +51,9 @@ def calibrate(
     (must fail), and the rubric and taste judges k times on the reference patch; print how often
     each check held and the spread of each score.
 
-    Example: lancebench calibrate -p src/lancebench/datasets/mini/tasks/texttable-bool-dtype -k 3 --judge-model local
+    Example:
+      lancebench calibrate -k 3 --judge-model local \\
+        -p src/lancebench/datasets/mini/tasks/texttable-bool-dtype
     """
     from lancebench.backends import make_backend
     from lancebench.caches.cache import sub

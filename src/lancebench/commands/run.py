@@ -134,11 +134,21 @@ async def _run(tasks, opts: JobOptions, errors, display: Display | None = None,
     return results
 
 
+def agent_help() -> str:
+    """The help of ``-a``: every agent name the registry knows (:mod:`lancebench.agents.registry`:
+    the built-in agents without a model, the model agents including the installed ones such as
+    Claude Code and Codex), read from it so that a new agent shows up by itself."""
+    from lancebench.agents.registry import BUILTIN, INSTALLED, LLM_AGENTS
+    own = [name for name in LLM_AGENTS if name not in INSTALLED]
+    return (f"The agent. Without a model: {', '.join(BUILTIN)}, script:PATH. With -m: {', '.join(own)}; installed "
+            f"agents: {', '.join(INSTALLED)} (docs/agents.md). Your own: module:Class.")
+
+
 HELP = {  # the run command's option help, by parameter
     "config": "A job file (YAML; docs/cli.md): tasks, agents x models, attempts, limits. Flags override it.",
     "path": "A task folder or a folder of tasks (repeatable).",
     "dataset": "A dataset name, e.g. mini, mini:public, swelancer:manager.",
-    "agent": "oracle, nop, random, script:PATH, mini-swe-agent, or module:Class.",
+    "agent": agent_help(),
     "model": "Model for LLM agents: provider/name, or local[:/path.gguf].",
     "api_base": "Base URL of an OpenAI-compatible server.",
     "attempts": "Attempts per task (for pass@k; default 1).",

@@ -189,7 +189,21 @@ def _validate(data: dict, where: str) -> RunSettings:
         raise ConfigError(f"{where}: {field}: {err['msg']}; {fix}") from None
 
 
+def _plural_hint(doc: dict, path: Path) -> None:
+    """Raise :class:`ConfigError` when ``agent`` or ``model`` holds a list: one job takes one agent and
+    one model, a sweep lists them under ``agents`` / ``models`` (a new user wrote ``agent: [oracle]``
+    and got "Input should be a valid string")."""
+    for single, plural, example in (("agent", "agents", "oracle"), ("model", "models", "local")):
+        value = doc.get(single)
+        if isinstance(value, list):
+            names = ", ".join(map(str, value)) or example
+            raise ConfigError(f"{path}: {single}: {value!r} is a list, and {single} takes one name; for a list (one "
+                              f"job per {single}) write `{plural}: [{names}]` instead, or `{single}: "
+                              f"{value[0] if value else example}` for one")
+
+
 def _agent_entries(doc: dict, path: Path) -> list[dict]:
+    _plural_hint(doc, path)
     agents = doc.pop("agents", None)
     models = doc.pop("models", None)
     entries = [{}] if agents is None else agents
@@ -280,8 +294,9 @@ def read_job_file(path: Path, flags: dict[str, Any]) -> list[tuple[dict, RunSett
 
 def job_settings(doc: dict, path: Path, flags: dict[str, Any]) -> list[tuple[dict, RunSettings]]:
     """The jobs of the job file mapping ``doc`` (as :func:`read_job_file` reads it; ``path`` names
-    it in messages and relative paths are relative to its folder), ``flags`` overriding it.
-    Raises :class:`ConfigError` naming ``path``, the field and the fix."""
+    it in messages and relative paths are relative to its folder), ``flags`` overriding it; jobs
+    whose settings came out the same (``-a oracle`` over a sweep's ``agents``) once. Raises
+    :class:`ConfigError` naming ``path``, the field and the fix."""
     tasks = doc.pop("tasks", None)
     if isinstance(tasks, dict):
         doc.update(tasks)
@@ -297,8 +312,10 @@ def job_settings(doc: dict, path: Path, flags: dict[str, Any]) -> list[tuple[dic
         elif isinstance(doc.get(key), str):
             doc[key] = str(base / doc[key])
     flags = {FLAG_FIELDS.get(k, k): v for k, v in flags.items() if k != "config"}
-    jobs = []
+    jobs: list[tuple[dict, RunSettings]] = []
     for entry in _agent_entries(doc, path):
         resolved = {**doc, **entry, **flags}
-        jobs.append((resolved, _validate(resolved, str(path))))
+        settings = _validate(resolved, str(path))
+        if all(settings != kept for _, kept in jobs):  # `-a X` over a sweep's agents: one job, not one per entry
+            jobs.append((resolved, settings))
     return jobs

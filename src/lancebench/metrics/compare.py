@@ -156,6 +156,31 @@ def _power(ra: np.ndarray, rb: np.ndarray, na: np.ndarray, nb: np.ndarray, opts:
             "attempts_needed": attempts_needed(opts.wanted_diff, T, omega2, sigma2, alpha, opts.power)}
 
 
+def earned_difference(price: np.ndarray, ra: np.ndarray, rb: np.ndarray, groups: list[str] | None,
+                      opts: CompareOptions) -> dict[str, Any]:
+    """The difference A - B in dollars earned on the common tasks (USD), ``sum_t price_t (r_A,t -
+    r_B,t)`` with ``r`` each task's resolved share of valid attempts (SWE-Lancer's earned dollars,
+    Miserendino et al. 2025, arXiv 2502.12115): :func:`_mean_diff` of the per-task dollars (the
+    paired sign-flip test, the normal interval ``mean(d) +- z SE`` on the clustered SE of Miller 2024,
+    arXiv 2411.00640, eq. 4), times the number of tasks T.
+
+    The interval is clipped to what is possible: each task's difference lies in ``[-price_t,
+    price_t]``, so the total lies in ``[-P, P]`` with ``P = sum_t price_t`` (A earns everything B
+    does not, or the reverse); a normal interval reaching past it is cut at the bound, as an
+    interval for a bounded parameter is intersected with the parameter's range (Mandelkern 2002,
+    "Setting confidence intervals for bounded parameters", Statist. Sci. 17:149-172). Before, two
+    tasks of $1000 and $100 gave [-960, +2960] USD for at most $1100 available. A run of $0 (or
+    $1) per task is no 0/1 rate, so never Newcombe's interval (two configurations earning $0
+    everywhere once got the rate interval, [-0.79, +0.79] USD)."""
+    T = len(price)
+    cap = float(price.mean())  # per task: the total's bound P divided by T
+    money = _mean_diff(price * ra, price * rb, groups, opts.cluster, opts, (-cap, cap), rates=False)
+    for name in ("a", "b", "diff", "se"):
+        money[name] = None if money[name] is None else money[name] * T
+    money["ci"] = None if money["ci"] is None else [money["ci"][0] * T, money["ci"][1] * T]
+    return money
+
+
 def compare_tables(table_a: TrialTable, table_b: TrialTable, opts: CompareOptions = CompareOptions()) -> dict[str, Any]:
     """Paired comparison of A and B on their common tasks (a task counts when both have a valid
     trial). Returns ``tasks`` (common), ``tasks_only_a``, ``tasks_only_b``, ``attempts`` (``"one"``
@@ -178,14 +203,7 @@ def compare_tables(table_a: TrialTable, table_b: TrialTable, opts: CompareOption
     out["pass_at_1"] = _pass_diff(ra, rb, one, groups, opts.cluster, opts)
     price = np.array([ta[k]["price"] for k in keys])
     if price.sum() > 0:
-        # dollars: a run of $0 (or $1) per task is no 0/1 rate, so never Newcombe's interval (before:
-        # two configurations earning $0 everywhere got the rate interval, [-0.79, +0.79] USD)
-        money = _mean_diff(price * ra, price * rb, groups, opts.cluster, opts, (-math.inf, math.inf), rates=False)
-        T = len(keys)
-        for name in ("a", "b", "diff", "se"):
-            money[name] = None if money[name] is None else money[name] * T
-        money["ci"] = None if money["ci"] is None else [money["ci"][0] * T, money["ci"][1] * T]
-        out["earned_usd"] = money
+        out["earned_usd"] = earned_difference(price, ra, rb, groups, opts)
     tsa, tsb = np.array([ta[k]["ts"] for k in keys]), np.array([tb[k]["ts"] for k in keys])
     judged = ~np.isnan(tsa) & ~np.isnan(tsb)
     if judged.any():

@@ -260,7 +260,10 @@ def _quality(st: _State, confidence: float) -> None:
 
 def _intervals(st: _State, confidence: float, n_boot: int, seed: int) -> None:
     """``*_ci`` (percentile bootstrap over tasks, Efron 1979; Wilson when it would be a point,
-    :mod:`lancebench.metrics.kinds`) and ``*_ci_closed`` beside the rates; ``ci_kinds`` names each."""
+    :mod:`lancebench.metrics.kinds`) and ``*_ci_closed`` beside the rates; ``ci_kinds`` names each.
+    ``earned_usd_ci`` (USD) is clipped to ``[0, available_usd]``: a resample of T tasks that repeats
+    the dearest one sums to more than the tasks pay (an interval for a bounded total intersected
+    with its range, Mandelkern 2002, Statist. Sci. 17:149)."""
     table, out = st.table, st.out
     W = bootstrap_weights(table.n_tasks, n_boot, seed)
     kinds: dict[str, str | None] = {}
@@ -281,8 +284,9 @@ def _intervals(st: _State, confidence: float, n_boot: int, seed: int) -> None:
     out["earn_rate_ci"] = _pair(r_lo, r_hi)
     if kinds["earn_rate_ci"] not in (None, BOOTSTRAP):  # 0 or all of it earned: the rate's interval times available
         out["earned_usd_ci"] = _pair(r_lo * out["available_usd"], r_hi * out["available_usd"])
-    else:
-        out["earned_usd_ci"] = _pair(*bootstrap_sum_interval(earned_t, W, confidence))
+    else:  # a resample may repeat the dearest task: clipped to what can be earned, [0, available_usd]
+        s_lo, s_hi = bootstrap_sum_interval(earned_t, W, confidence)
+        out["earned_usd_ci"] = _pair(max(s_lo, 0.0), min(s_hi, out["available_usd"]))
     kinds["earned_usd_ci"] = kinds["earn_rate_ci"]
     _clustered(st, confidence, kinds)
     out["ci_kinds"] = kinds
