@@ -18,11 +18,11 @@ from lancebench.grading.pyguard import find_site_folders, write_pth
 from lancebench.sandbox.backend import Backend, Capabilities, PreparedEnvironment, network_fields, task_limits
 from lancebench.sandbox.base import CapturedPatch, Mount, Sandbox, SandboxSpec
 from lancebench.sandbox.cgroups import CgroupSet
-from lancebench.sandbox.cover import quota_with_covers
 from lancebench.sandbox.fstree import remove_tree
 from lancebench.sandbox.local import LocalSandbox
 from lancebench.sandbox.local_files import Deferred
 from lancebench.sandbox.local_owner import reap_orphans
+from lancebench.sandbox.quota import quota_with_covers
 from lancebench.task.model import Task
 from lancebench.task.settings import NO_NETWORK, NetworkPolicy
 

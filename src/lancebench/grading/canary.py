@@ -588,9 +588,12 @@ def judge_canary(canary: Canary, junit: JUnitReport | None, *, passed: bool, lis
             return (f"{MARK}: canaries {canary.test_id} (copies of {canary.original_id} that must fail) left the "
                     "run passing without a test report: the verdict does not depend on the tests"), None
         return None, f"canaries {canary.test_id}: no test report to read them from"
+    # every canary's outcome and its original's read first (grading.junit), then each judged in turn
+    read = [(outcome_over_params(junit, p.test_id, best=True), outcome_over_params(junit, p.renamed_id, best=False))
+            for p in canary.planted]
     notes = []
-    for p in canary.planted:
-        finding, note = _judge_one(p, junit, selects)
+    for p, (mine, theirs) in zip(canary.planted, read, strict=True):
+        finding, note = _judge_one(p, mine, theirs, selects)
         if finding:
             return finding, None
         if note:
@@ -599,10 +602,9 @@ def judge_canary(canary: Canary, junit: JUnitReport | None, *, passed: bool, lis
 
 
 
-def _judge_one(p: Planted, junit: JUnitReport, selects: bool) -> tuple[str | None, str | None]:
-    """One canary of the run: (finding, note), see :func:`judge_canary`."""
-    mine = outcome_over_params(junit, p.test_id, best=True)
-    theirs = outcome_over_params(junit, p.renamed_id, best=False)
+def _judge_one(p: Planted, mine: str, theirs: str, selects: bool) -> tuple[str | None, str | None]:
+    """One canary of the run, whose outcome in the report is ``mine`` and its original's (run
+    under its new name) ``theirs``: (finding, note), see :func:`judge_canary`."""
     if mine == "passed" and theirs == "passed":
         return (f"{MARK}: canary {p.test_id} passed: it is a copy of {p.original_id} (run as {p.renamed_id}) whose "
                 f"assertion was changed ({p.how}) so that it must fail; the test process forged its verdict"), None

@@ -293,6 +293,10 @@ def _channel_problem(witness: ReportWitness, writes: list[bytes], held: str | No
     (the runner's report may be among those dropped: attack pass round 13), a writer that held the
     FIFO or wrote to it after the runner ended, a reward path in ``logs`` that is not a regular file (``notes``: the
     notes of what the copy out of the sandbox left out)."""
+    # the reward paths first: checks of this module's own, then the writes parsed (grading.junit)
+    left_out = notes.read_text(errors="replace").splitlines() if notes.is_file() else []
+    not_regular = [name for name in ("reward.txt", "reward.json")
+                   if _not_regular(logs / name, f"{name}: special file left out" in left_out)]
     problems = [REPLACED_FIFO] if witness.replaced else []
     bad = unreadable(writes)
     if bad:
@@ -307,10 +311,8 @@ def _channel_problem(witness: ReportWitness, writes: list[bytes], held: str | No
     if witness.late:
         problems.append(f"{witness.late} write(s) to the JUnit report came after the runner ended {WITNESS_MARK}: "
                         "not trusted")
-    left_out = notes.read_text(errors="replace").splitlines() if notes.is_file() else []
     problems += [f"{name} is not a regular file (the verifier's write to it failed) {WITNESS_MARK}: the rewards "
-                 "are not trusted" for name in ("reward.txt", "reward.json")
-                 if _not_regular(logs / name, f"{name}: special file left out" in left_out)]
+                 "are not trusted" for name in not_regular]
     return "; ".join(problems) or None
 
 

@@ -155,7 +155,7 @@ async def run_agent(agent: Agent, ctx: AgentContext, budget: float, point: Check
     """
     if point is not None:
         point.agent_ran = True
-    meter, stopping = spend.current(), _stopping(asyncio.current_task())
+    stopping, meter = _stopping(asyncio.current_task()), spend.current()  # this module's first, then spend's
     try:
         with metering(meter) if meter is not None else contextlib.nullcontext():
             outcome = await _within(_no_exit(agent.run(ctx), stopping), budget + AGENT_GRACE_SEC)

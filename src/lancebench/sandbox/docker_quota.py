@@ -15,7 +15,7 @@ before the container is created, at the sandbox's scratch folder when the backen
 - ``shm/``: the container's ``/dev/shm`` (a bind mount instead of Docker's tmpfs);
 - ``mounts/<n>/``: each writable host folder lancebench binds into the container (the verifier's
   log folder, the user tool's request folder) is covered by a bind of such a folder
-  (:mod:`lancebench.sandbox.cover`) from before the container starts until the host folder is
+  (:mod:`lancebench.sandbox.quota`) from before the container starts until the host folder is
   removed with :func:`lancebench.sandbox.fstree.remove_tree`; the harness reads and writes it by
   its usual path meanwhile (the report witness's FIFO is made on the quota).
 
@@ -47,9 +47,8 @@ from typing import Any
 from lancebench.caches.cache import sub
 from lancebench.sandbox import docker_engine as engine
 from lancebench.sandbox.base import Mount
-from lancebench.sandbox.cover import cover, coverable, run_tool
 from lancebench.sandbox.fstree import remove_tree, unmount_below
-from lancebench.sandbox.quota import mount_quota
+from lancebench.sandbox.quota import cover, coverable, mount_quota, run_tool
 
 log = logging.getLogger("lancebench")
 _FULL_UNITS = 16  # blocks or inodes: fewer free than this and the quota counts as full
@@ -135,7 +134,7 @@ class ContainerQuota:
 
     def cover(self, mounts: tuple[Mount, ...]) -> None:
         """Cover the host folder of each writable mount with a folder of the quota
-        (:mod:`lancebench.sandbox.cover`; the cover stays until the caller removes the host
+        (:mod:`lancebench.sandbox.quota`; the cover stays until the caller removes the host
         folder with ``remove_tree``). Raises ``OSError`` when a bind fails."""
         for source in coverable(mounts):
             copy = self.folder / "mounts" / str(len(self.covers))

@@ -5,7 +5,7 @@ Everything here is iterative (no Python recursion, so 10,000 nested folders cann
 devices, which could block the harness). Copies are bounded (``CopyBounds``): what is past a
 bound is left out and said in the returned notes, never an exception. :func:`remove_tree` never
 raises; it first unmounts what is mounted at or below the tree (:func:`unmount_below`: a storage
-quota's filesystem, :mod:`lancebench.sandbox.quota`, or a cover, :mod:`lancebench.sandbox.cover`).
+quota's filesystem, :mod:`lancebench.sandbox.quota`, or a cover, :func:`lancebench.sandbox.quota.cover`).
 Removal, ownership and permission changes of whole trees use coreutils (``rm``, ``chown``,
 ``chmod``: fts-based, iterative, ``-P`` never follows links), which handle any depth and path
 length.

@@ -49,7 +49,7 @@ from lancebench.sandbox.fstree import (
     write_notes,
 )
 from lancebench.sandbox.local_files import HOME, INSIDE_UID, WRITABLE_ELSEWHERE, Deferred, populate, provide_folders
-from lancebench.sandbox.local_launch import launch_prefix
+from lancebench.sandbox.local_launch import nproc, rlimits, sandbox_prefix
 from lancebench.sandbox.local_net import MISSING, OutboundNet, slirp_missing
 from lancebench.sandbox.output import CappedBuffer, drain, feed
 from lancebench.sandbox.uid_lease import UidLease, lease
@@ -140,7 +140,7 @@ class LocalSandbox(Sandbox):
         self._provisioned = False  # the first command's set-up (quota, owners) is done
         self._provision_lock = asyncio.Lock()
         self._owner_record: Path | None = None  # local_owner's record, written at provisioning
-        self._launch_for: object = _UNSET  # the cgroups self._launch was made for
+        self._launch_for: object = _UNSET  # the cgroups and uid self._launch was made for
         self._launch: list[str] | None = None
         self._fixed_args: list[str] | None = None  # bubblewrap's arguments that never change once provisioned
 
@@ -196,6 +196,10 @@ class LocalSandbox(Sandbox):
         self._populated = True
         lim = self.spec.limits
         self.cgroups = CgroupSet.create(self.name, memory_mb=lim.memory_mb, pids=lim.pids, cpus=lim.cpus)
+        # the launcher for every command from now on (see _launcher), made here, where the cgroups are
+        tasks = self.cgroups.tasks_files() if self.cgroups else []
+        self._launch = sandbox_prefix(tasks, lim, self.cgroups, self.uid)
+        self._launch_for = (self.cgroups, self.uid)
 
     def _populate(self) -> None:
         """Copy the pristine repository into the workspace, once (see :func:`local_files.populate`)."""
@@ -343,7 +347,7 @@ class LocalSandbox(Sandbox):
         (``uid``, default the sandbox's)."""
         if self.cgroups:
             self.cgroups.enter()
-        for name, pair in self._rlimits().items():
+        for name, pair in rlimits(self.spec.limits, self.cgroups).items():
             resource.setrlimit(RLIMITS[name], pair)
         if netns_fd is not None and _LIBC.setns(netns_fd, CLONE_NEWNET) != 0:
             raise OSError(ctypes.get_errno(), "setns into the runner's network namespace failed")
@@ -352,39 +356,19 @@ class LocalSandbox(Sandbox):
             os.setgroups([])
             os.setgid(uid)
             os.setuid(uid)
-        nproc = self._nproc()
-        if nproc is not None:
-            resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
-
-    def _rlimits(self) -> dict[str, tuple[int, int]]:
-        """The rlimits every command gets before its uid changes, by ``prlimit`` name (``as``,
-        ``cpu``, ``fsize``) -> (soft, hard): the address space (twice ``memory_mb``: it runs larger
-        than resident memory) when no memory cgroup bounds it, CPU seconds when the task sets
-        them, and ``storage_mb`` as the largest file."""
-        lim = self.spec.limits
-        out: dict[str, tuple[int, int]] = {}
-        if not (self.cgroups and self.cgroups.has_memory):
-            cap = lim.memory_mb * 1024 * 1024 * 2
-            out["as"] = (cap, cap)
-        if lim.cpu_time_sec:
-            out["cpu"] = (lim.cpu_time_sec, lim.cpu_time_sec + 5)
-        fsize = lim.storage_mb * 1024 * 1024
-        out["fsize"] = (fsize, fsize)
-        return out
-
-    def _nproc(self) -> int | None:
-        """RLIMIT_NPROC, set after the uid change, when no pids cgroup bounds the processes."""
-        return None if self.cgroups and self.cgroups.has_pids else self.spec.limits.pids
+        most = nproc(self.spec.limits, self.cgroups)
+        if most is not None:
+            resource.setrlimit(resource.RLIMIT_NPROC, (most, most))
 
     def _launcher(self) -> list[str] | None:
-        """The command line put before a command's bubblewrap (:func:`local_launch.launch_prefix`:
+        """The command line put before a command's bubblewrap (:func:`local_launch.sandbox_prefix`:
         cgroups, rlimits and uid without Python between fork and exec), made once per sandbox's
-        cgroups; None where its tools are missing (then :meth:`_preexec` does the same)."""
-        if self._launch_for is not self.cgroups:
-            rlimits = self._rlimits()
-            self._launch = launch_prefix(tasks_files=self.cgroups.tasks_files() if self.cgroups else [],
-                                         rlimits=rlimits, uid=self.uid, nproc=self._nproc())
-            self._launch_for = self.cgroups
+        cgroups and uid (at provisioning, :meth:`_provision_files`; again here after a restart);
+        None where its tools are missing (then :meth:`_preexec` does the same)."""
+        if self._launch_for != (self.cgroups, self.uid):
+            tasks = self.cgroups.tasks_files() if self.cgroups else []
+            self._launch = sandbox_prefix(tasks, self.spec.limits, self.cgroups, self.uid)
+            self._launch_for = (self.cgroups, self.uid)
         return self._launch
 
     # Sandbox protocol ------------------------------------------------------------------------

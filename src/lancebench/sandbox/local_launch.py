@@ -25,6 +25,12 @@ from __future__ import annotations
 import functools
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lancebench.sandbox.base import Limits
+
+if TYPE_CHECKING:
+    from lancebench.sandbox.cgroups import CgroupSet
 
 ENTER_FAILED = 125  # the exit code of a command whose cgroups could not be entered
 
@@ -69,3 +75,31 @@ def launch_prefix(*, tasks_files: list[Path], rlimits: dict[str, tuple[int, int]
         if nproc is not None:
             argv += [prlimit, f"--nproc={nproc}:{nproc}", "--"]
     return argv
+
+
+def rlimits(lim: Limits, cgroups: CgroupSet | None) -> dict[str, tuple[int, int]]:
+    """The rlimits every command of a sandbox with limits ``lim`` and ``cgroups`` gets before its
+    uid changes, by ``prlimit`` name (``as``, ``cpu``, ``fsize``) -> (soft, hard): the address
+    space (twice ``memory_mb``: it runs larger than resident memory) when no memory cgroup bounds
+    it, CPU seconds when the task sets them, and ``storage_mb`` as the largest file."""
+    out: dict[str, tuple[int, int]] = {}
+    if not (cgroups and cgroups.has_memory):
+        cap = lim.memory_mb * 1024 * 1024 * 2
+        out["as"] = (cap, cap)
+    if lim.cpu_time_sec:
+        out["cpu"] = (lim.cpu_time_sec, lim.cpu_time_sec + 5)
+    fsize = lim.storage_mb * 1024 * 1024
+    out["fsize"] = (fsize, fsize)
+    return out
+
+
+def nproc(lim: Limits, cgroups: CgroupSet | None) -> int | None:
+    """RLIMIT_NPROC, set after the uid change, when no pids cgroup bounds the processes."""
+    return None if cgroups and cgroups.has_pids else lim.pids
+
+
+def sandbox_prefix(tasks_files: list[Path], lim: Limits, cgroups: CgroupSet | None,
+                   uid: int | None) -> list[str] | None:
+    """:func:`launch_prefix` for the commands of a local sandbox with limits ``lim``, ``cgroups``
+    (their ``tasks_files``) and host ``uid``: its :func:`rlimits`, and its :func:`nproc` limit."""
+    return launch_prefix(tasks_files=tasks_files, rlimits=rlimits(lim, cgroups), uid=uid, nproc=nproc(lim, cgroups))
