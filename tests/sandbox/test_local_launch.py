@@ -231,3 +231,29 @@ def test_gc_removes_the_empty_cpu_groups_of_dead_harnesses_in_both_places():
         for d in made:
             if d.exists():
                 d.rmdir()
+
+
+def test_the_shell_sets_the_rlimits_itself_when_each_is_a_whole_number_of_its_unit():
+    """With a shell (cgroups to enter), the rlimits are set by its ``ulimit`` (one ``exec`` fewer
+    than ``prlimit``): the limits read in the process it execs are the ones asked, in bytes,
+    seconds and processes; a limit that is no whole number of ``ulimit``'s unit (512-byte blocks)
+    leaves them to ``prlimit``; a limit the shell cannot set stops it before the command runs."""
+    asked = {"fsize": (77 * 2**20, 77 * 2**20), "as": (600 * 2**20, 600 * 2**20), "cpu": (123, 128),
+             "nproc": (50, 50)}
+    steps = local_launch.ulimit_script(asked)
+    assert steps is not None and local_launch.ulimit_script({"fsize": (1000, 1000)}) is None
+    out = subprocess.run(["/bin/sh", "-c", local_launch.enter_script(0, steps), "x", "cat", "/proc/self/limits"],
+                         capture_output=True, text=True, check=True)
+    limits = {line[:26].strip(): line[26:].split()[:2] for line in out.stdout.splitlines()[1:]}
+    assert limits["Max file size"] == [str(77 * 2**20)] * 2 and limits["Max address space"] == [str(600 * 2**20)] * 2
+    assert limits["Max cpu time"] == ["123", "128"] and limits["Max processes"] == ["50", "50"]
+    prefix = local_launch.launch_prefix(tasks_files=[Path("/dev/null")], rlimits={"fsize": (1000, 1000)}, uid=None,
+                                        nproc=None)
+    assert prefix is not None and "prlimit" in " ".join(prefix) and "ulimit" not in " ".join(prefix)
+    # not root (nobody) under a hard file-size limit of 1 MiB: raising it to 77 MiB fails, nothing runs
+    script = local_launch.enter_script(0, steps)
+    denied = subprocess.run(["prlimit", "--fsize=1048576:1048576", "setpriv", "--reuid=65534", "--regid=65534",
+                             "--clear-groups", "/bin/sh", "-c", script, "x", "echo", "ran"],
+                            capture_output=True, text=True)
+    assert denied.returncode == local_launch.ENTER_FAILED and denied.stdout == "", denied
+    assert "cannot set the sandbox's fsize limit" in denied.stderr

@@ -9,7 +9,10 @@ the child. Instead, :func:`launch_prefix` gives a command line put before bubble
 1. ``sh -c`` (as root, environment ``PATH`` only) writes ``0`` (itself) to each cgroup's
    ``tasks`` file (:meth:`lancebench.sandbox.cgroups.CgroupSet.enter` says why ``tasks`` and ``0``),
    stopping with exit code :data:`ENTER_FAILED` when one cannot be written;
-2. ``prlimit`` (util-linux) sets the rlimits, as root, as ``LocalSandbox._preexec`` does;
+2. the rlimits, as root, as ``LocalSandbox._preexec`` does: set by that shell's ``ulimit`` when
+   there is a shell and each limit is a whole number of its unit (:func:`ulimit_script`; one
+   ``exec`` fewer, about 1.5 ms a command of the 5 ms a command cost beyond bare bubblewrap,
+   issue 29), else by ``prlimit`` (util-linux);
 3. ``setpriv --reuid --regid --clear-groups`` (util-linux) becomes the sandbox's host uid (real,
    effective and saved; no supplementary group; a non-root uid keeps no capability);
 4. a second ``prlimit`` sets ``RLIMIT_NPROC`` after the uid change, when there is no pids cgroup
@@ -41,12 +44,34 @@ def _tool(name: str) -> str | None:
     return shutil.which(name, path="/usr/bin:/bin:/usr/sbin:/sbin")
 
 
-def enter_script(n: int) -> str:
-    """The ``sh -c`` script entering ``n`` cgroups: ``$1`` … ``$n`` are their ``tasks`` files,
-    the rest the command to exec."""
+# prlimit's name of a limit -> (the flag of POSIX sh's ``ulimit`` (dash, bash), its unit in the
+# limit's own: bytes for fsize and as, seconds, processes)
+ULIMIT_FLAGS = {"fsize": ("f", 512), "as": ("v", 1024), "cpu": ("t", 1), "nproc": ("p", 1)}
+
+
+def ulimit_script(rlimits: dict[str, tuple[int, int]]) -> list[str] | None:
+    """``ulimit`` commands setting each of ``rlimits`` (prlimit's name -> (soft, hard)) in a
+    shell running as root: both limits at once (root may raise the hard one), then the soft one
+    lowered where it differs; a limit that cannot be set stops the shell with
+    :data:`ENTER_FAILED`. None when a limit has no ``ulimit`` flag or is not a whole number of its
+    unit (512-byte blocks for ``fsize``, KiB for ``as``): then ``prlimit`` sets them."""
+    steps = []
+    for name, (soft, hard) in rlimits.items():
+        flag, unit = ULIMIT_FLAGS.get(name, ("", 0))
+        if not flag or soft % unit or hard % unit:
+            return None
+        cmd = f"ulimit -{flag} {hard // unit}" + (f" && ulimit -S -{flag} {soft // unit}" if soft != hard else "")
+        steps.append(f'{{ {cmd}; }} || {{ echo "lancebench: cannot set the sandbox\'s {name} limit" >&2; '
+                     f'exit {ENTER_FAILED}; }}')
+    return steps
+
+
+def enter_script(n: int, limits: list[str] | None = None) -> str:
+    """The ``sh -c`` script entering ``n`` cgroups, then running ``limits`` (shell commands:
+    :func:`ulimit_script`): ``$1`` … ``$n`` are the ``tasks`` files, the rest the command to exec."""
     steps = [f'echo 0 >"${i}" || {{ echo "lancebench: cannot enter the sandbox\'s cgroup ${i}" >&2; '
              f'exit {ENTER_FAILED}; }}' for i in range(1, n + 1)]
-    return "; ".join([*steps, f'shift {n}', 'exec "$@"'])
+    return "; ".join([*steps, *(limits or []), f'shift {n}', 'exec "$@"'])
 
 
 def launch_prefix(*, tasks_files: list[Path], rlimits: dict[str, tuple[int, int]], uid: int | None,
@@ -63,13 +88,12 @@ def launch_prefix(*, tasks_files: list[Path], rlimits: dict[str, tuple[int, int]
     if prlimit is None or (uid is not None and setpriv is None) or (tasks_files and sh is None):
         return None
     argv: list[str] = []
+    before_uid = {**rlimits, **({"nproc": (nproc, nproc)} if uid is None and nproc is not None else {})}
+    in_shell = ulimit_script(before_uid) if tasks_files else None
     if tasks_files and sh is not None:
-        argv += [sh, "-c", enter_script(len(tasks_files)), "lancebench-enter", *map(str, tasks_files)]
-    limits = [f"--{name}={soft}:{hard}" for name, (soft, hard) in rlimits.items()]
-    if uid is None and nproc is not None:
-        limits.append(f"--nproc={nproc}:{nproc}")
-    if limits:
-        argv += [prlimit, *limits, "--"]
+        argv += [sh, "-c", enter_script(len(tasks_files), in_shell), "lancebench-enter", *map(str, tasks_files)]
+    if in_shell is None and before_uid:
+        argv += [prlimit, *(f"--{name}={soft}:{hard}" for name, (soft, hard) in before_uid.items()), "--"]
     if uid is not None and setpriv is not None:
         argv += [setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--"]
         if nproc is not None:
