@@ -18,7 +18,8 @@ after a key with a cost limit became served one call at a time (commit 1c61389).
    carry two different live keys is answered 401. Held: a dead or made-up value beside the live
    key (either order) is answered 401 by LiteLLM's own check.
 3. Held: calls on different routes at once (chat completions, Responses, Anthropic messages)
-   share the key's one place; the cost limit holds across them.
+   share the key's one place; the cost limit holds across them. Held: the proxy's other ways to
+   the model (Azure's deployment route, engines, batches, files, pass-through routes) are refused.
 4. Held: streamed answers whose text is one word and whose reported usage is 999 answer tokens
    (a reasoning model's hidden tokens), four sent at once: the call waiting for the place is
    checked after LiteLLM logged the stream before it, at its reported usage (two reach the model).
@@ -31,6 +32,13 @@ after a key with a cost limit became served one call at a time (commit 1c61389).
    waits one timeout, and it stays counted at its estimate (``cut: "timed out"``). Left: that one
    timeout (600 s) is still the wait (docs/security.md says why the place is not given up at the
    disconnect).
+6. Held: a call naming another model (cheaper in LiteLLM's table, another provider's) goes to
+   the gateway's model and is priced as its call. Held: calls waiting for a cost-limited key's
+   place and dropped by their clients never reach the model; calls still waiting when the trial's
+   key is ended are answered 401.
+7. Open, by reading: ``n`` and ``max_tokens`` are the client's, and a cost limit is passed by one
+   call at most, whose size they set (``n`` = 128 answers of the model's longest): see
+   docs/security.md.
 """
 
 from __future__ import annotations
@@ -160,6 +168,72 @@ def test_streamed_answers_count_at_their_reported_usage_for_the_next_call(served
     time.sleep(1)
     usage, _ = gw.end(key, "done")
     assert sorted(statuses) == [200, 200, 400, 400] and reached == 2, (statuses, reached, usage)
+
+
+def test_another_model_name_is_neither_sent_nor_priced(served):
+    """Held: a call naming another model (a cheaper one in LiteLLM's price table, another
+    provider's, an embedding model) goes to the gateway's one model and is priced as that model's
+    call: the same cost for the same reported usage whatever name the request gave."""
+    srv, gw = served
+    costs = {}
+    for model in ("any", "gpt-3.5-turbo", "ollama/llama3", "anthropic/claude-3-haiku-20240307"):
+        srv.rescript([Reply("a", prompt_tokens=1000, completion_tokens=1000)])
+        key = gw.issue_key("round15-model")
+        assert _call(gw, "/v1/chat/completions", {**CHAT, "model": model}, _bearer(key)) == 200
+        assert srv.requests[0]["body"]["model"] == GATEWAY_MODEL.split("/")[1], srv.requests[0]["body"]
+        deadline = time.monotonic() + 10
+        while not gw.usage(key)[1] and time.monotonic() < deadline:  # LiteLLM logs after the answer went out
+            time.sleep(0.1)
+        costs[model] = gw.end(key, "done")[0].cost_usd
+    assert costs == dict.fromkeys(costs, pytest.approx(gw.price(1000, 1000))), costs
+
+
+def test_calls_dropped_while_waiting_or_left_waiting_by_the_trials_end_never_reach_the_model(served):
+    """Held: on a key with a cost limit, three calls sent at once while the model takes 2 s: the
+    two waiting for the key's place and dropped by their clients (0.5 s) never reach the model
+    when their turn comes (the middleware reads the client's disconnect instead of a body); and
+    two more left waiting when the trial's key is ended are answered 401, the model having had
+    one call of each round."""
+    srv, gw = served
+    srv.rescript([Reply("a", prompt_tokens=5, completion_tokens=10, delay_sec=2) for _ in range(6)])
+    key = gw.issue_key("round15-waiting", max_cost_usd=1.0)
+
+    def dropped() -> int:
+        try:
+            return _call(gw, "/v1/chat/completions", CHAT, _bearer(key), timeout=0.5)
+        except TimeoutError:
+            return 0
+
+    first = threading.Thread(target=lambda: _call(gw, "/v1/chat/completions", CHAT, _bearer(key)))
+    first.start()
+    time.sleep(0.2)
+    assert _at_once([dropped, dropped]) == [0, 0]
+    first.join(30)
+    time.sleep(0.5)
+    assert len(srv.requests) == 1, f"{len(srv.requests)} calls reached the model"
+
+    def ended_meanwhile() -> None:
+        time.sleep(1)
+        gw.end(key, "the trial's deadline")
+
+    statuses = _at_once([lambda: _call(gw, "/v1/chat/completions", CHAT, _bearer(key)) for _ in range(3)]
+                        + [lambda: ended_meanwhile() or 0])
+    assert sorted(statuses) == [0, 200, 401, 401] and len(srv.requests) == 2, (statuses, len(srv.requests))
+
+
+def test_the_proxys_other_model_routes_are_refused(served):
+    """Held: LiteLLM's other ways to the model (Azure's deployment route, the old engines route,
+    batches, files, the pass-through routes) are refused for a trial key (403 from ``check_key``,
+    or 404 where the proxy has no such route) and reach no model."""
+    srv, gw = served
+    srv.rescript([Reply("a") for _ in range(4)])
+    key = gw.issue_key("round15-other-routes")
+    routes = ("/openai/deployments/any/chat/completions", "/engines/any/chat/completions", "/v1/batches",
+              "/v1/files", "/openai/v1/chat/completions", "/anthropic/v1/messages", "/v1/realtime")
+    statuses = {route: _call(gw, route, CHAT, _bearer(key)) for route in routes}
+    assert all(status in (403, 404, 405) for status in statuses.values()), statuses
+    assert len(srv.requests) == 0
+    gw.end(key, "done")
 
 
 class _ByPrompt(ScriptedServer):
