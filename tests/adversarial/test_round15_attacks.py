@@ -23,6 +23,7 @@ after a key with a cost limit became served one call at a time (commit 1c61389).
 4. Held: streamed answers whose text is one word and whose reported usage is 999 answer tokens
    (a reasoning model's hidden tokens), four sent at once: the call waiting for the place is
    checked after LiteLLM logged the stream before it, at its reported usage (two reach the model).
+   Held: ``stream_options.include_usage`` false does not reach the model (LiteLLM asks for usage).
 5. A call not streamed whose client left keeps the key's one place until the gateway gives up on
    it (LiteLLM does not watch for a disconnect there). For an honest agent whose call hangs at the
    model, that was 4 attempts of LiteLLM's timeout and their back-off (``num_retries`` 3: 14 s with a
@@ -233,6 +234,19 @@ def test_the_proxys_other_model_routes_are_refused(served):
     statuses = {route: _call(gw, route, CHAT, _bearer(key)) for route in routes}
     assert all(status in (403, 404, 405) for status in statuses.values()), statuses
     assert len(srv.requests) == 0
+    gw.end(key, "done")
+
+
+def test_a_stream_cannot_turn_off_the_models_usage_report(served):
+    """Held: a streamed call saying ``stream_options.include_usage`` false still asks the model for
+    its usage (LiteLLM sets it true), so a reasoning model's hidden answer tokens are reported and
+    billed to the trial rather than counted from the streamed text alone."""
+    srv, gw = served
+    srv.rescript([Reply("a", prompt_tokens=1000, completion_tokens=1000)])
+    key = gw.issue_key("round15-usage-off")
+    body = {**CHAT, "stream": True, "stream_options": {"include_usage": False}}
+    assert _call(gw, "/v1/chat/completions", body, _bearer(key)) == 200
+    assert srv.requests[0]["body"]["stream_options"] == {"include_usage": True}, srv.requests[0]["body"]
     gw.end(key, "done")
 
 
