@@ -48,6 +48,7 @@ START_TIMEOUT_SEC = 300.0  # importing the proxy takes ~20 s of CPU
 DEFAULT_WINDOW_TOKENS = 200_000  # a model LiteLLM's table does not know
 BYTES_PER_TOKEN = 4  # of a request's JSON per token of its text, about
 IMAGE_ROOM_BYTES = 8 * 1024 * 1024  # images as base64, beyond the text's room
+REQUEST_TIMEOUT_SEC = 600  # LiteLLM's timeout of one model call (tried once; other errors up to 4 times)
 DEFAULT_MAX_IN_FLIGHT = 8  # requests of one trial key at once; more wait (and past 4 per place, 429)
 SOCKET_NAME = "gateway.sock"
 
@@ -124,9 +125,12 @@ def _config(model: ResolvedModel) -> dict:
     return {"model_list": [{"model_name": "*", "litellm_params": params}],
             "general_settings": {"custom_auth": "lancebench.llm.gateway_hooks.check_key"},
             "litellm_settings": {"callbacks": ["lancebench.llm.gateway_hooks.usage_log"], "drop_params": True,
-                                 "num_retries": 3, "request_timeout": 600,
+                                 "num_retries": 3, "request_timeout": REQUEST_TIMEOUT_SEC,
                                  # a request's "no-log": true would skip the usage log (attack pass round 11)
-                                 "global_disable_no_log_param": True}}
+                                 "global_disable_no_log_param": True},
+            # a timed-out call is not tried again: its client has usually left by then (agents' own
+            # timeouts are about as long), and a key with a cost limit waits for it (round 15)
+            "router_settings": {"retry_policy": {"TimeoutErrorRetries": 0}}}
 
 
 class Gateway:

@@ -19,7 +19,9 @@ lancebench's: the per-trial key check and the usage log.
   ``usage/<key hash>.inflight/<call>.json`` (``call``: a random name of the gateway's, never the
   client's; ``prompt_tokens``: LiteLLM's token counter over the request's text, bounded by the
   model's input window), and a streamed answer's text is appended to ``<call>.stream`` as it goes
-  out; both are removed when the call is logged as answered; a failed call is marked ``failed``.
+  out; both are removed when the call is logged as answered; a failed call is marked ``failed``
+  (it counts nothing), except one that timed out (LiteLLM's 408), which the model may have run
+  and billed: it stays in flight with ``reason: "timed out"``, counted at its estimate.
   What is still there when the trial ends is a call the trial's end cut: :func:`claim_cut` (run
   by lancebench, :meth:`Gateway.end`) turns it into a usage line marked ``cut``. A key's usage
   file and in-flight folder change only under the key's lock (``usage/<key hash>.lock``,
@@ -53,6 +55,14 @@ HEX = frozenset("0123456789abcdef")
 # made a model call that no trial's usage recorded (attack pass round 11); others show its settings.
 MODEL_ROUTES = frozenset(f"{prefix}/{route}" for prefix in ("", "/v1") for route in (
     "chat/completions", "completions", "embeddings", "responses", "messages", "messages/count_tokens", "models"))
+# A request's own say over how often and how long LiteLLM tries the model (its body, or the
+# x-litellm-timeout / x-litellm-num-retries headers LiteLLM copies into it): dropped, so the
+# gateway's settings hold. A call timed out on purpose (``"timeout": 0.3``) was tried 4 times (7
+# with ``"num_retries": 6``), each attempt run by the model, and then failed: no usage, no cost,
+# never against the trial's limits (attack pass round 15).
+CLIENT_TRY_PARAMS = ("timeout", "request_timeout", "stream_timeout", "num_retries", "max_retries",
+                     "client_side_timeout", "fallbacks", "context_window_fallbacks", "content_policy_fallbacks",
+                     "router_settings_override", "retry_policy", "model_group_retry_policy", "mock_timeout")
 
 
 def _root() -> Path:
@@ -294,6 +304,8 @@ class UsageLog(CustomLogger):
     async def async_pre_call_hook(self, user_api_key_dict: Any, cache: Any, data: dict, call_type: Any) -> dict:
         digest = str(getattr(user_api_key_dict, "user_id", None) or "")
         details = getattr(data.get("litellm_logging_obj"), "model_call_details", None)
+        for name in CLIENT_TRY_PARAMS:
+            data.pop(name, None)
         if not _is_name(digest, 64) or not isinstance(details, dict):
             return data
         call = secrets.token_hex(16)
@@ -354,7 +366,12 @@ class UsageLog(CustomLogger):
     async def async_log_failure_event(self, kwargs: dict, response_obj: Any, start_time: Any, end_time: Any) -> None:
         digest = str(((kwargs.get("standard_logging_object") or {}).get("metadata") or {}).get("user_api_key_user_id"))
         call = _call_of(kwargs, digest)
-        if call is not None and not isinstance(kwargs.get("exception"), asyncio.CancelledError):
+        exc = kwargs.get("exception")
+        if call is None or isinstance(exc, asyncio.CancelledError):
+            return
+        if getattr(exc, "status_code", None) == 408:  # timed out: the model may have run it (and billed it)
+            await asyncio.to_thread(_update, digest, call, reason="timed out")
+        else:
             await asyncio.to_thread(_update, digest, call, failed=True)
 
     async def async_log_success_event(self, kwargs: dict, response_obj: Any, start_time: Any, end_time: Any) -> None:

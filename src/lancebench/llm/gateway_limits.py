@@ -21,8 +21,8 @@ Each trial key's bounds are in its key file (``keys/<key hash>``, JSON written b
   (their usage joins the in-flight record before the answer is sent), so a trial passes its limit
   by one call at most.
 
-A request that names no live trial key in its headers (:data:`KEY_HEADERS`) is answered 401
-before its body is read (the proxy's own check, :func:`.gateway_hooks.check_key`, still runs on
+A request that names no live trial key in its headers (:data:`KEY_HEADERS`), or two different
+ones, is answered 401 before its body is read (the proxy's own check, :func:`.gateway_hooks.check_key`, still runs on
 every other request); only the host's readiness probe (:data:`OPEN_PATHS`, GET) needs no key.
 Every 413 and 429 is counted in ``usage/<key hash>.refused.json`` (``count``, and the first
 :data:`MAX_REFUSAL_RECORDS` records: ``status``, ``message``, ``bytes``, ``limit``, ``time``),
@@ -138,18 +138,27 @@ class RequestLimits:
             self._leave(digest)
 
     def _key(self, scope: dict) -> tuple[str, KeyLimits] | None:
-        """(key hash, bounds) of the first live trial key in the request's key headers."""
+        """(key hash, bounds) of the live trial key in the request's key headers; None when there
+        is none, or two different ones: LiteLLM reads its own first header, which need not be the
+        one whose place this middleware took (attack pass round 15: a key with a cost limit named
+        second was served beside itself)."""
+        found: tuple[str, KeyLimits] | None = None
         for name, value in scope.get("headers") or ():
             if name.lower() not in KEY_HEADERS or len(value) > 512:
                 continue
             key = value.decode("latin-1").strip()
             key = key[7:].strip() if key[:7].lower() == "bearer " else key
             digest = key_hash(key)
+            if found is not None and found[0] == digest:
+                continue
             try:
-                return digest, KeyLimits.loads((self.root / "keys" / digest).read_text())
+                limits = KeyLimits.loads((self.root / "keys" / digest).read_text())
             except (OSError, ValueError):
                 continue
-        return None
+            if found is not None:
+                return None  # two live keys
+            found = digest, limits
+        return found
 
     async def _enter(self, digest: str, limit: int, waiting: int) -> bool:
         """Take one of ``limit`` places in flight for ``digest`` (0: no bound), waiting for one in
