@@ -26,6 +26,7 @@ the caller keeps its ``preexec_fn``.
 from __future__ import annotations
 
 import functools
+import resource
 import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -48,19 +49,39 @@ def _tool(name: str) -> str | None:
 # limit's own: bytes for fsize and as, seconds, processes)
 ULIMIT_FLAGS = {"fsize": ("f", 512), "as": ("v", 1024), "cpu": ("t", 1), "nproc": ("p", 1)}
 
+# The largest limit kept as asked; a larger one is no limit (RLIM_INFINITY). The kernel holds a
+# limit in 64 bits, Python's ``setrlimit`` takes at most 2**63 - 1, ``prlimit`` refuses 2**64 and
+# more, and dash's ``ulimit`` multiplies by its unit modulo 2**64 without a word: a ``storage_mb``
+# of 2**44 + 1 (16 EiB, a legacy size string can say more) became a file-size limit of 1 MiB
+# (attack pass round 16). 2**63 bytes, seconds or processes is no limit in effect already.
+MOST = 2**63 - 1
+UNLIMITED = resource.RLIM_INFINITY
+
+
+def _capped(value: int) -> int:
+    """``value`` as a limit: itself up to :data:`MOST`, else :data:`UNLIMITED`."""
+    return UNLIMITED if value > MOST else value
+
+
+def _word(value: int, unit: int = 1) -> str:
+    """How ``ulimit`` and ``prlimit`` are given a limit of ``value``, counted in units of ``unit``."""
+    return "unlimited" if value == UNLIMITED else str(value // unit)
+
 
 def ulimit_script(rlimits: dict[str, tuple[int, int]]) -> list[str] | None:
     """``ulimit`` commands setting each of ``rlimits`` (prlimit's name -> (soft, hard)) in a
     shell running as root: both limits at once (root may raise the hard one), then the soft one
     lowered where it differs; a limit that cannot be set stops the shell with
     :data:`ENTER_FAILED`. None when a limit has no ``ulimit`` flag or is not a whole number of its
-    unit (512-byte blocks for ``fsize``, KiB for ``as``): then ``prlimit`` sets them."""
+    unit (512-byte blocks for ``fsize``, KiB for ``as``) or lies outside 0 … :data:`MOST` (not
+    :data:`UNLIMITED`): then ``prlimit`` sets them (or refuses)."""
     steps = []
     for name, (soft, hard) in rlimits.items():
         flag, unit = ULIMIT_FLAGS.get(name, ("", 0))
-        if not flag or soft % unit or hard % unit:
+        if not flag or any(v != UNLIMITED and not (0 <= v <= MOST and v % unit == 0) for v in (soft, hard)):
             return None
-        cmd = f"ulimit -{flag} {hard // unit}" + (f" && ulimit -S -{flag} {soft // unit}" if soft != hard else "")
+        cmd = f"ulimit -{flag} {_word(hard, unit)}" + (f" && ulimit -S -{flag} {_word(soft, unit)}"
+                                                       if soft != hard else "")
         steps.append(f'{{ {cmd}; }} || {{ echo "lancebench: cannot set the sandbox\'s {name} limit" >&2; '
                      f'exit {ENTER_FAILED}; }}')
     return steps
@@ -93,11 +114,11 @@ def launch_prefix(*, tasks_files: list[Path], rlimits: dict[str, tuple[int, int]
     if tasks_files and sh is not None:
         argv += [sh, "-c", enter_script(len(tasks_files), in_shell), "lancebench-enter", *map(str, tasks_files)]
     if in_shell is None and before_uid:
-        argv += [prlimit, *(f"--{name}={soft}:{hard}" for name, (soft, hard) in before_uid.items()), "--"]
+        argv += [prlimit, *(f"--{name}={_word(soft)}:{_word(hard)}" for name, (soft, hard) in before_uid.items()), "--"]
     if uid is not None and setpriv is not None:
         argv += [setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--"]
         if nproc is not None:
-            argv += [prlimit, f"--nproc={nproc}:{nproc}", "--"]
+            argv += [prlimit, f"--nproc={_word(nproc)}:{_word(nproc)}", "--"]
     return argv
 
 
@@ -105,21 +126,22 @@ def rlimits(lim: Limits, cgroups: CgroupSet | None) -> dict[str, tuple[int, int]
     """The rlimits every command of a sandbox with limits ``lim`` and ``cgroups`` gets before its
     uid changes, by ``prlimit`` name (``as``, ``cpu``, ``fsize``) -> (soft, hard): the address
     space (twice ``memory_mb``: it runs larger than resident memory) when no memory cgroup bounds
-    it, CPU seconds when the task sets them, and ``storage_mb`` as the largest file."""
+    it, CPU seconds when the task sets them, and ``storage_mb`` as the largest file; a limit
+    past :data:`MOST` is :data:`UNLIMITED` (what ``setrlimit`` takes for none)."""
     out: dict[str, tuple[int, int]] = {}
     if not (cgroups and cgroups.has_memory):
-        cap = lim.memory_mb * 1024 * 1024 * 2
+        cap = _capped(lim.memory_mb * 1024 * 1024 * 2)
         out["as"] = (cap, cap)
     if lim.cpu_time_sec:
-        out["cpu"] = (lim.cpu_time_sec, lim.cpu_time_sec + 5)
-    fsize = lim.storage_mb * 1024 * 1024
+        out["cpu"] = (_capped(lim.cpu_time_sec), _capped(lim.cpu_time_sec + 5))
+    fsize = _capped(lim.storage_mb * 1024 * 1024)
     out["fsize"] = (fsize, fsize)
     return out
 
 
 def nproc(lim: Limits, cgroups: CgroupSet | None) -> int | None:
     """RLIMIT_NPROC, set after the uid change, when no pids cgroup bounds the processes."""
-    return None if cgroups and cgroups.has_pids else lim.pids
+    return None if cgroups and cgroups.has_pids else _capped(lim.pids)
 
 
 def sandbox_prefix(tasks_files: list[Path], lim: Limits, cgroups: CgroupSet | None,
